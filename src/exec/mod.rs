@@ -1,0 +1,1 @@
+//! Stage `exec`: see docs/ARCHITECTURE.md.

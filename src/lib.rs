@@ -1,0 +1,16 @@
+//! `runner`: a declarative experiment runner for HTTP service benchmarks.
+//!
+//! The crate is laid out as a pipeline, one module per stage, data flowing
+//! forward only (see docs/ARCHITECTURE.md):
+//!
+//! spec -> plan -> build -> train -> service / load / sample -> exec -> results -> report
+pub mod build;
+pub mod exec;
+pub mod load;
+pub mod plan;
+pub mod report;
+pub mod results;
+pub mod sample;
+pub mod service;
+pub mod spec;
+pub mod train;

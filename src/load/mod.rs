@@ -1,0 +1,1 @@
+//! Stage `load`: see docs/ARCHITECTURE.md.

@@ -1,0 +1,226 @@
+//! The Plan: the fully resolved, typed output of the `plan` stage.
+//!
+//! Everything downstream (build, train, service, load, exec) reads only these
+//! types, never the raw spec: every template is already rendered, every
+//! duration already parsed, every path already absolute. That keeps the later
+//! stages free of YAML and templating concerns, and lets `runner plan` print
+//! exactly what `runner exec` will do.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// One experiment, expanded.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub experiment: ExperimentInfo,
+    /// The spec file this plan came from.
+    pub spec_path: PathBuf,
+    /// sha256 (hex) of the spec file's bytes: the resume and compare guard.
+    pub spec_hash: String,
+    /// The runtimes, in spec order. Cells refer to them by name.
+    pub runtimes: Vec<RuntimePlan>,
+    /// Every cell, in execution order (already arranged for `order`).
+    pub cells: Vec<Cell>,
+    pub order: Order,
+    pub repeats: u32,
+    /// Run once after each service start, before its first cell.
+    pub service_warmup: Duration,
+    /// How often the service's process tree is sampled.
+    pub sample_interval: Duration,
+    pub affinity: Option<Affinity>,
+    /// `<results dir>/<experiment name>`; the run id is added by exec.
+    pub results_dir: PathBuf,
+    /// Report templates (absolute paths); empty = the built-in defaults.
+    pub report_templates: Vec<PathBuf>,
+    /// Metric names requested by the spec (informational for reports).
+    pub metrics: Vec<String>,
+    /// How many times a runtime whose service died is restarted before it is skipped.
+    pub max_restarts: u32,
+    /// Set by `--quick`: every duration was divided by this factor.
+    pub quick_factor: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentInfo {
+    /// A safe file name (validated): used in the results path.
+    pub name: String,
+    pub title: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// All cells and repeats of one runtime, then the next runtime.
+    Sequential,
+    /// Repeat 1 of every runtime, then repeat 2, ...
+    Interleaved,
+}
+
+/// CPU pinning: CPU indices for the service's process group and the load generator.
+#[derive(Debug, Clone, Serialize)]
+pub struct Affinity {
+    pub service: Vec<usize>,
+    pub load: Vec<usize>,
+}
+
+/// One runtime, with every template rendered.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimePlan {
+    pub name: String,
+    /// Absolute working directory for build, train and start commands.
+    pub dir: PathBuf,
+    /// Shell commands (`sh -c`), run in order in `dir`.
+    pub build: Vec<String>,
+    /// Shell command that starts the service in the foreground.
+    pub start: String,
+    /// The full environment added for this runtime: spec-wide env merged with
+    /// the runtime's own (runtime wins), plus `PORT`.
+    pub env: BTreeMap<String, String>,
+    pub jvm_flags: Vec<String>,
+    pub java: Option<JavaPlan>,
+    /// The port the service listens on (fixed in the spec, or chosen free at plan time).
+    pub port: u16,
+    pub health: HealthPlan,
+    pub stop: StopPlan,
+    pub train: Option<TrainPlan>,
+    pub tags: Vec<String>,
+    /// Programs this runtime needs on PATH (first word of build/start/after
+    /// commands, e.g. `go`, `mvn`, `node`, `cargo`): checked by preflight.
+    pub tools: Vec<String>,
+}
+
+/// The JDK a runtime asked for and where it was found.
+#[derive(Debug, Clone, Serialize)]
+pub struct JavaPlan {
+    /// What the spec asked for, e.g. "25", or an explicit home.
+    pub requested: String,
+    /// The JDK home found for it; `None` when no installed JDK matches
+    /// (preflight reports it and the runtime is skipped).
+    pub home: Option<PathBuf>,
+    /// The version found there (from its `release` file), if any.
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthPlan {
+    /// e.g. `/health`; polled with GET on 127.0.0.1:port until 200.
+    pub path: String,
+    pub timeout: Duration,
+    pub interval: Duration,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StopPlan {
+    /// Signal number sent to the process group first (default SIGTERM).
+    pub signal: i32,
+    /// Signal name as written in the spec, for logs ("TERM", "INT", ...).
+    pub signal_name: String,
+    /// Wait this long after `signal`, then SIGKILL the group.
+    pub grace: Duration,
+}
+
+/// A training phase: start the service differently, drive load, stop it,
+/// run follow-up commands, check the files it must produce. Generic on
+/// purpose: the Leyden AOT cache (record/create) and Go PGO (profile, rebuild)
+/// are both this shape.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainPlan {
+    /// The start command used while training.
+    pub start: String,
+    /// Extra env for the training run (merged over the runtime's env).
+    pub env: BTreeMap<String, String>,
+    /// The requests driven against the training service.
+    pub requests: Vec<RequestPlan>,
+    /// Closed-loop connections while training.
+    pub connections: u32,
+    pub duration: Duration,
+    /// Shell commands run in `dir` after the training service stopped.
+    pub after: Vec<String>,
+    /// Files (absolute) that must exist and be non-empty afterwards.
+    pub produces: Vec<PathBuf>,
+}
+
+/// One measured unit: a runtime at one point of the axes, one repeat.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    /// Stable, readable id: `jdk-jvm/payload=128/concurrency=12/r2`.
+    pub id: String,
+    /// The id without the repeat: `jdk-jvm/payload=128/concurrency=12`.
+    /// Repeats of one configuration share it; reports group by it.
+    pub config_id: String,
+    pub runtime: String,
+    /// Axis values in spec order.
+    pub axes: Vec<(String, AxisValue)>,
+    /// 1-based.
+    pub repeat: u32,
+    /// The workload, rendered for this cell (round-robin over the list).
+    pub requests: Vec<RequestPlan>,
+    pub load: LoadPlan,
+    /// Load applied before measuring, not recorded.
+    pub warmup: Duration,
+    pub measure: Measure,
+}
+
+/// An axis value as written in the spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AxisValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl std::fmt::Display for AxisValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AxisValue::Int(v) => write!(f, "{v}"),
+            AxisValue::Float(v) => write!(f, "{v}"),
+            AxisValue::Text(v) => f.write_str(v),
+        }
+    }
+}
+
+/// One HTTP request of the workload, fully rendered.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestPlan {
+    pub name: String,
+    /// Upper-case HTTP method, validated.
+    pub method: String,
+    /// Path and query, starting with `/`.
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    /// Expected status; any other status counts as an error of class `status`.
+    pub expect_status: u16,
+}
+
+/// How load is applied in one cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadPlan {
+    pub mode: LoadMode,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Load generator threads (default: 1, or the `load` affinity's CPU count).
+    pub threads: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "lowercase")]
+pub enum LoadMode {
+    /// `connections` connections, each sends its next request when the previous answer is read.
+    Closed { connections: u32 },
+    /// A constant `rate` (req/s) over `connections` connections, latency
+    /// measured from each request's intended send time.
+    Open { rate: f64, connections: u32 },
+}
+
+/// When a measurement ends.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Measure {
+    Duration(Duration),
+    Requests(u64),
+}

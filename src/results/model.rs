@@ -1,0 +1,226 @@
+//! The run directory's file formats: the contract between `exec` (which
+//! writes a run) and `report` (which reads any past run). See
+//! docs/run-directory.md for the prose version; keep the two in step.
+//!
+//! ```text
+//! results/<experiment>/<run-id>/
+//!   spec.yaml              the spec file, byte for byte
+//!   plan.json              the resolved Plan (templates rendered)
+//!   status.json            RunStatus: running / complete / interrupted / failed
+//!   environment.json       Environment: host, toolchains, runner version
+//!   configurations.csv     ConfigurationRow, one per runtime
+//!   lifecycle.csv          LifecycleRow, one per service start
+//!   measurements.csv       MeasurementRow, one per cell x repeat, flushed as each ends
+//!   timelines/<cell>.csv   TimelineRow, per-second load figures of one cell
+//!   samples/<cell>.csv     SampleRow, the service's resources during one cell
+//!   histograms/<cell>.hlog HdrHistogram log (corrected latency, microseconds)
+//!   logs/                  build-<runtime>.log, train-<runtime>.log, <runtime>.log
+//!   summary-by-cell.csv, peak-throughput.csv, wins.csv, report.md, report.html, charts/
+//! ```
+//! `<cell>` is [`cell_file_stem`] of the cell id.
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub const SPEC_FILE: &str = "spec.yaml";
+pub const PLAN_FILE: &str = "plan.json";
+pub const STATUS_FILE: &str = "status.json";
+pub const ENVIRONMENT_FILE: &str = "environment.json";
+pub const CONFIGURATIONS_FILE: &str = "configurations.csv";
+pub const LIFECYCLE_FILE: &str = "lifecycle.csv";
+pub const MEASUREMENTS_FILE: &str = "measurements.csv";
+pub const TIMELINES_DIR: &str = "timelines";
+pub const SAMPLES_DIR: &str = "samples";
+pub const HISTOGRAMS_DIR: &str = "histograms";
+pub const LOGS_DIR: &str = "logs";
+
+/// File-name stem for a cell's per-cell files: `/` becomes `__`.
+/// `jdk-jvm/payload=128/concurrency=12/r2` -> `jdk-jvm__payload=128__concurrency=12__r2`.
+pub fn cell_file_stem(cell_id: &str) -> String {
+    cell_id.replace('/', "__")
+}
+
+/// status.json: where a run stands. Rewritten atomically at each change.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunStatus {
+    pub state: RunState,
+    pub run_id: String,
+    pub experiment: String,
+    /// RFC 3339.
+    pub started_at: String,
+    pub updated_at: String,
+    pub cells_total: u64,
+    pub cells_done: u64,
+    /// `Some(factor)` when run with `--quick`.
+    pub quick_factor: Option<u32>,
+    /// sha256 of spec.yaml; `--resume` refuses a different spec unless forced.
+    pub spec_hash: String,
+    /// Why the run ended as it did (interrupted by SIGINT, ...).
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    Running,
+    Complete,
+    Interrupted,
+    Failed,
+}
+
+/// environment.json: what the run ran on. Never the process environment.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Environment {
+    pub host: HostInfo,
+    /// Tool name -> first line of its version output (`go version`, `java -version`, ...).
+    pub toolchains: BTreeMap<String, String>,
+    pub runner_version: String,
+    pub captured_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub logical_cpus: u32,
+    pub physical_cores: Option<u32>,
+    pub memory_bytes: u64,
+    pub os: String,
+    pub kernel: String,
+    /// cpufreq scaling governor, when readable.
+    pub governor: Option<String>,
+}
+
+impl HostInfo {
+    /// What must match for two runs to be comparable (hostname excluded: a
+    /// rebuilt dedicated host keeps its fingerprint).
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{} | {} cpus | {} bytes | {} | {}",
+            self.cpu_model, self.logical_cpus, self.memory_bytes, self.os, self.kernel
+        )
+    }
+}
+
+/// configurations.csv: one row per runtime.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ConfigurationRow {
+    pub runtime: String,
+    pub dir: String,
+    pub start: String,
+    /// `K=V` pairs joined with `;`, as declared (spec-wide + runtime).
+    pub env: String,
+    /// JVM flags joined with a space.
+    pub jvm_flags: String,
+    pub java_home: String,
+    pub tags: String,
+    /// ran | skipped | failed
+    pub status: String,
+    pub reason: String,
+    pub build_seconds: Option<f64>,
+    /// true when the build was skipped because its input hash matched.
+    pub build_cached: bool,
+    pub artifact_bytes: Option<u64>,
+    pub trained: bool,
+    /// How training's effect was proven (e.g. the `-Xlog:aot` line seen).
+    pub training_evidence: String,
+}
+
+/// lifecycle.csv: one row per service start (training starts included).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LifecycleRow {
+    pub runtime: String,
+    /// train | measure
+    pub phase: String,
+    /// 1-based count of starts of this runtime in this phase.
+    pub start_index: u32,
+    pub started_at: String,
+    /// Spawn -> first healthy answer.
+    pub startup_ms: Option<f64>,
+    /// Spawn -> first successful workload request.
+    pub first_request_ms: Option<f64>,
+    pub idle_rss_bytes: Option<u64>,
+    pub post_load_rss_bytes: Option<u64>,
+    /// graceful | killed | died
+    pub stop: String,
+    pub exit_status: String,
+}
+
+/// measurements.csv: one row per cell x repeat, appended and flushed as each cell ends.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct MeasurementRow {
+    pub cell_id: String,
+    pub config_id: String,
+    pub runtime: String,
+    pub repeat: u32,
+    /// All axes as `name=value` joined with `,`, in spec order.
+    pub axes: String,
+    /// Convenience copies of the standard axes (empty when not an axis).
+    pub payload: Option<i64>,
+    pub concurrency: Option<i64>,
+    /// closed | open
+    pub mode: String,
+    /// Open loop: the requested rate.
+    pub target_rps: Option<f64>,
+    pub started_at: String,
+    pub duration_s: f64,
+    pub requests: u64,
+    pub errors: u64,
+    pub err_connect_refused: u64,
+    pub err_connect_timeout: u64,
+    pub err_request_timeout: u64,
+    pub err_reset: u64,
+    pub err_status: u64,
+    /// Unexpected statuses, `code:count` joined with `;`.
+    pub err_status_codes: String,
+    pub err_malformed: u64,
+    pub err_other: u64,
+    /// Successful responses per second over the measured window.
+    pub throughput_rps: f64,
+    /// Latency in milliseconds; in open loop measured from intended send time.
+    pub latency_mean_ms: f64,
+    pub latency_p50_ms: f64,
+    pub latency_p90_ms: f64,
+    pub latency_p95_ms: f64,
+    pub latency_p99_ms: f64,
+    pub latency_p999_ms: f64,
+    pub latency_max_ms: f64,
+    /// Uncorrected service time (equal to the above in closed loop).
+    pub service_p50_ms: f64,
+    pub service_p99_ms: f64,
+    /// CPU seconds (user + system) of the service's process tree during the measurement.
+    pub service_cpu_s: Option<f64>,
+    pub service_rss_mean_bytes: Option<u64>,
+    pub service_rss_max_bytes: Option<u64>,
+    pub service_threads_max: Option<u32>,
+    /// The load generator's own CPU seconds and share of its CPU budget (0..1).
+    pub gen_cpu_s: f64,
+    pub gen_cpu_share: f64,
+    /// ok | suspect | failed
+    pub status: String,
+    pub reason: String,
+}
+
+/// timelines/<cell>.csv: one row per second of the measurement.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct TimelineRow {
+    /// Seconds since the measurement started (0-based).
+    pub second: u32,
+    pub requests: u64,
+    pub errors: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// samples/<cell>.csv: one row per resource sample of the service's process tree.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SampleRow {
+    /// Seconds since the cell's measurement started.
+    pub t_s: f64,
+    pub rss_bytes: u64,
+    /// Cumulative CPU seconds of the tree since the service started.
+    pub cpu_user_s: f64,
+    pub cpu_system_s: f64,
+    pub threads: u32,
+    pub processes: u32,
+}

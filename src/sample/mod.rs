@@ -1,0 +1,1 @@
+//! Stage `sample`: see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+//! Stage `service`: see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+//! Stage `spec`: see docs/ARCHITECTURE.md.

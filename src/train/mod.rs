@@ -1,0 +1,1 @@
+//! Stage `train`: see docs/ARCHITECTURE.md.

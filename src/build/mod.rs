@@ -1,0 +1,1 @@
+//! Stage `build`: see docs/ARCHITECTURE.md.

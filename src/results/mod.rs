@@ -1,3 +1,19 @@
 //! Stage `results`: the run directory (formats in model.rs).
+//!
+//! exec writes a run through [`RunDir`]; report reads the same files back.
+//! Everything here is written so that a run killed at any moment leaves a
+//! valid, resumable directory: CSV rows are flushed one by one, JSON files are
+//! replaced atomically.
+pub mod csv_append;
+pub mod environment;
+pub mod error;
 pub mod model;
+pub mod resume;
+pub mod run_dir;
+pub mod run_id;
+
+pub use csv_append::{CsvAppender, write_csv};
+pub use error::ResultsError;
 pub use model::*;
+pub use run_dir::RunDir;
+pub use run_id::{new_run_id, rfc3339_now};

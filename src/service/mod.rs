@@ -1,1 +1,23 @@
-//! Stage `service`: see docs/ARCHITECTURE.md.
+//! Stage `service`: start a service in its own session, wait for health,
+//! stop it gracefully, and make sure nothing of it outlives the runner.
+//!
+//! Containment, in three layers:
+//! 1. `setsid` before exec: the start command and everything it forks share
+//!    one session / process group, signalled as a whole;
+//! 2. `PR_SET_PDEATHSIG(SIGKILL)` on the start shell, spawned from a
+//!    long-lived thread (the signal fires when the spawning *thread* exits);
+//! 3. a guard process per service (see [`guard`]) that SIGKILLs the whole
+//!    group when the runner dies in any way, even by SIGKILL, covering the
+//!    grandchildren that PDEATHSIG does not reach.
+pub mod error;
+pub mod guard;
+pub mod http_probe;
+pub mod log_tail;
+pub mod port;
+pub mod process;
+pub mod spawn;
+
+pub use error::ServiceError;
+pub use http_probe::{HttpProbeError, http_status};
+pub use port::port_is_free;
+pub use process::{Service, ServiceCommand, StopKind, StopReport};

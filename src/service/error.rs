@@ -1,0 +1,57 @@
+//! Service lifecycle errors: each names the runtime, the log to read and
+//! what to do.
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error(
+        "runtime {runtime}: cannot start `{command}` in {dir}: {source}; check that the directory exists"
+    )]
+    Spawn {
+        runtime: String,
+        command: String,
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("runtime {runtime}: cannot open log {path}: {source}")]
+    Log {
+        runtime: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "runtime {runtime}: the service exited ({status}) before answering {url}; see {log}; last lines:\n{tail}"
+    )]
+    ExitedBeforeHealthy {
+        runtime: String,
+        status: String,
+        url: String,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error(
+        "runtime {runtime}: no 200 from {url} within {timeout:?} (last answer: {last}); see {log}; \
+         raise health.timeout in the spec if the service is just slow to start"
+    )]
+    HealthTimeout {
+        runtime: String,
+        url: String,
+        timeout: Duration,
+        last: String,
+        log: PathBuf,
+    },
+    #[error(
+        "runtime {runtime}: port {port} is still in use after the service stopped; \
+         find the process holding it (`ss -ltnp 'sport = :{port}'`) and stop it"
+    )]
+    PortStillInUse { runtime: String, port: u16 },
+    #[error("runtime {runtime}: processes of session {sid} survived SIGKILL: {pids:?}")]
+    Unkillable {
+        runtime: String,
+        sid: i32,
+        pids: Vec<i32>,
+    },
+}

@@ -1,0 +1,138 @@
+//! Spawning with containment: new session, parent-death signal, CPU pinning.
+//!
+//! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
+//! not the process. Services must outlive short-lived worker threads, so every
+//! contained child is forked by one dedicated thread that lives as long as
+//! the runner.
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Mutex, OnceLock};
+
+/// How a child is contained.
+#[derive(Debug, Clone, Default)]
+pub struct Containment {
+    /// `setsid()`: its own session and process group (pgid = sid = pid).
+    pub new_session: bool,
+    /// SIGKILL it when the runner dies.
+    pub die_with_runner: bool,
+    /// Pin it (and, by inheritance, every thread and process it creates).
+    pub cpus: Option<Vec<usize>>,
+}
+
+type Job = (Command, Sender<io::Result<Child>>);
+
+fn spawner() -> &'static Mutex<Sender<Job>> {
+    static SPAWNER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    SPAWNER.get_or_init(|| {
+        let (tx, rx) = channel::<Job>();
+        std::thread::Builder::new()
+            .name("runner-spawner".into())
+            .spawn(move || {
+                for (mut cmd, reply) in rx {
+                    let _ = reply.send(cmd.spawn());
+                }
+            })
+            .expect("spawning the runner-spawner thread");
+        Mutex::new(tx)
+    })
+}
+
+/// Spawns `cmd` contained as `how` says, from the long-lived spawner thread.
+pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child> {
+    let parent = std::process::id() as libc::pid_t;
+    let new_session = how.new_session;
+    let die_with_runner = how.die_with_runner;
+    let cpu_set = how.cpus.as_deref().map(cpu_set_of);
+    // SAFETY: the closure only calls async-signal-safe functions (setsid,
+    // prctl, getppid, sched_setaffinity) on data prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            if new_session && libc::setsid() == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            if die_with_runner {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                // The runner may have died between fork and prctl.
+                if libc::getppid() != parent {
+                    return Err(io::Error::other("the runner exited during spawn"));
+                }
+            }
+            if let Some(set) = &cpu_set
+                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == -1
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let (tx, rx) = channel();
+    spawner()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send((cmd, tx))
+        .map_err(|_| io::Error::other("the runner-spawner thread is gone"))?;
+    rx.recv()
+        .map_err(|_| io::Error::other("the runner-spawner thread is gone"))?
+}
+
+fn cpu_set_of(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is a plain bit array; all zeroes is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: CPU_SET bounds-checks against the set's size.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    set
+}
+
+/// Pins thread/process `pid` (0 = the calling thread) to `cpus`.
+pub fn set_affinity(pid: i32, cpus: &[usize]) -> io::Result<()> {
+    let set = cpu_set_of(cpus);
+    // SAFETY: set is a valid cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Sends `signal` to process group `pgid`; a group already gone is fine.
+pub fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid
+    // addresses the group.
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contained_child_gets_its_own_session_and_cpus() {
+        let mut cmd = Command::new("sh");
+        cmd.args([
+            "-c",
+            "cat /proc/self/stat; grep Cpus_allowed_list /proc/self/status",
+        ]);
+        cmd.stdout(std::process::Stdio::piped());
+        let how = Containment {
+            new_session: true,
+            die_with_runner: true,
+            cpus: Some(vec![0]),
+        };
+        let child = spawn_contained(cmd, &how).unwrap();
+        let pid = child.id() as i32;
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let stat = crate::sample::procfs::ProcStat::parse(text.lines().next().unwrap()).unwrap();
+        assert_eq!((stat.session, stat.pgrp), (pid, pid), "{text}");
+        assert!(text.contains("Cpus_allowed_list:\t0\n"), "{text}");
+    }
+}

@@ -1,0 +1,122 @@
+//! The service lifecycle against real processes on 127.0.0.1.
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::*;
+use runner::plan::{HealthPlan, StopPlan};
+use runner::service::{Service, ServiceCommand, ServiceError, StopKind, port_is_free};
+
+fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand {
+    let mut env = BTreeMap::new();
+    env.insert("PORT".into(), port.to_string());
+    env.insert("MODE".into(), mode.into());
+    env.insert("PID_FILE".into(), pid_file.display().to_string());
+    env.insert("HELPER_CHILD".into(), "1".into());
+    ServiceCommand {
+        runtime: format!("py-{mode}"),
+        dir: fixtures(),
+        command: "python3 service.py".into(),
+        env,
+        port,
+        cpus: None,
+    }
+}
+
+fn health(timeout_ms: u64) -> HealthPlan {
+    HealthPlan {
+        path: "/health".into(),
+        timeout: Duration::from_millis(timeout_ms),
+        interval: Duration::from_millis(50),
+    }
+}
+
+fn stop(grace_ms: u64) -> StopPlan {
+    StopPlan {
+        signal: libc::SIGTERM,
+        signal_name: "TERM".into(),
+        grace: Duration::from_millis(grace_ms),
+    }
+}
+
+#[test]
+fn starts_healthy_then_stops_the_whole_tree_gracefully() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let log = tmp.path().join("svc.log");
+    let mut svc = Service::start(&command("ok", port, &pids), &log).unwrap();
+    let startup = svc.wait_healthy(&health(10_000)).unwrap();
+    assert!(startup > Duration::ZERO && startup < Duration::from_secs(10));
+    assert!(wait_for(Duration::from_secs(2), || pids_in(&pids).len() == 2));
+    let usage = runner::sample::session_usage(svc.sid());
+    assert!(
+        usage.processes >= 2 && usage.rss_bytes > 1_000_000,
+        "{usage:?}"
+    );
+    let report = svc.stop(&stop(5_000)).unwrap();
+    // python exits on TERM; its helper `sleep` child is killed by the group signal.
+    assert_eq!(report.kind, StopKind::Graceful, "{report:?}");
+    assert!(wait_all_gone(&pids_in(&pids), Duration::from_secs(1)).is_empty());
+    assert!(port_is_free(port));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("=== runner: starting py-ok") && text.contains("listening on"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_service_ignoring_term_is_killed_after_the_grace_period() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut svc =
+        Service::start(&command("ignore_term", port, &pids), &tmp.path().join("l")).unwrap();
+    svc.wait_healthy(&health(10_000)).unwrap();
+    let t = std::time::Instant::now();
+    let report = svc.stop(&stop(300)).unwrap();
+    assert_eq!(report.kind, StopKind::Killed);
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    // The start shell got TERM; python ignored it and was SIGKILLed.
+    assert!(report.exit_status.starts_with("signal"), "{report:?}");
+    assert!(wait_all_gone(&pids_in(&pids), Duration::from_secs(1)).is_empty());
+}
+
+#[test]
+fn exit_before_healthy_reports_status_and_log_tail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut svc = Service::start(
+        &command("exit_at_start", port, &pids),
+        &tmp.path().join("l"),
+    )
+    .unwrap();
+    let err = svc.wait_healthy(&health(10_000)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, ServiceError::ExitedBeforeHealthy { .. }),
+        "{text}"
+    );
+    assert!(
+        text.contains("exit code 7") && text.contains("failing at start on purpose"),
+        "{text}"
+    );
+    assert_eq!(svc.stop(&stop(1000)).unwrap().kind, StopKind::Died);
+}
+
+#[test]
+fn never_healthy_times_out_and_dropping_kills_the_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut svc = Service::start(
+        &command("never_healthy", port, &pids),
+        &tmp.path().join("l"),
+    )
+    .unwrap();
+    let err = svc.wait_healthy(&health(3000)).unwrap_err();
+    assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
+    assert!(err.to_string().contains("status 503"), "{err}");
+    drop(svc);
+    assert!(wait_all_gone(&pids_in(&pids), Duration::from_secs(2)).is_empty());
+    assert!(port_is_free(port));
+}

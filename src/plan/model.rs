@@ -87,6 +87,10 @@ pub struct RuntimePlan {
     pub stop: StopPlan,
     pub train: Option<TrainPlan>,
     pub tags: Vec<String>,
+    /// The build's output (absolute), e.g. `build/server` or
+    /// `target/service.jar`: its size (a directory's total) is recorded as
+    /// the artifact size. `None`: no size is recorded.
+    pub artifact: Option<PathBuf>,
     /// Programs this runtime needs on PATH (first word of build/start/after
     /// commands, e.g. `go`, `mvn`, `node`, `cargo`): checked by preflight.
     pub tools: Vec<String>,
@@ -141,6 +145,10 @@ pub struct TrainPlan {
     pub after: Vec<String>,
     /// Files (absolute) that must exist and be non-empty afterwards.
     pub produces: Vec<PathBuf>,
+    /// A regular expression that must match a line of the service log of
+    /// every measured start: the proof that the trained artifact was used
+    /// (e.g. `-Xlog:aot` output for a Leyden cache). `None`: not checked.
+    pub evidence: Option<String>,
 }
 
 /// One measured unit: a runtime at one point of the axes, one repeat.

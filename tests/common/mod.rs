@@ -61,3 +61,42 @@ pub fn wait_for(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// A runtime running `tests/fixtures/exec/service.py` from `dir` with `env`.
+pub fn py_runtime(
+    name: &str,
+    dir: &Path,
+    port: u16,
+    env: &[(&str, &str)],
+) -> runner::plan::RuntimePlan {
+    use runner::plan::*;
+    let mut all: std::collections::BTreeMap<String, String> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    all.insert("PORT".into(), port.to_string());
+    RuntimePlan {
+        name: name.into(),
+        dir: dir.to_path_buf(),
+        build: vec![],
+        start: format!("python3 {}", fixtures().join("service.py").display()),
+        env: all,
+        jvm_flags: vec![],
+        java: None,
+        port,
+        health: HealthPlan {
+            path: "/health".into(),
+            timeout: Duration::from_secs(10),
+            interval: Duration::from_millis(50),
+        },
+        stop: StopPlan {
+            signal: libc::SIGTERM,
+            signal_name: "TERM".into(),
+            grace: Duration::from_secs(5),
+        },
+        train: None,
+        tags: vec![],
+        artifact: None,
+        tools: vec!["python3".into()],
+    }
+}

@@ -1,0 +1,197 @@
+//! Running the build commands of one runtime.
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use super::cache::{BuildCache, CacheRecord};
+use super::env::runtime_env;
+use super::error::BuildError;
+use super::input_hash::input_hash;
+use crate::plan::RuntimePlan;
+use crate::service::log_tail::tail;
+use crate::service::process::describe_exit;
+
+/// What a build did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildOutcome {
+    /// Skipped: the inputs matched the last successful build.
+    pub cached: bool,
+    /// Time spent building (0 when cached).
+    pub seconds: f64,
+    pub artifact_bytes: Option<u64>,
+    pub input_hash: String,
+}
+
+/// Builds `rt` unless its inputs match the last successful build; output of
+/// every command goes to `log`.
+pub fn build_runtime(
+    rt: &RuntimePlan,
+    cache: &BuildCache,
+    log: &Path,
+) -> Result<BuildOutcome, BuildError> {
+    let env = runtime_env(rt);
+    let hash = |rt: &RuntimePlan| {
+        input_hash(&rt.dir, &rt.build, &rt.env).map_err(|source| BuildError::Hash {
+            runtime: rt.name.clone(),
+            dir: rt.dir.clone(),
+            source,
+        })
+    };
+    let before = hash(rt)?;
+    if let Some(last) = cache.last_success(&rt.name)
+        && last.input_hash == before
+        && rt.artifact.as_ref().is_none_or(|a| a.exists())
+    {
+        append_line(
+            rt,
+            log,
+            &format!(
+                "=== runner: build of {} skipped: inputs unchanged ({})",
+                rt.name,
+                &before[..12]
+            ),
+        )?;
+        return Ok(BuildOutcome {
+            cached: true,
+            seconds: 0.0,
+            artifact_bytes: artifact_bytes(rt),
+            input_hash: before,
+        });
+    }
+    cache.forget(&rt.name);
+    let started = Instant::now();
+    for (i, command) in rt.build.iter().enumerate() {
+        append_line(
+            rt,
+            log,
+            &format!(
+                "=== runner: build {} step {}/{}: {command}",
+                rt.name,
+                i + 1,
+                rt.build.len()
+            ),
+        )?;
+        run_logged(&rt.name, &rt.dir, command, &env, log)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &rt.artifact
+        && !path.exists()
+    {
+        return Err(BuildError::MissingArtifact {
+            runtime: rt.name.clone(),
+            path: path.clone(),
+        });
+    }
+    // Hashed again after the build: a build that writes files the hash sees
+    // (e.g. a lock file) must not look changed next time.
+    let after = hash(rt)?;
+    let outcome = BuildOutcome {
+        cached: false,
+        seconds,
+        artifact_bytes: artifact_bytes(rt),
+        input_hash: after,
+    };
+    let record = CacheRecord {
+        input_hash: outcome.input_hash.clone(),
+        finished_at: crate::results::rfc3339_now(),
+        seconds,
+        artifact_bytes: outcome.artifact_bytes,
+    };
+    cache
+        .record_success(&rt.name, &record)
+        .map_err(|source| BuildError::Write {
+            runtime: rt.name.clone(),
+            path: log.to_path_buf(),
+            source,
+        })?;
+    Ok(outcome)
+}
+
+/// Runs `sh -c command` in `dir` with `env` added, stdout and stderr
+/// appended to `log`; a non-zero exit is an error quoting the log's tail.
+/// Shared by build steps and training's `after` commands.
+pub fn run_logged(
+    runtime: &str,
+    dir: &Path,
+    command: &str,
+    env: &std::collections::BTreeMap<String, String>,
+    log: &Path,
+) -> Result<(), BuildError> {
+    let spawn_err = |source| BuildError::Spawn {
+        runtime: runtime.to_string(),
+        command: command.to_string(),
+        log: log.to_path_buf(),
+        source,
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(spawn_err)?;
+    let mut expr = duct::cmd!("sh", "-c", command)
+        .dir(dir)
+        .stdin_null()
+        // Inner redirections apply last: stderr joins stdout *after* stdout
+        // went to the log file.
+        .stderr_to_stdout()
+        .stdout_file(file)
+        .unchecked()
+        // A build must not outlive a killed runner either.
+        .before_spawn(|cmd| {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: prctl is async-signal-safe.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+            Ok(())
+        });
+    for (k, v) in env {
+        expr = expr.env(k, v);
+    }
+    let output = expr.run().map_err(spawn_err)?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(BuildError::CommandFailed {
+        runtime: runtime.to_string(),
+        command: command.to_string(),
+        status: describe_exit(output.status),
+        dir: dir.to_path_buf(),
+        log: log.to_path_buf(),
+        tail: tail(log, 10),
+    })
+}
+
+fn append_line(rt: &RuntimePlan, log: &Path, line: &str) -> Result<(), BuildError> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut f| writeln!(f, "{line}"))
+        .map_err(|source| BuildError::Write {
+            runtime: rt.name.clone(),
+            path: log.to_path_buf(),
+            source,
+        })
+}
+
+/// Size of the declared artifact: a file's length, or a directory's total.
+fn artifact_bytes(rt: &RuntimePlan) -> Option<u64> {
+    rt.artifact.as_deref().and_then(|p| size_of(p).ok())
+}
+
+fn size_of(path: &Path) -> std::io::Result<u64> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return Ok(meta.len());
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(path)? {
+        total += size_of(&entry?.path())?;
+    }
+    Ok(total)
+}

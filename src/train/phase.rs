@@ -1,0 +1,104 @@
+//! One training phase, start to checked outputs.
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::TrainError;
+use crate::build::{run_logged, runtime_env};
+use crate::plan::{RuntimePlan, TrainPlan};
+use crate::service::{Service, ServiceCommand, StopReport};
+
+/// What the training phase did (exec records it in lifecycle.csv).
+#[derive(Debug, Clone)]
+pub struct TrainOutcome {
+    /// Spawn -> healthy of the training service.
+    pub startup: Duration,
+    pub stop: StopReport,
+    /// The driver's summary (e.g. requests and throughput).
+    pub driven: String,
+    /// Each declared output and its size.
+    pub produced: Vec<(PathBuf, u64)>,
+}
+
+/// Trains `rt` as `tp` declares; everything (service output, `after`
+/// commands) is appended to `log`. `drive` applies the training workload to
+/// the healthy service and returns a one-line summary.
+pub fn train_runtime(
+    rt: &RuntimePlan,
+    tp: &TrainPlan,
+    cpus: Option<Vec<usize>>,
+    log: &Path,
+    drive: &mut dyn FnMut(&Service) -> Result<String, String>,
+) -> Result<TrainOutcome, TrainError> {
+    let service_err = |source| TrainError::Service {
+        runtime: rt.name.clone(),
+        source,
+    };
+    let mut env = runtime_env(rt);
+    env.extend(tp.env.clone());
+    let command = ServiceCommand {
+        runtime: rt.name.clone(),
+        dir: rt.dir.clone(),
+        command: tp.start.clone(),
+        env: env.clone(),
+        port: rt.port,
+        cpus,
+    };
+    let mut service = Service::start(&command, log).map_err(service_err)?;
+    let startup = service.wait_healthy(&rt.health).map_err(service_err)?;
+    let driven = drive(&service).map_err(|message| TrainError::Drive {
+        runtime: rt.name.clone(),
+        message,
+        log: log.to_path_buf(),
+    })?;
+    let stop = service.stop(&rt.stop).map_err(service_err)?;
+    note(
+        log,
+        &format!(
+            "=== runner: training service stopped ({}, {})",
+            stop.kind.as_str(),
+            stop.exit_status
+        ),
+    );
+    for command in &tp.after {
+        note(
+            log,
+            &format!("=== runner: training {} after: {command}", rt.name),
+        );
+        run_logged(&rt.name, &rt.dir, command, &env, log).map_err(|source| TrainError::After {
+            runtime: rt.name.clone(),
+            source,
+        })?;
+    }
+    let mut produced = Vec::new();
+    for path in &tp.produces {
+        let size = std::fs::metadata(path).map(|m| m.len());
+        let problem = match size {
+            Err(_) => Some("missing"),
+            Ok(0) => Some("empty"),
+            Ok(_) => None,
+        };
+        if let Some(problem) = problem {
+            return Err(TrainError::MissingOutput {
+                runtime: rt.name.clone(),
+                path: path.clone(),
+                problem,
+                log: log.to_path_buf(),
+            });
+        }
+        produced.push((path.clone(), size.unwrap_or(0)));
+    }
+    Ok(TrainOutcome {
+        startup,
+        stop,
+        driven,
+        produced,
+    })
+}
+
+fn note(log: &Path, line: &str) {
+    if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(log) {
+        let _ = writeln!(f, "{line}");
+    }
+}

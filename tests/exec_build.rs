@@ -55,7 +55,7 @@ fn a_failed_build_names_the_command_and_log_and_is_not_cached() {
     let log = tmp.path().join("build-broken.log");
     let err = build_runtime(&rt, &cache, &log).unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, BuildError::CommandFailed { .. }));
+    assert!(matches!(err, BuildError::CommandFailed(_)));
     assert!(
         text.contains("exit code 4") && text.contains("no such symbol"),
         "{text}"

@@ -3,17 +3,9 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    #[error(
-        "runtime {runtime}: build command `{command}` failed ({status}) in {dir}; see {log}; last lines:\n{tail}"
-    )]
-    CommandFailed {
-        runtime: String,
-        command: String,
-        status: String,
-        dir: PathBuf,
-        log: PathBuf,
-        tail: String,
-    },
+    /// Boxed: the details are large and failures are rare.
+    #[error("{0}")]
+    CommandFailed(Box<FailedCommand>),
     #[error("runtime {runtime}: cannot run build command `{command}`: {source}; see {log}")]
     Spawn {
         runtime: String,
@@ -41,4 +33,30 @@ pub enum BuildError {
          fix `artifact` in the spec or the build commands"
     )]
     MissingArtifact { runtime: String, path: PathBuf },
+}
+
+/// A command that exited non-zero.
+#[derive(Debug)]
+pub struct FailedCommand {
+    pub runtime: String,
+    pub command: String,
+    pub status: String,
+    pub dir: PathBuf,
+    pub log: PathBuf,
+    pub tail: String,
+}
+
+impl std::fmt::Display for FailedCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "runtime {}: command `{}` failed ({}) in {}; see {}; last lines:\n{}",
+            self.runtime,
+            self.command,
+            self.status,
+            self.dir.display(),
+            self.log.display(),
+            self.tail
+        )
+    }
 }

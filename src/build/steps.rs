@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::cache::{BuildCache, CacheRecord};
 use super::env::runtime_env;
-use super::error::BuildError;
+use super::error::{BuildError, FailedCommand};
 use super::input_hash::input_hash;
 use crate::plan::RuntimePlan;
 use crate::service::log_tail::tail;
@@ -156,14 +156,14 @@ pub fn run_logged(
     if output.status.success() {
         return Ok(());
     }
-    Err(BuildError::CommandFailed {
+    Err(BuildError::CommandFailed(Box::new(FailedCommand {
         runtime: runtime.to_string(),
         command: command.to_string(),
         status: describe_exit(output.status),
         dir: dir.to_path_buf(),
         log: log.to_path_buf(),
         tail: tail(log, 10),
-    })
+    })))
 }
 
 fn append_line(rt: &RuntimePlan, log: &Path, line: &str) -> Result<(), BuildError> {

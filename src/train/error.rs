@@ -10,7 +10,7 @@ pub enum TrainError {
     Service {
         runtime: String,
         #[source]
-        source: ServiceError,
+        source: Box<ServiceError>,
     },
     #[error("training {runtime}: the training workload failed: {message}; see {log}")]
     Drive {

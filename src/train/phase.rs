@@ -33,7 +33,7 @@ pub fn train_runtime(
 ) -> Result<TrainOutcome, TrainError> {
     let service_err = |source| TrainError::Service {
         runtime: rt.name.clone(),
-        source,
+        source: Box::new(source),
     };
     let mut env = runtime_env(rt);
     env.extend(tp.env.clone());

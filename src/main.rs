@@ -1,4 +1,5 @@
 //! The `runner` CLI: the only place that uses anyhow and prints.
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -12,9 +13,48 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Check specs: every problem is printed; exit 0 when all are fine, 2 otherwise.
+    Validate {
+        /// Spec files (YAML).
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+    },
+    /// Show what a spec will run: runtimes, cells, count and estimated wall time.
+    Plan {
+        /// Spec file (YAML).
+        spec: PathBuf,
+        /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
+        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+        only: Vec<String>,
+        /// Divide every warmup and duration by this factor.
+        #[arg(long, value_name = "FACTOR")]
+        quick: Option<u32>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: runner::spec::commands::PlanFormat,
+    },
+    /// Print the JSON Schema of the spec (for editors' YAML language servers).
+    Schema,
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let status = match cli.command {
+        Command::Validate { specs } => runner::spec::commands::validate(&specs, &mut out, &mut err),
+        Command::Plan {
+            spec,
+            only,
+            quick,
+            format,
+        } => runner::spec::commands::plan(
+            &spec,
+            &runner::plan::PlanOptions { only, quick },
+            format,
+            &mut out,
+            &mut err,
+        ),
+        Command::Schema => runner::spec::commands::schema(&mut out),
+    };
+    ExitCode::from(status)
 }

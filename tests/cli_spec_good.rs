@@ -1,0 +1,163 @@
+//! The real binary on the good specs: validate passes, plan expands the seed
+//! matrix to 168 cells with the expected estimate, filters and formats work.
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const SEED: &str = "tests/specs/good/seed-matrix.yaml";
+
+fn runner() -> Command {
+    Command::cargo_bin("runner").unwrap()
+}
+
+fn plan_json(args: &[&str]) -> serde_json::Value {
+    let out = runner()
+        .arg("plan")
+        .arg(SEED)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn validate_accepts_every_good_spec() {
+    for entry in std::fs::read_dir("tests/specs/good").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            runner()
+                .arg("validate")
+                .arg(&path)
+                .assert()
+                .success()
+                .stderr("");
+        }
+    }
+}
+
+#[test]
+fn seed_matrix_plans_168_cells_and_about_43_minutes() {
+    let plan = plan_json(&[]);
+    let cells = plan["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 168);
+    assert_eq!(cells[0]["id"], "go-stdlib/payload=7/concurrency=1/r1");
+    assert_eq!(cells[7]["id"], "go-stdlib/payload=128/concurrency=1/r1");
+    assert_eq!(cells[28]["id"], "go-stdlib/payload=7/concurrency=1/r2");
+    assert_eq!(
+        cells[167]["id"],
+        "jdk-leyden-aot/payload=8192/concurrency=192/r2"
+    );
+    assert_eq!(cells[3]["load"]["mode"]["connections"], 24);
+    assert_eq!(cells[9]["requests"][0]["path"], "/api/generated/128");
+    // 3 starts x (10s + 5s) + 168 x (10s + 5s) = 45s + 2520s.
+    assert_eq!(plan["estimate"]["total"]["secs"], 2565);
+    assert_eq!(plan["estimate"]["service_starts"], 3);
+    let runtimes = plan["runtimes"].as_array().unwrap();
+    let names: Vec<&str> = runtimes
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["go-stdlib", "jdk-jvm", "jdk-leyden-aot"]);
+    let aot = &runtimes[2];
+    assert_eq!(
+        aot["jvm_flags"].as_array().unwrap().len(),
+        3,
+        "+jvm_flags appends to the parent's"
+    );
+    assert_eq!(
+        aot["train"]["requests"].as_array().unwrap().len(),
+        4,
+        "one per payload"
+    );
+    assert!(
+        aot["train"]["produces"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("runtimes/java-helidon/build/app.aot")
+    );
+    let ports: Vec<u64> = runtimes
+        .iter()
+        .map(|r| r["port"].as_u64().unwrap())
+        .collect();
+    assert!(ports[0] != ports[1] && ports[1] != ports[2] && ports[0] != ports[2]);
+    assert_eq!(runtimes[0]["env"]["PORT"], ports[0].to_string());
+    assert_eq!(runtimes[0]["tools"][0], "go");
+}
+
+#[test]
+fn table_shows_count_and_estimate() {
+    let out = runner()
+        .args(["plan", SEED])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("\n168 cells\n"), "{text}");
+    assert!(text.contains("estimated wall time: 42m 45s"), "{text}");
+    assert!(
+        text.contains("not counted: builds (3 runtimes), training (jdk-leyden-aot trains for 20s)")
+    );
+}
+
+#[test]
+fn only_filters_by_runtime_and_axis_values() {
+    let plan = plan_json(&[
+        "--only",
+        "runtime=jdk-jvm",
+        "--only",
+        "payload=128,8192",
+        "--only",
+        "concurrency=12",
+    ]);
+    let ids: Vec<&str> = plan["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "jdk-jvm/payload=128/concurrency=12/r1",
+            "jdk-jvm/payload=8192/concurrency=12/r1",
+            "jdk-jvm/payload=128/concurrency=12/r2",
+            "jdk-jvm/payload=8192/concurrency=12/r2"
+        ]
+    );
+}
+
+#[test]
+fn quick_divides_durations() {
+    let plan = plan_json(&["--quick", "10", "--only", "concurrency=1"]);
+    assert_eq!(plan["quick_factor"], 10);
+    assert_eq!(plan["cells"][0]["warmup"]["secs"], 1);
+    assert_eq!(
+        plan["cells"][0]["measure"]["duration"]["nanos"],
+        500_000_000
+    );
+}
+
+#[test]
+fn schema_describes_the_spec() {
+    let out = runner()
+        .arg("schema")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let schema: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(schema["title"], "Spec");
+    assert!(schema["properties"]["runtimes"].is_object());
+    assert!(schema["$defs"]["RuntimeSpec"]["properties"]["+jvm_flags"].is_object());
+    assert_eq!(schema["additionalProperties"], false);
+    assert!(Path::new(SEED).exists());
+}

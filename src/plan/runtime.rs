@@ -171,6 +171,7 @@ pub fn plan_runtime<'s>(
             duration: t.duration.map_or(DEFAULT_TRAIN_DURATION, |d| d.0),
             after,
             produces,
+            evidence: t.evidence.clone(),
         }
     });
 
@@ -189,6 +190,10 @@ pub fn plan_runtime<'s>(
         .collect();
 
     let tags = rt.tags.clone().unwrap_or_default();
+    let artifact = rt
+        .artifact
+        .as_deref()
+        .map(|a| dir.join(render(at("artifact"), a, &vars)));
     let plan = RuntimePlan {
         name: name.to_owned(),
         dir,
@@ -202,6 +207,7 @@ pub fn plan_runtime<'s>(
         stop,
         train,
         tags,
+        artifact,
         tools,
     };
     (plan, RuntimeContext { vars, hints })

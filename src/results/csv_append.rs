@@ -67,6 +67,30 @@ pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ResultsErr
     file.flush().map_err(ResultsError::write(path))
 }
 
+/// [`write_csv`] through a temporary file renamed into place, for files
+/// rewritten whole during a run (configurations.csv).
+pub fn write_csv_atomic<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ResultsError> {
+    let tmp = path.with_extension("csv.tmp");
+    write_csv(&tmp, rows)?;
+    std::fs::rename(&tmp, path).map_err(ResultsError::write(path))
+}
+
+/// Reads every row of a CSV file (empty when the file does not exist).
+pub fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let csv_err = |source| ResultsError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    csv::Reader::from_path(path)
+        .map_err(csv_err)?
+        .deserialize()
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(csv_err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ pub mod resume;
 pub mod run_dir;
 pub mod run_id;
 
-pub use csv_append::{CsvAppender, write_csv};
+pub use csv_append::{CsvAppender, read_csv, write_csv, write_csv_atomic};
 pub use error::ResultsError;
 pub use model::*;
 pub use run_dir::RunDir;

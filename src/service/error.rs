@@ -43,6 +43,8 @@ pub enum ServiceError {
         last: String,
         log: PathBuf,
     },
+    #[error("runtime {runtime}: interrupted while waiting for the service to become healthy")]
+    Cancelled { runtime: String },
     #[error(
         "runtime {runtime}: port {port} is still in use after the service stopped; \
          find the process holding it (`ss -ltnp 'sport = :{port}'`) and stop it"

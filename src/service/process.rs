@@ -188,12 +188,27 @@ impl Service {
 
     /// Polls GET `health.path` until it answers 200; returns spawn -> healthy.
     pub fn wait_healthy(&mut self, health: &HealthPlan) -> Result<Duration, ServiceError> {
+        self.wait_healthy_unless(health, &|| false)
+    }
+
+    /// [`Service::wait_healthy`], giving up with `Cancelled` as soon as
+    /// `cancelled()` returns true (checked at every poll).
+    pub fn wait_healthy_unless(
+        &mut self,
+        health: &HealthPlan,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Duration, ServiceError> {
         let url = format!("http://{}{}", self.addr(), health.path);
         let deadline = self.spawned_at + health.timeout;
         let per_try = health
             .interval
             .clamp(Duration::from_millis(200), Duration::from_secs(2));
         loop {
+            if cancelled() {
+                return Err(ServiceError::Cancelled {
+                    runtime: self.command.runtime.clone(),
+                });
+            }
             if let Some(status) = self.exited() {
                 return Err(ServiceError::ExitedBeforeHealthy {
                     runtime: self.command.runtime.clone(),

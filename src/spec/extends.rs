@@ -135,9 +135,11 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
             duration: c.duration.or(b.duration),
             after: c.after.or(b.after),
             produces: c.produces.or(b.produces),
+            evidence: c.evidence.or(b.evidence),
         }),
         tags: append(child.tags.or(base.tags), child.tags_append),
         tags_append: None,
+        artifact: child.artifact.or(base.artifact),
     }
 }
 

@@ -119,6 +119,9 @@ pub struct RuntimeSpec {
     /// Appended to the inherited `tags` list.
     #[serde(rename = "+tags")]
     pub tags_append: Option<Vec<String>>,
+    /// The build's output (file or folder, relative to `dir`): its size is
+    /// recorded as the artifact size.
+    pub artifact: Option<String>,
 }
 
 /// The JDK a runtime needs: a major version looked up in JAVA_HOME and
@@ -176,6 +179,10 @@ pub struct TrainSpec {
     pub after: Option<Vec<String>>,
     /// Files (relative to `dir`) that must exist and be non-empty afterwards.
     pub produces: Option<Vec<String>>,
+    /// A regular expression that must match a line of the service log after
+    /// each measured start: proof the trained artifact is used (e.g. a
+    /// `-Xlog:aot` line). Cells are marked suspect when it is not found.
+    pub evidence: Option<String>,
 }
 
 /// One HTTP request of the workload; every string is a template.

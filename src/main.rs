@@ -12,9 +12,21 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
+    Load(runner::load::cli::LoadArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Load(args) => runner::load::cli::run(args).map_err(anyhow::Error::from),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

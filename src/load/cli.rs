@@ -70,22 +70,22 @@ pub struct LoadArgs {
 pub enum CliError {
     #[error("invalid URL {url:?}: {what}")]
     Url { url: String, what: String },
-    #[error("invalid header {header:?}: expected 'Name: value'")]
+    #[error("invalid header {header:?} (-H): expected 'Name: value'")]
     Header { header: String },
-    #[error("cannot read the request body from {path}: {source}")]
+    #[error(
+        "cannot read the request body from {path}: {cause}; give an existing file after @, or the body itself without @"
+    )]
     Body {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot write the latency log to {path}: {source}")]
+    #[error("cannot write the latency log to {path}: {cause}")]
     Hlog {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("cannot install the Ctrl-C handler: {0}")]
-    Signal(#[source] std::io::Error),
+    Signal(std::io::Error),
     #[error(transparent)]
     Load(#[from] LoadError),
 }
@@ -103,9 +103,9 @@ pub fn run(args: LoadArgs) -> Result<(), CliError> {
             report.write_hlog(&mut w)?;
             std::io::Write::flush(&mut w)
         });
-        write.map_err(|source| CliError::Hlog {
+        write.map_err(|cause| CliError::Hlog {
             path: path.clone(),
-            source,
+            cause,
         })?;
     }
     if args.json {
@@ -134,10 +134,10 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
     let body = match args.body.as_deref() {
         None => None,
         Some(b) => match b.strip_prefix('@') {
-            Some(file) => Some(Bytes::from(std::fs::read(file).map_err(|source| {
+            Some(file) => Some(Bytes::from(std::fs::read(file).map_err(|cause| {
                 CliError::Body {
                     path: file.into(),
-                    source,
+                    cause,
                 }
             })?)),
             None => Some(Bytes::from(b.to_string())),

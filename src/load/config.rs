@@ -136,7 +136,7 @@ impl LoadConfig {
             }
         }
         if self.arrival.connections() == 0 {
-            return invalid("connections must be at least 1".into());
+            return invalid("connections (-c) must be at least 1".into());
         }
         if let Arrival::Open { rate, .. } = self.arrival
             && !(rate.is_finite() && rate > 0.0)

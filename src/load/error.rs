@@ -16,15 +16,11 @@ pub enum LoadError {
     #[error(
         "cannot start the load generator's worker thread or runtime: {0}; check the process and thread limits (ulimit -u)"
     )]
-    Runtime(#[source] io::Error),
+    Runtime(io::Error),
     #[error(
-        "cannot pin the load generator to CPU {cpu}: {source}; list CPUs this process may use (taskset -p $$)"
+        "cannot pin the load generator to CPU {cpu}: {cause}; list CPUs this process may use (taskset -p $$)"
     )]
-    Affinity {
-        cpu: usize,
-        #[source]
-        source: io::Error,
-    },
+    Affinity { cpu: usize, cause: io::Error },
     #[error("connection to {addr} refused: is the service listening on that port?")]
     ConnectRefused { addr: SocketAddr },
     #[error(
@@ -35,12 +31,8 @@ pub enum LoadError {
         "no complete answer from {addr} within {timeout:?}: the service is stuck or too slow; raise the timeout"
     )]
     RequestTimeout { addr: SocketAddr, timeout: Duration },
-    #[error("HTTP exchange with {addr} failed: {source}")]
-    Io {
-        addr: SocketAddr,
-        #[source]
-        source: io::Error,
-    },
+    #[error("HTTP exchange with {addr} failed: {cause}")]
+    Io { addr: SocketAddr, cause: io::Error },
     #[error("malformed HTTP response from {addr}: {what}")]
     Malformed { addr: SocketAddr, what: String },
     #[error("a load generator worker thread panicked: {0}")]

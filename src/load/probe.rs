@@ -37,7 +37,7 @@ pub async fn probe_async(
     request: &RequestSpec,
     timeout: Duration,
 ) -> Result<(u16, Bytes), LoadError> {
-    let io_err = |source: io::Error| LoadError::Io { addr, source };
+    let io_err = |cause: io::Error| LoadError::Io { addr, cause };
     let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Err(_) => return Err(LoadError::ConnectTimeout { addr, timeout }),
         Ok(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused => {
@@ -61,7 +61,7 @@ pub async fn probe_async(
             };
             LoadError::Io {
                 addr,
-                source: io::Error::new(kind, e),
+                cause: io::Error::new(kind, e),
             }
         }
     };

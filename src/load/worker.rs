@@ -62,7 +62,7 @@ pub fn run_worker(
     timeline: Sender<SecondSample>,
 ) -> Result<WorkerResult, LoadError> {
     if let Some(cpu) = cpu {
-        pin_current_thread(cpu).map_err(|source| LoadError::Affinity { cpu, source })?;
+        pin_current_thread(cpu).map_err(|cause| LoadError::Affinity { cpu, cause })?;
     }
     if plan.curve.is_some() {
         tighten_timer_slack();

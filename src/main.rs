@@ -1,4 +1,5 @@
 //! The `runner` CLI: the only place that uses anyhow and prints.
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     },
     /// Print the JSON Schema of the spec (for editors' YAML language servers).
     Schema,
+    /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
+    Load(runner::load::cli::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +58,13 @@ fn main() -> ExitCode {
             &mut err,
         ),
         Command::Schema => runner::spec::commands::schema(&mut out),
+        Command::Load(args) => match runner::load::cli::run(args).map_err(anyhow::Error::from) {
+            Ok(()) => 0,
+            Err(e) => {
+                let _ = writeln!(err, "error: {e:#}");
+                1
+            }
+        },
     };
     ExitCode::from(status)
 }

@@ -38,6 +38,24 @@ enum Command {
     Schema,
     /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
     Load(runner::load::cli::LoadArgs),
+    /// Build, train and measure every cell of a spec, one service at a time,
+    /// recording everything under results/<experiment>/<run-id>/.
+    Exec {
+        /// Spec file (YAML).
+        spec: PathBuf,
+        /// Continue an interrupted run: skip the cells it already recorded.
+        #[arg(long, value_name = "RUN_DIR")]
+        resume: Option<PathBuf>,
+        /// With --resume: continue even though the spec changed since the run started.
+        #[arg(long, requires = "resume")]
+        force: bool,
+        /// Smoke run: divide every warmup and duration by FACTOR (10 when given alone).
+        #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "10")]
+        quick: Option<u32>,
+        /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
+        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+        only: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -65,6 +83,22 @@ fn main() -> ExitCode {
                 1
             }
         },
+        Command::Exec {
+            spec,
+            resume,
+            force,
+            quick,
+            only,
+        } => runner::exec::exec_command(
+            &runner::exec::ExecOptions {
+                spec,
+                resume,
+                force,
+                quick,
+                only,
+            },
+            &mut err,
+        ),
     };
     ExitCode::from(status)
 }

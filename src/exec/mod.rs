@@ -1,1 +1,31 @@
-//! Stage `exec`: see docs/ARCHITECTURE.md.
+//! Stage `exec`: the orchestrator behind `runner exec SPEC`.
+//!
+//! It walks the Plan's cells in order, one service at a time: preflight
+//! (everything checkable, all problems at once, nothing started), builds
+//! (cached by input hash), training, then per service start: health,
+//! first request, idle RSS, service warmup, training evidence; per cell:
+//! warmup, measured window with resource sampling, the row flushed at once.
+//! Faults are recorded, not fatal: a dying service fails its cell and is
+//! restarted (up to `max_restarts`), a failed build or health timeout skips
+//! its runtime. SIGINT/SIGTERM stop the service, write no partial row and
+//! mark the run interrupted; `--resume` continues it. See docs/exec.md.
+//!
+//! Progress goes out as [`Event`]s; [`progress`] renders them.
+pub mod cell;
+pub mod cli;
+pub mod configurations;
+pub mod error;
+pub mod events;
+pub mod interrupt;
+pub mod lifecycle;
+pub mod load_config;
+pub mod preflight;
+pub mod progress;
+pub mod run;
+pub mod training;
+pub mod verdict;
+
+pub use cli::exec_command;
+pub use error::ExecError;
+pub use events::Event;
+pub use run::{ExecOptions, RunOutcome, run};

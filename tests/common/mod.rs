@@ -100,3 +100,103 @@ pub fn py_runtime(
         tools: vec!["python3".into()],
     }
 }
+
+/// One runtime of a test spec: the fixture service with `env`.
+pub struct PyRuntime<'a> {
+    pub name: &'a str,
+    pub env: &'a [(&'a str, &'a str)],
+    /// Extra YAML lines for the runtime (already indented by 4 spaces).
+    pub extra: &'a str,
+}
+
+/// Writes a spec over the fixture service into `dir/spec.yaml`: every
+/// runtime records its pids in `dir/pids-<name>`; results go to `dir/results`.
+pub fn write_spec(dir: &Path, runtimes: &[PyRuntime], rest: &str) -> PathBuf {
+    let mut yaml = String::from(
+        "experiment: { name: exec-test, title: exec test, description: tiny python services }\nruntimes:\n",
+    );
+    for rt in runtimes {
+        yaml.push_str(&format!("  {}:\n    start: python3 service.py\n", rt.name));
+        // Defaults unless the runtime's extra lines set them.
+        if !rt.extra.contains("    dir:") {
+            yaml.push_str(&format!("    dir: {}\n", fixtures().display()));
+        }
+        if !rt.extra.contains("    health:") {
+            yaml.push_str("    health: { path: /health, timeout: 10s, interval: 50ms }\n");
+        }
+        yaml.push_str(&format!(
+            "    stop: {{ signal: TERM, grace: 3s }}\n    env:\n      PID_FILE: {}\n",
+            dir.join(format!("pids-{}", rt.name)).display()
+        ));
+        for (k, v) in rt.env {
+            yaml.push_str(&format!("      {k}: \"{v}\"\n"));
+        }
+        yaml.push_str(rt.extra);
+    }
+    yaml.push_str(rest);
+    let path = dir.join("spec.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    path
+}
+
+/// The usual tail of a test spec: 2 payloads x 2 concurrencies, short cells.
+pub const SMALL_MATRIX: &str = r#"workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
+axes: { payload: [16, 256], concurrency: [1, 2] }
+load: { mode: closed, timeout: 2s }
+repeats: 1
+warmup: { service: 200ms, cell: 100ms }
+measure: { duration: 300ms }
+sample: { interval: 50ms }
+faults: { max_restarts: 1 }
+"#;
+
+/// Every pid any runtime of a test spec recorded under `dir`.
+pub fn all_pids(dir: &Path) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("pids-") {
+            pids.extend(pids_in(&entry.path()));
+        }
+    }
+    pids
+}
+
+/// The single run directory under `dir/results/exec-test`.
+pub fn run_dir(dir: &Path) -> PathBuf {
+    let exp = dir.join("results/exec-test");
+    let runs: Vec<PathBuf> = std::fs::read_dir(&exp)
+        .unwrap_or_else(|e| panic!("{}: {e}", exp.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && !p.ends_with(".build-cache"))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// measurements.csv rows as maps column -> value.
+pub fn measurements(run: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    read_rows(&run.join("measurements.csv"))
+}
+
+pub fn read_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let Ok(mut reader) = csv::Reader::from_path(path) else {
+        return Vec::new();
+    };
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .map(String::from)
+                .zip(r.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+pub fn runner() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_runner"))
+}

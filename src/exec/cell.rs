@@ -1,0 +1,289 @@
+//! Measuring one cell: warmup, then the measured window with the service's
+//! resources sampled alongside; the row and per-cell files written at once.
+use std::fs::File;
+use std::io::BufWriter;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use super::events::Event;
+use super::interrupt::Interrupt;
+use super::load_config::{measure_config, warmup_config};
+use super::verdict::{CellFacts, one_line, verdict};
+use crate::load::{self, LoadControl, LoadError, LoadReport};
+use crate::plan::{AxisValue, Cell, LoadMode, Plan};
+use crate::results::{
+    HISTOGRAMS_DIR, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR, TimelineRow, rfc3339_now,
+    write_csv,
+};
+use crate::sample::{Sampler, SamplerOutput};
+use crate::service::Service;
+
+/// How a cell ended.
+#[derive(Debug)]
+pub enum CellEnd {
+    /// Measured: the row is `ok`, `suspect` or `failed` (load error).
+    Recorded(Box<MeasurementRow>),
+    /// The service died during the cell: the row is `failed`.
+    ServiceDied(Box<MeasurementRow>),
+    /// The runner was interrupted: nothing is recorded for this cell.
+    Interrupted,
+}
+
+/// What a cell needs from the run around it.
+pub struct CellContext<'a> {
+    pub plan: &'a Plan,
+    pub run: &'a RunDir,
+    pub interrupt: &'a Interrupt,
+    pub events: &'a Sender<Event>,
+    /// Set when the runtime's training evidence was declared but not found.
+    pub evidence_missing: Option<String>,
+}
+
+/// Runs warmup + measurement of `cell` against `service`.
+pub fn measure_cell(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+    let started_at = rfc3339_now();
+    if !cell.warmup.is_zero() {
+        let config = warmup_config(cell, service.addr(), load_cpus.clone(), cell.warmup);
+        let (_, died) = guarded_run(ctx, service, &config, None);
+        if ctx.interrupt.is_set() {
+            return Ok(CellEnd::Interrupted);
+        }
+        if died || !service.is_alive() {
+            return Ok(CellEnd::ServiceDied(Box::new(died_row(
+                service,
+                cell,
+                &started_at,
+                "warmup",
+            ))));
+        }
+    }
+    let config = measure_config(cell, service.addr(), load_cpus);
+    let t0 = Instant::now();
+    let sampler = Sampler::start(service.sid(), ctx.plan.sample_interval, t0, Box::new(|| {}));
+    let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
+    let samples = sampler.finish();
+    if ctx.interrupt.is_set() {
+        return Ok(CellEnd::Interrupted);
+    }
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &samples.rows,
+    )?;
+    if died || samples.session_vanished || !service.is_alive() {
+        return Ok(CellEnd::ServiceDied(Box::new(died_row(
+            service,
+            cell,
+            &started_at,
+            "measurement",
+        ))));
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let mut row = base_row(cell, &started_at);
+            row.status = "failed".into();
+            row.reason = one_line(&format!("load generator: {e}"));
+            return Ok(CellEnd::Recorded(Box::new(row)));
+        }
+    };
+    write_timeline(ctx, cell, &report)?;
+    let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
+    File::create(&hlog)
+        .and_then(|f| report.write_hlog(BufWriter::new(f)))
+        .map_err(crate::results::ResultsError::write(&hlog))?;
+    Ok(CellEnd::Recorded(Box::new(row_of(
+        ctx,
+        cell,
+        &started_at,
+        &report,
+        &samples,
+    ))))
+}
+
+/// Applies `config`, cancelling it when the runner is interrupted or the
+/// service's process tree disappears. Returns the result and whether the
+/// service died meanwhile. With `events`, sends live progress each second.
+pub fn guarded_run(
+    ctx: &CellContext,
+    service: &Service,
+    config: &load::LoadConfig,
+    events: Option<&Sender<Event>>,
+) -> (Result<LoadReport, LoadError>, bool) {
+    let control = LoadControl::new();
+    let done = AtomicBool::new(false);
+    let died = Arc::new(AtomicBool::new(false));
+    let sid = service.sid();
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut last = (Instant::now(), 0u64);
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if ctx.interrupt.is_set() {
+                    control.cancel();
+                }
+                // One small read: the start shell (the session leader) exits
+                // when the service dies, whether it forked or exec'd it.
+                if !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live()) {
+                    died.store(true, Ordering::Relaxed);
+                    control.cancel();
+                }
+                if let Some(tx) = events
+                    && last.0.elapsed() >= Duration::from_secs(1)
+                {
+                    let now = (Instant::now(), control.completed());
+                    let rps = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                    let _ = tx.send(Event::CellProgress {
+                        completed: now.1,
+                        rps,
+                    });
+                    last = now;
+                }
+            }
+        });
+        let result = load::run(config, &control);
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    (result, died.load(Ordering::Relaxed))
+}
+
+fn write_timeline(
+    ctx: &CellContext,
+    cell: &Cell,
+    report: &LoadReport,
+) -> Result<(), crate::results::ResultsError> {
+    let rows: Vec<TimelineRow> = report
+        .timeline
+        .iter()
+        .map(|s| TimelineRow {
+            second: s.second as u32,
+            requests: s.requests,
+            errors: s.errors,
+            p50_ms: s.p50_us as f64 / 1000.0,
+            p99_ms: s.p99_us as f64 / 1000.0,
+        })
+        .collect();
+    write_csv(&ctx.run.cell_file(TIMELINES_DIR, &cell.id, "csv"), &rows)
+}
+
+/// The columns every row has, whatever happened.
+pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
+    let axis_int = |name: &str| {
+        cell.axes
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| match v {
+                AxisValue::Int(i) => Some(*i),
+                _ => None,
+            })
+    };
+    let (mode, target) = match cell.load.mode {
+        LoadMode::Closed { .. } => ("closed", None),
+        LoadMode::Open { rate, .. } => ("open", Some(rate)),
+    };
+    MeasurementRow {
+        cell_id: cell.id.clone(),
+        config_id: cell.config_id.clone(),
+        runtime: cell.runtime.clone(),
+        repeat: cell.repeat,
+        axes: cell
+            .axes
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(","),
+        payload: axis_int("payload"),
+        concurrency: axis_int("concurrency"),
+        mode: mode.into(),
+        target_rps: target,
+        started_at: started_at.to_string(),
+        ..Default::default()
+    }
+}
+
+fn died_row(service: &mut Service, cell: &Cell, started_at: &str, phase: &str) -> MeasurementRow {
+    // Give the start shell a moment to exit so its status is known.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while service.exited().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut row = base_row(cell, started_at);
+    row.status = "failed".into();
+    row.reason = one_line(&format!(
+        "service died during the {phase} ({}); see {}; last log lines: {}",
+        service.exit_text(),
+        service.log().display(),
+        service.log_tail()
+    ));
+    row
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+fn row_of(
+    ctx: &CellContext,
+    cell: &Cell,
+    started_at: &str,
+    r: &LoadReport,
+    s: &SamplerOutput,
+) -> MeasurementRow {
+    let mut row = base_row(cell, started_at);
+    let e = &r.errors;
+    row.duration_s = r.elapsed.as_secs_f64();
+    row.requests = r.requests;
+    row.errors = e.total();
+    row.err_connect_refused = e.connect_refused;
+    row.err_connect_timeout = e.connect_timeout;
+    row.err_request_timeout = e.request_timeout;
+    row.err_reset = e.reset;
+    row.err_status = e.status.values().sum();
+    row.err_status_codes = e
+        .status
+        .iter()
+        .map(|(c, n)| format!("{c}:{n}"))
+        .collect::<Vec<_>>()
+        .join(";");
+    row.err_malformed = e.malformed;
+    row.err_other = e.other;
+    row.throughput_rps = r.throughput();
+    let lat = &r.latency;
+    row.latency_mean_ms = lat.mean() / 1000.0;
+    row.latency_p50_ms = ms(lat.value_at_quantile(0.50));
+    row.latency_p90_ms = ms(lat.value_at_quantile(0.90));
+    row.latency_p95_ms = ms(lat.value_at_quantile(0.95));
+    row.latency_p99_ms = ms(lat.value_at_quantile(0.99));
+    row.latency_p999_ms = ms(lat.value_at_quantile(0.999));
+    row.latency_max_ms = ms(lat.max());
+    row.service_p50_ms = ms(r.service_time.value_at_quantile(0.50));
+    row.service_p99_ms = ms(r.service_time.value_at_quantile(0.99));
+    row.service_cpu_s = s.cpu_seconds();
+    row.service_rss_mean_bytes = s.rss_mean();
+    row.service_rss_max_bytes = s.rss_max();
+    row.service_threads_max = s.threads_max();
+    row.gen_cpu_s = r.generator.cpu_s();
+    row.gen_cpu_share = r.generator.cpu_share;
+    if let Some(target) = r.target_rate {
+        row.target_rps = Some(target);
+    }
+    let facts = CellFacts {
+        saturated: r.saturated.as_deref(),
+        gen_cpu_share: r.generator.cpu_share,
+        rates: r.target_rate.map(|t| (t, r.achieved_rate)),
+        successes: r.requests,
+        errors: e.total(),
+        evidence_missing: ctx.evidence_missing.as_deref(),
+    };
+    let (status, reason) = verdict(&facts);
+    row.status = status.into();
+    row.reason = reason;
+    row
+}

@@ -1,0 +1,60 @@
+//! `runner exec`: the executor on its own thread, its events shown on the
+//! calling thread, the outcome turned into an exit code.
+use std::io::Write;
+use std::sync::mpsc::channel;
+
+use super::progress::report_events;
+use super::run::{ExecOptions, run};
+
+/// Runs `opts`; returns the process exit code: 0 complete, 1 complete with
+/// failed cells or skipped runtimes (or a run that could not go on),
+/// 2 nothing started (spec or preflight problems, refused resume),
+/// 130 interrupted.
+pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
+    let (events, rx) = channel();
+    let worker_opts = opts.clone();
+    let worker = std::thread::Builder::new()
+        .name("runner-exec".into())
+        .spawn(move || run(&worker_opts, events));
+    let worker = match worker {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = writeln!(err, "error: cannot start the executor thread: {e}");
+            return 1;
+        }
+    };
+    report_events(rx, err);
+    let result = match worker.join() {
+        Ok(r) => r,
+        Err(_) => {
+            let _ = writeln!(
+                err,
+                "error: the executor panicked; the run directory keeps what was recorded"
+            );
+            return 1;
+        }
+    };
+    match result {
+        Ok(outcome) => {
+            if !outcome.skipped.is_empty() || outcome.cells_failed > 0 {
+                let _ = writeln!(
+                    err,
+                    "{} failed cell(s), {} skipped runtime(s): see {}/configurations.csv and measurements.csv",
+                    outcome.cells_failed,
+                    outcome.skipped.len(),
+                    outcome.run_dir.display()
+                );
+            }
+            outcome.exit_code()
+        }
+        // Spec problems carry their own `error:` headers and positions.
+        Err(e @ super::ExecError::Spec(_)) => {
+            let _ = writeln!(err, "{e}");
+            e.exit_code()
+        }
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            e.exit_code()
+        }
+    }
+}

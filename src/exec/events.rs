@@ -1,0 +1,63 @@
+//! What the executor tells the outside world while it runs. The executor
+//! only sends events; [`super::progress`] decides how to show them.
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    RunStarted {
+        run_dir: PathBuf,
+        cells_total: u64,
+        /// Cells already recorded (resumed run).
+        cells_done: u64,
+        quick_factor: Option<u32>,
+    },
+    BuildStarted {
+        runtime: String,
+    },
+    BuildFinished {
+        runtime: String,
+        cached: bool,
+        seconds: f64,
+    },
+    TrainStarted {
+        runtime: String,
+    },
+    TrainFinished {
+        runtime: String,
+        seconds: f64,
+    },
+    ServiceStarted {
+        runtime: String,
+        startup_ms: f64,
+    },
+    RuntimeSkipped {
+        runtime: String,
+        reason: String,
+    },
+    CellStarted {
+        index: u64,
+        total: u64,
+        cell_id: String,
+        runtime: String,
+        /// Warmup + measurement, when known (for the ETA).
+        expected: Option<Duration>,
+    },
+    /// About once a second during a measurement.
+    CellProgress {
+        completed: u64,
+        rps: f64,
+    },
+    CellFinished {
+        cell_id: String,
+        status: String,
+        throughput_rps: f64,
+        p99_ms: f64,
+        reason: String,
+    },
+    RunFinished {
+        state: String,
+        run_dir: PathBuf,
+        message: Option<String>,
+    },
+}

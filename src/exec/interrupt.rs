@@ -1,0 +1,46 @@
+//! SIGINT / SIGTERM to the runner: set a flag the executor checks between
+//! steps (and that cancels a running load), so the service is stopped, no
+//! partial row is written and the run is marked interrupted.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+/// The interruption flag and which signal set it.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt {
+    flag: Arc<AtomicBool>,
+    signal: Arc<AtomicI32>,
+}
+
+impl Interrupt {
+    /// Registers SIGINT and SIGTERM handlers that set the flag.
+    pub fn install() -> std::io::Result<Interrupt> {
+        let me = Interrupt::default();
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(sig, Arc::clone(&me.flag))?;
+            let which = Arc::clone(&me.signal);
+            // SAFETY: the handler only performs an atomic store.
+            unsafe {
+                signal_hook::low_level::register(sig, move || which.store(sig, Ordering::SeqCst))?;
+            }
+        }
+        Ok(me)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+
+    /// Sets the flag (as a signal would).
+    pub fn trigger(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+    }
+
+    /// "SIGINT", "SIGTERM", or "interrupted" when set by [`Interrupt::trigger`].
+    pub fn describe(&self) -> String {
+        match self.signal.load(Ordering::SeqCst) {
+            signal_hook::consts::SIGINT => "SIGINT".into(),
+            signal_hook::consts::SIGTERM => "SIGTERM".into(),
+            _ => "interrupted".into(),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Starting and stopping the measured service of a runtime, with what
+//! lifecycle.csv records: startup time, time to the first successful
+//! workload request, idle and post-load RSS, how it stopped.
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+
+use super::cell::{CellContext, guarded_run};
+use super::load_config::warmup_config;
+use super::verdict::one_line;
+use crate::build::runtime_env;
+use crate::plan::{Cell, RuntimePlan};
+use crate::results::{LifecycleRow, rfc3339_now};
+use crate::sample::session_usage;
+use crate::service::{Service, ServiceCommand, http_status};
+use crate::train::find_evidence;
+
+/// A measured service that is up, with its lifecycle row so far.
+pub struct Running {
+    pub service: Service,
+    pub lifecycle: LifecycleRow,
+    /// The matching log line, or why none was found (when evidence is declared).
+    pub evidence: Option<Result<String, String>>,
+}
+
+/// Why a start failed: the message and the lifecycle row to record.
+pub struct StartFailure {
+    pub reason: String,
+    pub lifecycle: LifecycleRow,
+    pub cancelled: bool,
+}
+
+/// Starts `rt` for measuring: health, first request, idle RSS, service
+/// warmup with `first_cell`'s load, training evidence.
+pub fn start_measured(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    start_index: u32,
+    first_cell: &Cell,
+) -> Result<Running, Box<StartFailure>> {
+    let log = ctx.run.log(&rt.name);
+    let offset = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let mut lifecycle = LifecycleRow {
+        runtime: rt.name.clone(),
+        phase: "measure".into(),
+        start_index,
+        started_at: rfc3339_now(),
+        ..Default::default()
+    };
+    let command = ServiceCommand {
+        runtime: rt.name.clone(),
+        dir: rt.dir.clone(),
+        command: rt.start.clone(),
+        env: runtime_env(rt),
+        port: rt.port,
+        cpus: ctx.plan.affinity.as_ref().map(|a| a.service.clone()),
+    };
+    let fail =
+        |reason: String, mut lifecycle: LifecycleRow, service: Option<Service>, cancelled: bool| {
+            if let Some(service) = service {
+                let report = service.stop(&rt.stop);
+                let (kind, status) = match report {
+                    Ok(r) => (r.kind.as_str().to_string(), r.exit_status),
+                    Err(e) => ("killed".into(), e.to_string()),
+                };
+                lifecycle.stop = kind;
+                lifecycle.exit_status = status;
+            }
+            Box::new(StartFailure {
+                reason: one_line(&reason),
+                lifecycle,
+                cancelled,
+            })
+        };
+    let mut service = match Service::start(&command, &log) {
+        Ok(s) => s,
+        Err(e) => return Err(fail(e.to_string(), lifecycle, None, false)),
+    };
+    let interrupt = ctx.interrupt;
+    let startup = match service.wait_healthy_unless(&rt.health, &|| interrupt.is_set()) {
+        Ok(d) => d,
+        Err(e) => {
+            let cancelled = interrupt.is_set();
+            return Err(fail(e.to_string(), lifecycle, Some(service), cancelled));
+        }
+    };
+    lifecycle.startup_ms = Some(startup.as_secs_f64() * 1000.0);
+    match first_success(&mut service, first_cell, rt.health.timeout) {
+        Ok(d) => lifecycle.first_request_ms = Some(d.as_secs_f64() * 1000.0),
+        Err(e) => {
+            let reason = format!(
+                "runtime {}: the first workload request never succeeded: {e}",
+                rt.name
+            );
+            return Err(fail(reason, lifecycle, Some(service), false));
+        }
+    }
+    lifecycle.idle_rss_bytes = Some(session_usage(service.sid()).rss_bytes);
+    if !ctx.plan.service_warmup.is_zero() {
+        let cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+        let config = warmup_config(first_cell, service.addr(), cpus, ctx.plan.service_warmup);
+        let (_, died) = guarded_run(ctx, &service, &config, None);
+        if interrupt.is_set() {
+            return Err(fail("interrupted".into(), lifecycle, Some(service), true));
+        }
+        if died || !service.is_alive() {
+            let reason = format!(
+                "runtime {}: the service died during the service warmup ({}); see {}; last log lines: {}",
+                rt.name,
+                service.exit_text(),
+                log.display(),
+                service.log_tail()
+            );
+            return Err(fail(reason, lifecycle, Some(service), false));
+        }
+    }
+    let evidence = rt
+        .train
+        .as_ref()
+        .and_then(|t| t.evidence.as_ref())
+        .map(|pattern| check_evidence(&log, offset, pattern, &rt.name));
+    Ok(Running {
+        service,
+        lifecycle,
+        evidence,
+    })
+}
+
+fn check_evidence(
+    log: &std::path::Path,
+    offset: u64,
+    pattern: &str,
+    runtime: &str,
+) -> Result<String, String> {
+    let re = Regex::new(pattern).map_err(|e| {
+        format!("runtime {runtime}: invalid train.evidence pattern `{pattern}`: {e}")
+    })?;
+    find_evidence(log, offset, &re).ok_or_else(|| {
+        format!(
+            "no line of {} matched `{pattern}` after this start",
+            log.display()
+        )
+    })
+}
+
+/// Sends the first request of the workload until it succeeds; returns the
+/// time since spawn.
+fn first_success(
+    service: &mut Service,
+    cell: &Cell,
+    timeout: Duration,
+) -> Result<Duration, String> {
+    let Some(req) = cell.requests.first() else {
+        return Ok(service.spawned_at().elapsed());
+    };
+    let deadline = Instant::now() + timeout;
+    let mut last = String::new();
+    while Instant::now() < deadline {
+        if !service.is_alive() {
+            return Err(format!("the service exited ({})", service.exit_text()));
+        }
+        match http_status(
+            service.addr(),
+            &req.method,
+            &req.path,
+            &req.headers,
+            req.body.as_deref().map(str::as_bytes),
+            Duration::from_secs(5),
+        ) {
+            Ok(code) if code == req.expect_status => return Ok(service.spawned_at().elapsed()),
+            Ok(code) => {
+                last = format!(
+                    "{} {} answered {code}, expected {}",
+                    req.method, req.path, req.expect_status
+                )
+            }
+            Err(e) => last = format!("{} {}: {e}", req.method, req.path),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(last)
+}
+
+/// Records post-load RSS, stops the service and completes its lifecycle row.
+pub fn stop_measured(rt: &RuntimePlan, mut running: Running) -> (LifecycleRow, Option<String>) {
+    let mut row = running.lifecycle;
+    if running.service.is_alive() {
+        row.post_load_rss_bytes = Some(session_usage(running.service.sid()).rss_bytes);
+    }
+    match running.service.stop(&rt.stop) {
+        Ok(report) => {
+            row.stop = report.kind.as_str().into();
+            row.exit_status = report.exit_status;
+            (row, None)
+        }
+        Err(e) => {
+            row.stop = "killed".into();
+            row.exit_status = e.to_string();
+            (row, Some(e.to_string()))
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Preflight: everything that can be checked before anything long starts.
+//! All problems are collected and reported together.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::build::runtime_env;
+use crate::plan::{Plan, RuntimePlan};
+use crate::service::port_is_free;
+
+/// Checks the runtimes named in `runtimes` (those with cells left to run)
+/// and the results directory. Returns one message per problem.
+pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut ports_seen = BTreeSet::new();
+    for rt in plan.runtimes.iter().filter(|r| runtimes.contains(&r.name)) {
+        check_runtime(rt, &mut problems);
+        if ports_seen.insert(rt.port) && !port_is_free(rt.port) {
+            problems.push(format!(
+                "runtime {}: port {} is already in use; stop what listens there \
+                 (`ss -ltnp 'sport = :{}'`) or choose another port in the spec",
+                rt.name, rt.port, rt.port
+            ));
+        }
+    }
+    if let Err(e) = check_writable(&plan.results_dir) {
+        problems.push(format!(
+            "results directory {} is not writable: {e}; fix its permissions or set `results:` in the spec",
+            plan.results_dir.display()
+        ));
+    }
+    problems
+}
+
+fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
+    if !rt.dir.is_dir() {
+        problems.push(format!(
+            "runtime {}: directory {} does not exist; fix `dir` in the spec",
+            rt.name,
+            rt.dir.display()
+        ));
+    }
+    if let Some(java) = &rt.java {
+        match &java.home {
+            None => problems.push(format!(
+                "runtime {}: no JDK {} found (looked at JAVA_HOME and /usr/lib/jvm); \
+                 install it or point `java:` at its home",
+                rt.name, java.requested
+            )),
+            Some(home) if !home.join("bin/java").is_file() => problems.push(format!(
+                "runtime {}: JDK home {} has no bin/java; point `java:` at a complete JDK",
+                rt.name,
+                home.display()
+            )),
+            Some(_) => {}
+        }
+    }
+    let path = runtime_env(rt)
+        .get("PATH")
+        .cloned()
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_default();
+    for tool in &rt.tools {
+        // Paths relative to the runtime dir (./build/server) are build outputs.
+        if tool.contains('/') {
+            continue;
+        }
+        if find_on_path(tool, &path).is_none() {
+            problems.push(format!(
+                "runtime {}: `{tool}` is not on PATH; install it or fix the runtime's commands",
+                rt.name
+            ));
+        }
+    }
+}
+
+/// The first executable file named `tool` in the `:`-separated `path`.
+pub fn find_on_path(tool: &str, path: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    path.split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(tool))
+        .find(|p| {
+            p.metadata()
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        })
+}
+
+fn check_writable(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".runner-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"ok")?;
+    std::fs::remove_file(&probe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sh_but_not_a_made_up_tool() {
+        let path = std::env::var("PATH").unwrap();
+        assert!(find_on_path("sh", &path).is_some());
+        assert!(find_on_path("no-such-tool-xyz", &path).is_none());
+    }
+}

@@ -1,0 +1,180 @@
+//! Showing [`Event`]s: an indicatif bar on a terminal (cells done / total,
+//! ETA, current runtime and cell, live req/s), one plain line per event
+//! otherwise (cron logs). It runs on the CLI's main thread, fed by a
+//! channel from the executor's thread, so the measuring code never prints
+//! (and the main thread may keep stderr locked).
+use std::io::{IsTerminal, Write};
+use std::sync::mpsc::Receiver;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::events::Event;
+
+/// Shows every event until the channel closes: a bar when stderr is a
+/// terminal, plain lines on `out` otherwise.
+pub fn report_events(rx: Receiver<Event>, out: &mut dyn Write) {
+    if std::io::stderr().is_terminal() {
+        bar_loop(rx)
+    } else {
+        plain_loop(rx, out)
+    }
+}
+
+/// One line per event, for logs.
+pub fn plain_loop(rx: Receiver<Event>, out: &mut dyn Write) {
+    for event in rx {
+        if let Some(line) = plain_line(&event) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+}
+
+/// The plain-text line of an event (`None`: not worth a line, e.g. live progress).
+pub fn plain_line(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::RunStarted {
+            run_dir,
+            cells_total,
+            cells_done,
+            quick_factor,
+        } => {
+            let quick =
+                quick_factor.map_or(String::new(), |f| format!(" (quick: durations / {f})"));
+            let resumed = if *cells_done > 0 {
+                format!(", {cells_done} already recorded")
+            } else {
+                String::new()
+            };
+            format!(
+                "run {}: {cells_total} cells{resumed}{quick}",
+                run_dir.display()
+            )
+        }
+        Event::BuildStarted { runtime } => format!("build {runtime} ..."),
+        Event::BuildFinished {
+            runtime,
+            cached: true,
+            ..
+        } => format!("build {runtime}: unchanged, skipped"),
+        Event::BuildFinished {
+            runtime, seconds, ..
+        } => {
+            format!("build {runtime}: done in {seconds:.1}s")
+        }
+        Event::TrainStarted { runtime } => format!("train {runtime} ..."),
+        Event::TrainFinished { runtime, seconds } => {
+            format!("train {runtime}: done in {seconds:.1}s")
+        }
+        Event::ServiceStarted {
+            runtime,
+            startup_ms,
+        } => {
+            format!("start {runtime}: healthy after {startup_ms:.0} ms")
+        }
+        Event::RuntimeSkipped { runtime, reason } => format!("SKIP {runtime}: {reason}"),
+        Event::CellStarted { .. } | Event::CellProgress { .. } => return None,
+        Event::CellFinished {
+            cell_id,
+            status,
+            throughput_rps,
+            p99_ms,
+            reason,
+        } => {
+            let why = if reason.is_empty() {
+                String::new()
+            } else {
+                format!(" ({reason})")
+            };
+            format!("cell {cell_id}: {status}, {throughput_rps:.0} req/s, p99 {p99_ms:.2} ms{why}")
+        }
+        Event::RunFinished {
+            state,
+            run_dir,
+            message,
+        } => {
+            let msg = message
+                .as_deref()
+                .map_or(String::new(), |m| format!(": {m}"));
+            format!("run {state}{msg}\nresults: {}", run_dir.display())
+        }
+    })
+}
+
+fn bar_loop(rx: Receiver<Event>) {
+    let bar = ProgressBar::hidden();
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells, ETA {eta} | {msg}",
+    )
+    .expect("a valid progress template");
+    let mut current = String::new();
+    for event in rx {
+        match &event {
+            Event::RunStarted {
+                cells_total,
+                cells_done,
+                ..
+            } => {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                bar.set_style(style.clone());
+                bar.set_length(*cells_total);
+                bar.set_position(*cells_done);
+                bar.reset_eta();
+                bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            }
+            Event::CellStarted { cell_id, .. } => {
+                current = cell_id.clone();
+                bar.set_message(current.clone());
+            }
+            Event::CellProgress { rps, .. } => {
+                bar.set_message(format!("{current} | {rps:.0} req/s"))
+            }
+            Event::CellFinished { .. } => bar.inc(1),
+            _ => {}
+        }
+        if let Some(line) = plain_line(&event) {
+            bar.println(line);
+        }
+        if matches!(event, Event::RunFinished { .. }) {
+            bar.finish_and_clear();
+        }
+    }
+    bar.finish_and_clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn plain_lines_for_cron_logs() {
+        let (tx, rx) = channel();
+        tx.send(Event::BuildFinished {
+            runtime: "go".into(),
+            cached: true,
+            seconds: 0.0,
+        })
+        .unwrap();
+        tx.send(Event::CellProgress {
+            completed: 5,
+            rps: 5.0,
+        })
+        .unwrap();
+        tx.send(Event::CellFinished {
+            cell_id: "go/payload=7/r1".into(),
+            status: "suspect".into(),
+            throughput_rps: 1234.4,
+            p99_ms: 1.234,
+            reason: "generator saturated".into(),
+        })
+        .unwrap();
+        drop(tx);
+        let mut out = Vec::new();
+        plain_loop(rx, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "build go: unchanged, skipped\n\
+             cell go/payload=7/r1: suspect, 1234 req/s, p99 1.23 ms (generator saturated)\n"
+        );
+    }
+}

@@ -1,0 +1,476 @@
+//! The orchestrator: spec -> plan -> preflight -> run directory -> builds
+//! -> training -> cells, one service at a time, everything recorded as it
+//! happens.
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use super::ExecError;
+use super::cell::{CellContext, CellEnd, measure_cell};
+use super::configurations::Configurations;
+use super::events::Event;
+use super::interrupt::Interrupt;
+use super::lifecycle::{Running, start_measured, stop_measured};
+use super::load_config::expected;
+use super::preflight::preflight;
+use super::training::train;
+use super::verdict::one_line;
+use crate::build::{BuildCache, build_runtime};
+use crate::plan::{Plan, PlanOptions, RuntimePlan};
+use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
+use crate::results::resume::{check_spec, recorded_cells};
+use crate::results::{
+    CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE, MeasurementRow,
+    PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id, rfc3339_now,
+};
+
+/// What `runner exec` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct ExecOptions {
+    pub spec: PathBuf,
+    /// `--resume RUN_DIR`.
+    pub resume: Option<PathBuf>,
+    /// `--force`: resume even though the spec changed.
+    pub force: bool,
+    /// `--quick [N]`: every duration divided by N.
+    pub quick: Option<u32>,
+    /// `--only KEY=VALUES` filters.
+    pub only: Vec<String>,
+}
+
+/// How a run that started ended.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub run_dir: PathBuf,
+    pub state: RunState,
+    pub cells_done: u64,
+    pub cells_failed: u64,
+    /// Runtime -> why it was skipped.
+    pub skipped: BTreeMap<String, String>,
+}
+
+impl RunOutcome {
+    /// 0: complete, all cells measured; 1: complete with failed cells or
+    /// skipped runtimes; 130: interrupted.
+    pub fn exit_code(&self) -> u8 {
+        match self.state {
+            RunState::Interrupted => 130,
+            RunState::Complete if self.cells_failed == 0 && self.skipped.is_empty() => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// Runs (or resumes) the experiment of `opts.spec`, sending progress to `events`.
+pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, ExecError> {
+    let loaded = crate::spec::load(&opts.spec).map_err(ExecError::Spec)?;
+    let plan_options = PlanOptions {
+        only: opts.only.clone(),
+        quick: opts.quick,
+    };
+    let plan = crate::plan::build(&loaded, &plan_options).map_err(ExecError::Spec)?;
+
+    let (run, recorded, started_at) = match &opts.resume {
+        Some(dir) => {
+            let run = RunDir::open(dir)?;
+            let status = run.read_status()?;
+            check_spec(&run, &status, &plan.spec_hash, opts.force)?;
+            let recorded = recorded_cells(&run)?;
+            (Some(run), recorded, status.started_at)
+        }
+        None => (None, HashSet::new(), rfc3339_now()),
+    };
+    let needed: BTreeSet<String> = plan
+        .cells
+        .iter()
+        .filter(|c| !recorded.contains(&c.id))
+        .map(|c| c.runtime.clone())
+        .collect();
+    let problems = preflight(&plan, &needed);
+    if !problems.is_empty() {
+        return Err(ExecError::Preflight(problems));
+    }
+    let run = match run {
+        Some(run) => run,
+        None => create_run(&plan, &loaded.text)?,
+    };
+    let interrupt = Interrupt::install().map_err(ExecError::Signals)?;
+    let mut exec = Executor {
+        plan: &plan,
+        run: &run,
+        interrupt,
+        events,
+        status: RunStatus {
+            state: RunState::Running,
+            run_id: run.run_id().to_string(),
+            experiment: plan.experiment.name.clone(),
+            started_at,
+            updated_at: rfc3339_now(),
+            cells_total: plan.cells.len() as u64,
+            cells_done: recorded.len() as u64,
+            quick_factor: plan.quick_factor,
+            spec_hash: plan.spec_hash.clone(),
+            message: opts.resume.as_ref().map(|_| "resumed".to_string()),
+        },
+        configurations: Configurations::new(&plan, &run)?,
+        measurements: CsvAppender::open(&run.file(MEASUREMENTS_FILE))?,
+        lifecycle: CsvAppender::open(&run.file(LIFECYCLE_FILE))?,
+        skipped: BTreeMap::new(),
+        cells_failed: 0,
+        resumed: opts.resume.is_some(),
+    };
+    exec.write_status()?;
+    let _ = exec.events.send(Event::RunStarted {
+        run_dir: run.path().to_path_buf(),
+        cells_total: exec.status.cells_total,
+        cells_done: exec.status.cells_done,
+        quick_factor: plan.quick_factor,
+    });
+    exec.execute(&needed, &recorded)
+}
+
+fn create_run(plan: &Plan, spec_text: &str) -> Result<RunDir, ExecError> {
+    let run = RunDir::create(&plan.results_dir, &new_run_id())?;
+    let spec_path = run.file(SPEC_FILE);
+    std::fs::write(&spec_path, spec_text)
+        .map_err(crate::results::ResultsError::write(&spec_path))?;
+    run.write_json(PLAN_FILE, plan)?;
+    let jdks: Vec<(String, PathBuf)> = plan
+        .runtimes
+        .iter()
+        .filter_map(|rt| {
+            let java = rt.java.as_ref()?;
+            Some((java.requested.clone(), java.home.clone()?))
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    run.write_json(
+        ENVIRONMENT_FILE,
+        &capture(&standard_probes(&jdks), VERSION_TIMEOUT),
+    )?;
+    Ok(run)
+}
+
+struct Executor<'a> {
+    plan: &'a Plan,
+    run: &'a RunDir,
+    interrupt: Interrupt,
+    events: Sender<Event>,
+    status: RunStatus,
+    configurations: Configurations,
+    measurements: CsvAppender<MeasurementRow>,
+    lifecycle: CsvAppender<LifecycleRow>,
+    skipped: BTreeMap<String, String>,
+    cells_failed: u64,
+    resumed: bool,
+}
+
+impl<'a> Executor<'a> {
+    fn execute(
+        mut self,
+        needed: &BTreeSet<String>,
+        recorded: &HashSet<String>,
+    ) -> Result<RunOutcome, ExecError> {
+        let runtimes: Vec<&RuntimePlan> = self
+            .plan
+            .runtimes
+            .iter()
+            .filter(|r| needed.contains(&r.name))
+            .collect();
+        for rt in &runtimes {
+            if self.interrupt.is_set() {
+                break;
+            }
+            self.build(rt)?;
+        }
+        for rt in &runtimes {
+            if self.interrupt.is_set() {
+                break;
+            }
+            if let Some(tp) = &rt.train
+                && !self.skipped.contains_key(&rt.name)
+            {
+                self.train(rt, tp)?;
+            }
+        }
+        if !self.interrupt.is_set() {
+            self.cells(recorded)?;
+        }
+        self.finish()
+    }
+
+    fn ctx(&self, evidence_missing: Option<String>) -> CellContext<'_> {
+        CellContext {
+            plan: self.plan,
+            run: self.run,
+            interrupt: &self.interrupt,
+            events: &self.events,
+            evidence_missing,
+        }
+    }
+
+    /// The runtime `name` of the plan (borrowed from the plan, not from self).
+    fn runtime(&self, name: &str) -> &'a RuntimePlan {
+        let plan: &'a Plan = self.plan;
+        plan.runtimes
+            .iter()
+            .find(|r| r.name == name)
+            .expect("plan cells only name planned runtimes")
+    }
+
+    fn skip(&mut self, runtime: &str, reason: String) -> Result<(), ExecError> {
+        let reason = one_line(&reason);
+        let row = self.configurations.get_mut(runtime);
+        row.status = "skipped".into();
+        row.reason = reason.clone();
+        self.configurations.save(self.run)?;
+        let _ = self.events.send(Event::RuntimeSkipped {
+            runtime: runtime.to_string(),
+            reason: reason.clone(),
+        });
+        self.skipped.insert(runtime.to_string(), reason);
+        Ok(())
+    }
+
+    fn build(&mut self, rt: &RuntimePlan) -> Result<(), ExecError> {
+        if rt.build.is_empty() {
+            return Ok(());
+        }
+        let _ = self.events.send(Event::BuildStarted {
+            runtime: rt.name.clone(),
+        });
+        let cache = BuildCache::for_experiment(&self.plan.results_dir);
+        let log = self.run.log(&format!("build-{}", rt.name));
+        match build_runtime(rt, &cache, &log) {
+            Ok(outcome) => {
+                let row = self.configurations.get_mut(&rt.name);
+                row.build_seconds = Some(outcome.seconds);
+                row.build_cached = outcome.cached;
+                row.artifact_bytes = outcome.artifact_bytes;
+                self.configurations.save(self.run)?;
+                let _ = self.events.send(Event::BuildFinished {
+                    runtime: rt.name.clone(),
+                    cached: outcome.cached,
+                    seconds: outcome.seconds,
+                });
+                Ok(())
+            }
+            Err(_) if self.interrupt.is_set() => Ok(()),
+            Err(e) => self.skip(&rt.name, format!("build failed: {e}")),
+        }
+    }
+
+    fn train(&mut self, rt: &RuntimePlan, tp: &crate::plan::TrainPlan) -> Result<(), ExecError> {
+        // A resumed run keeps the artifact its first session trained and measured with.
+        let already = self.resumed
+            && self.configurations.get(&rt.name).is_some_and(|r| r.trained)
+            && tp
+                .produces
+                .iter()
+                .all(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+        if already {
+            return Ok(());
+        }
+        let _ = self.events.send(Event::TrainStarted {
+            runtime: rt.name.clone(),
+        });
+        let started = Instant::now();
+        let (result, lifecycle) = train(&self.ctx(None), rt, tp);
+        self.lifecycle.append(&lifecycle)?;
+        match result {
+            Ok(_) => {
+                self.configurations.get_mut(&rt.name).trained = true;
+                self.configurations.save(self.run)?;
+                let _ = self.events.send(Event::TrainFinished {
+                    runtime: rt.name.clone(),
+                    seconds: started.elapsed().as_secs_f64(),
+                });
+                Ok(())
+            }
+            Err(_) if self.interrupt.is_set() => Ok(()),
+            Err(e) => self.skip(&rt.name, format!("training failed: {e}")),
+        }
+    }
+
+    fn cells(&mut self, recorded: &HashSet<String>) -> Result<(), ExecError> {
+        let plan = self.plan;
+        let total = plan.cells.len() as u64;
+        let mut current: Option<(String, Running)> = None;
+        let mut starts: BTreeMap<String, u32> = BTreeMap::new();
+        let mut deaths: BTreeMap<String, u32> = BTreeMap::new();
+        let mut evidence_missing: Option<String> = None;
+        for (index, cell) in plan.cells.iter().enumerate() {
+            if self.interrupt.is_set() {
+                break;
+            }
+            if recorded.contains(&cell.id) || self.skipped.contains_key(&cell.runtime) {
+                continue;
+            }
+            let rt = self.runtime(&cell.runtime);
+            if current
+                .as_ref()
+                .is_some_and(|(name, _)| *name != cell.runtime)
+                && let Some((name, running)) = current.take()
+            {
+                self.stop(&name, running)?;
+            }
+            if current.is_none() {
+                let n = starts.entry(rt.name.clone()).or_default();
+                *n += 1;
+                let start_index = *n;
+                let started = start_measured(&self.ctx(None), rt, start_index, cell);
+                match started {
+                    Ok(running) => {
+                        evidence_missing = self.record_evidence(rt, &running)?;
+                        let _ = self.events.send(Event::ServiceStarted {
+                            runtime: rt.name.clone(),
+                            startup_ms: running.lifecycle.startup_ms.unwrap_or_default(),
+                        });
+                        current = Some((rt.name.clone(), running));
+                    }
+                    Err(failure) => {
+                        self.lifecycle.append(&failure.lifecycle)?;
+                        if failure.cancelled {
+                            break;
+                        }
+                        self.skip(&rt.name, failure.reason)?;
+                        continue;
+                    }
+                }
+            }
+            let _ = self.events.send(Event::CellStarted {
+                index: index as u64 + 1,
+                total,
+                cell_id: cell.id.clone(),
+                runtime: cell.runtime.clone(),
+                expected: expected(cell),
+            });
+            let (_, running) = current.as_mut().expect("a service was started above");
+            let end = measure_cell(
+                &self.ctx(evidence_missing.clone()),
+                &mut running.service,
+                cell,
+            )?;
+            match end {
+                CellEnd::Interrupted => break,
+                CellEnd::Recorded(row) => self.record(&row)?,
+                CellEnd::ServiceDied(row) => {
+                    self.record(&row)?;
+                    let (name, running) = current.take().expect("the service of this cell");
+                    self.stop(&name, running)?;
+                    let died = deaths.entry(name.clone()).or_default();
+                    *died += 1;
+                    if *died > plan.max_restarts {
+                        let reason = format!(
+                            "the service died {} time(s) (max_restarts: {}); last: {}",
+                            died, plan.max_restarts, row.reason
+                        );
+                        self.skip(&name, reason)?;
+                    }
+                }
+            }
+        }
+        if let Some((name, running)) = current.take() {
+            self.stop(&name, running)?;
+        }
+        Ok(())
+    }
+
+    fn record_evidence(
+        &mut self,
+        rt: &RuntimePlan,
+        running: &Running,
+    ) -> Result<Option<String>, ExecError> {
+        let Some(evidence) = &running.evidence else {
+            return Ok(None);
+        };
+        let row = self.configurations.get_mut(&rt.name);
+        let missing = match evidence {
+            Ok(line) => {
+                row.training_evidence = line.clone();
+                None
+            }
+            Err(why) => {
+                row.training_evidence = format!("NOT FOUND: {why}");
+                Some(why.clone())
+            }
+        };
+        self.configurations.save(self.run)?;
+        Ok(missing)
+    }
+
+    fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
+        self.measurements.append(row)?;
+        if row.status == "failed" {
+            self.cells_failed += 1;
+        }
+        let conf = self.configurations.get_mut(&row.runtime);
+        if conf.status == "pending" {
+            conf.status = "ran".into();
+            self.configurations.save(self.run)?;
+        }
+        self.status.cells_done += 1;
+        self.write_status()?;
+        let _ = self.events.send(Event::CellFinished {
+            cell_id: row.cell_id.clone(),
+            status: row.status.clone(),
+            throughput_rps: row.throughput_rps,
+            p99_ms: row.latency_p99_ms,
+            reason: row.reason.clone(),
+        });
+        Ok(())
+    }
+
+    fn stop(&mut self, name: &str, running: Running) -> Result<(), ExecError> {
+        let rt = self.runtime(name);
+        let (row, problem) = stop_measured(rt, running);
+        self.lifecycle.append(&row)?;
+        if let Some(problem) = problem {
+            self.skip(name, problem)?;
+        }
+        Ok(())
+    }
+
+    fn write_status(&mut self) -> Result<(), ExecError> {
+        self.status.updated_at = rfc3339_now();
+        self.run.write_status(&self.status)?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<RunOutcome, ExecError> {
+        if self.interrupt.is_set() {
+            self.status.state = RunState::Interrupted;
+            self.status.message = Some(format!(
+                "interrupted by {}; continue with: runner exec <spec> --resume {}",
+                self.interrupt.describe(),
+                self.run.path().display()
+            ));
+        } else {
+            self.status.state = RunState::Complete;
+            if !self.skipped.is_empty() {
+                let names: Vec<&str> = self.skipped.keys().map(String::as_str).collect();
+                self.status.message = Some(format!("skipped runtimes: {}", names.join(", ")));
+            }
+        }
+        self.write_status()?;
+        self.configurations.save(self.run)?;
+        let state = match self.status.state {
+            RunState::Interrupted => "interrupted",
+            _ => "complete",
+        };
+        let _ = self.events.send(Event::RunFinished {
+            state: state.into(),
+            run_dir: self.run.path().to_path_buf(),
+            message: self.status.message.clone(),
+        });
+        Ok(RunOutcome {
+            run_dir: self.run.path().to_path_buf(),
+            state: self.status.state,
+            cells_done: self.status.cells_done,
+            cells_failed: self.cells_failed,
+            skipped: self.skipped,
+        })
+    }
+}

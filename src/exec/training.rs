@@ -1,0 +1,72 @@
+//! Training of the runtimes that declare it, driven by the load generator.
+use std::time::Instant;
+
+use super::cell::{CellContext, guarded_run};
+use super::load_config::request_spec;
+use crate::load::{Arrival, LoadConfig, StopCondition};
+use crate::plan::{RuntimePlan, TrainPlan};
+use crate::results::{LifecycleRow, rfc3339_now};
+use crate::train::{TrainOutcome, train_runtime};
+
+/// Trains `rt`; returns the outcome (or the error text) and its lifecycle row.
+pub fn train(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    tp: &TrainPlan,
+) -> (Result<TrainOutcome, String>, LifecycleRow) {
+    let log = ctx.run.log(&format!("train-{}", rt.name));
+    let mut lifecycle = LifecycleRow {
+        runtime: rt.name.clone(),
+        phase: "train".into(),
+        start_index: 1,
+        started_at: rfc3339_now(),
+        ..Default::default()
+    };
+    let cpus = ctx.plan.affinity.as_ref().map(|a| a.service.clone());
+    let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+    let mut drive = |service: &crate::service::Service| -> Result<String, String> {
+        let config = LoadConfig {
+            target: service.addr(),
+            host_header: service.addr().to_string(),
+            requests: tp.requests.iter().map(request_spec).collect(),
+            arrival: Arrival::Closed {
+                connections: tp.connections.max(1) as usize,
+            },
+            stop: StopCondition::Duration(tp.duration),
+            warmup: std::time::Duration::ZERO,
+            timeout: std::time::Duration::from_secs(10),
+            threads: 1,
+            cpu_affinity: load_cpus.clone(),
+        };
+        let started = Instant::now();
+        let (result, died) = guarded_run(ctx, service, &config, None);
+        if ctx.interrupt.is_set() {
+            return Err("interrupted".into());
+        }
+        if died {
+            return Err("the training service died under load".into());
+        }
+        let report = result.map_err(|e| e.to_string())?;
+        if report.requests == 0 {
+            return Err(format!(
+                "no training request succeeded ({} errors)",
+                report.errors.total()
+            ));
+        }
+        Ok(format!(
+            "{} requests ({} errors) in {:.1}s",
+            report.requests,
+            report.errors.total(),
+            started.elapsed().as_secs_f64()
+        ))
+    };
+    let result = train_runtime(rt, tp, cpus, &log, &mut drive);
+    if let Ok(outcome) = &result {
+        lifecycle.startup_ms = Some(outcome.startup.as_secs_f64() * 1000.0);
+        lifecycle.stop = outcome.stop.kind.as_str().into();
+        lifecycle.exit_status = outcome.stop.exit_status.clone();
+    } else {
+        lifecycle.stop = "failed".into();
+    }
+    (result.map_err(|e| e.to_string()), lifecycle)
+}

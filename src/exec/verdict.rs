@@ -1,0 +1,129 @@
+//! Whether a measured cell can be trusted: `ok`, or `suspect` with every
+//! reason (never silently kept, never silently dropped).
+
+/// Share of its CPU budget above which the generator may have limited the result.
+pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
+/// Open loop: how far the achieved rate may be from the target.
+pub const RATE_TOLERANCE: f64 = 0.05;
+
+/// What the verdict is based on.
+#[derive(Debug, Clone, Default)]
+pub struct CellFacts<'a> {
+    /// The load generator's own saturation diagnosis, if any.
+    pub saturated: Option<&'a str>,
+    /// Generator CPU / (elapsed x threads).
+    pub gen_cpu_share: f64,
+    /// Open loop: (target, achieved) requests per second.
+    pub rates: Option<(f64, f64)>,
+    pub successes: u64,
+    pub errors: u64,
+    /// The training evidence was declared but not found in the service log.
+    pub evidence_missing: Option<&'a str>,
+}
+
+/// `("ok", "")`, `("suspect", reasons)` or `("failed", reason)`.
+pub fn verdict(f: &CellFacts) -> (&'static str, String) {
+    if f.successes == 0 {
+        return (
+            "failed",
+            format!("no successful request ({} errors)", f.errors),
+        );
+    }
+    let mut reasons = Vec::new();
+    if let Some(why) = f.saturated {
+        reasons.push(format!("generator saturated: {why}"));
+    }
+    if f.gen_cpu_share > GENERATOR_CPU_LIMIT {
+        reasons.push(format!(
+            "generator used {:.0}% of its CPU budget (limit {:.0}%)",
+            f.gen_cpu_share * 100.0,
+            GENERATOR_CPU_LIMIT * 100.0
+        ));
+    }
+    if let Some((target, achieved)) = f.rates
+        && target > 0.0
+        && ((achieved - target) / target).abs() > RATE_TOLERANCE
+    {
+        reasons.push(format!(
+            "open-loop rate not held: {achieved:.0} req/s achieved for {target:.0} targeted"
+        ));
+    }
+    if let Some(what) = f.evidence_missing {
+        reasons.push(format!("training evidence not found: {what}"));
+    }
+    if reasons.is_empty() {
+        ("ok", String::new())
+    } else {
+        ("suspect", reasons.join("; "))
+    }
+}
+
+/// Makes text safe for one CSV cell on one line: newlines become ` | `.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> CellFacts<'static> {
+        CellFacts {
+            successes: 100,
+            gen_cpu_share: 0.3,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn healthy_cell_is_ok() {
+        assert_eq!(verdict(&facts()), ("ok", String::new()));
+    }
+
+    #[test]
+    fn busy_generator_and_missed_rate_are_suspect_with_both_reasons() {
+        let f = CellFacts {
+            gen_cpu_share: 0.93,
+            rates: Some((1000.0, 900.0)),
+            ..facts()
+        };
+        let (status, reason) = verdict(&f);
+        assert_eq!(status, "suspect");
+        assert!(reason.contains("93% of its CPU budget"), "{reason}");
+        assert!(
+            reason.contains("900 req/s achieved for 1000 targeted"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn rate_within_five_percent_is_fine() {
+        let f = CellFacts {
+            rates: Some((1000.0, 960.0)),
+            ..facts()
+        };
+        assert_eq!(verdict(&f).0, "ok");
+    }
+
+    #[test]
+    fn no_success_is_failed() {
+        let f = CellFacts {
+            successes: 0,
+            errors: 12,
+            ..facts()
+        };
+        assert_eq!(
+            verdict(&f),
+            ("failed", "no successful request (12 errors)".into())
+        );
+    }
+
+    #[test]
+    fn one_line_joins_lines() {
+        assert_eq!(one_line("a\n\n  b  \nc"), "a | b | c");
+    }
+}

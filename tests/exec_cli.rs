@@ -1,0 +1,439 @@
+//! `runner exec` end to end: the real binary against tiny python services on
+//! 127.0.0.1, with faults on purpose. Every test checks that no process it
+//! caused survives (by the pids the services recorded).
+mod common;
+
+use std::collections::HashSet;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use common::*;
+
+fn exec(args: &[&str]) -> Output {
+    runner().arg("exec").args(args).output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn assert_no_leftovers(dir: &std::path::Path) {
+    let pids = all_pids(dir);
+    assert!(!pids.is_empty(), "the services recorded their pids");
+    let alive = wait_all_gone(&pids, Duration::from_secs(5));
+    assert!(alive.is_empty(), "processes survived: {alive:?}");
+}
+
+#[test]
+fn full_run_over_two_runtimes_records_everything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "py-a",
+                env: &[("HELPER_CHILD", "1")],
+                extra: "",
+            },
+            PyRuntime {
+                name: "py-b",
+                env: &[],
+                extra: "",
+            },
+        ],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row["status"], "ok", "{row:?}");
+        assert!(row["requests"].parse::<u64>().unwrap() > 0, "{row:?}");
+        assert!(row["throughput_rps"].parse::<f64>().unwrap() > 0.0);
+        assert!(row["latency_p99_ms"].parse::<f64>().unwrap() > 0.0);
+        assert!(row["service_rss_max_bytes"].parse::<u64>().unwrap() > 1_000_000);
+        let stem = row["cell_id"].replace('/', "__");
+        for file in [
+            format!("samples/{stem}.csv"),
+            format!("timelines/{stem}.csv"),
+            format!("histograms/{stem}.hlog"),
+        ] {
+            assert!(run.join(&file).is_file(), "{file} missing");
+        }
+    }
+    let runtimes: Vec<&str> = rows.iter().map(|r| r["runtime"].as_str()).collect();
+    assert_eq!(
+        runtimes,
+        [
+            "py-a", "py-a", "py-a", "py-a", "py-b", "py-b", "py-b", "py-b"
+        ]
+    );
+    let conf = read_rows(&run.join("configurations.csv"));
+    assert_eq!(conf.len(), 2);
+    assert!(conf.iter().all(|r| r["status"] == "ran"), "{conf:?}");
+    let life = read_rows(&run.join("lifecycle.csv"));
+    assert_eq!(life.len(), 2, "one start per runtime: {life:?}");
+    for row in &life {
+        assert_eq!(row["stop"], "graceful", "{row:?}");
+        assert!(row["startup_ms"].parse::<f64>().unwrap() > 0.0);
+        assert!(
+            row["first_request_ms"].parse::<f64>().unwrap()
+                >= row["startup_ms"].parse::<f64>().unwrap()
+        );
+        assert!(row["idle_rss_bytes"].parse::<u64>().unwrap() > 0);
+        assert!(row["post_load_rss_bytes"].parse::<u64>().unwrap() > 0);
+    }
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("status.json")).unwrap()).unwrap();
+    assert_eq!(status["state"], "complete");
+    assert_eq!(status["cells_done"], 8);
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
+            .unwrap();
+    assert!(env["host"]["logical_cpus"].as_u64().unwrap() >= 1);
+    assert!(
+        env["toolchains"]["rustc"]
+            .as_str()
+            .unwrap()
+            .starts_with("rustc ")
+    );
+    assert_eq!(
+        std::fs::read(run.join("spec.yaml")).unwrap(),
+        std::fs::read(&spec).unwrap()
+    );
+    assert!(run.join("logs/py-a.log").is_file());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cell py-b/payload=256/concurrency=2/r1: ok"),
+        "{stderr}"
+    );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn a_crash_mid_cell_fails_that_cell_then_restarts_or_skips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flag = tmp.path().join("crashed-once");
+    let flag = flag.to_str().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            // Crashes in its first cell, survives after the restart.
+            PyRuntime {
+                name: "once",
+                env: &[
+                    ("MODE", "crash_after"),
+                    ("CRASH_AFTER", "30"),
+                    ("CRASH_FLAG", flag),
+                ],
+                extra: "",
+            },
+            // Crashes every time: failed, restarted once, failed again, skipped.
+            PyRuntime {
+                name: "always",
+                env: &[("MODE", "crash_after"), ("CRASH_AFTER", "30")],
+                extra: "",
+            },
+        ],
+        // No warmups: the 30th request comes during the first measurement.
+        &SMALL_MATRIX.replace(
+            "warmup: { service: 200ms, cell: 100ms }",
+            "warmup: { service: 0s, cell: 0s }",
+        ),
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let rows = measurements(&run_dir(tmp.path()));
+    let once: Vec<_> = rows.iter().filter(|r| r["runtime"] == "once").collect();
+    assert_eq!(once.len(), 4, "{rows:?}");
+    assert_eq!(once[0]["status"], "failed");
+    assert!(
+        once[0]["reason"].contains("service died during the measurement (exit code 3)"),
+        "{:?}",
+        once[0]
+    );
+    assert!(
+        once[0]["reason"].contains("crashing on purpose"),
+        "{:?}",
+        once[0]
+    );
+    assert!(once[1..].iter().all(|r| r["status"] == "ok"), "{once:?}");
+    let always: Vec<_> = rows.iter().filter(|r| r["runtime"] == "always").collect();
+    assert_eq!(always.len(), 2, "two deaths, then skipped: {always:?}");
+    assert!(always.iter().all(|r| r["status"] == "failed"));
+    let conf = read_rows(&run_dir(tmp.path()).join("configurations.csv"));
+    let always_conf = conf.iter().find(|r| r["runtime"] == "always").unwrap();
+    assert_eq!(always_conf["status"], "skipped");
+    assert!(
+        always_conf["reason"].contains("died 2 time(s)"),
+        "{always_conf:?}"
+    );
+    let life = read_rows(&run_dir(tmp.path()).join("lifecycle.csv"));
+    assert_eq!(
+        life.iter().filter(|r| r["runtime"] == "once").count(),
+        2,
+        "{life:?}"
+    );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn never_healthy_and_failing_build_skip_only_their_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "sick",
+                env: &[("MODE", "never_healthy")],
+                extra: "    health: { path: /health, timeout: 1500ms, interval: 50ms }\n",
+            },
+            PyRuntime {
+                name: "unbuildable",
+                env: &[],
+                extra: "    build: [\"echo compiling; echo 'error: missing semicolon' >&2; exit 5\"]\n",
+            },
+            PyRuntime {
+                name: "fine",
+                env: &[],
+                extra: "",
+            },
+        ],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    let rows = measurements(&run);
+    assert!(
+        rows.iter()
+            .all(|r| r["runtime"] == "fine" && r["status"] == "ok"),
+        "{rows:?}"
+    );
+    assert_eq!(rows.len(), 4);
+    let conf = read_rows(&run.join("configurations.csv"));
+    let by = |n: &str| conf.iter().find(|r| r["runtime"] == n).unwrap().clone();
+    assert_eq!(by("sick")["status"], "skipped");
+    assert!(
+        by("sick")["reason"].contains("no 200 from"),
+        "{:?}",
+        by("sick")
+    );
+    assert!(
+        by("sick")["reason"].contains("status 503"),
+        "{:?}",
+        by("sick")
+    );
+    assert_eq!(by("unbuildable")["status"], "skipped");
+    let reason = by("unbuildable")["reason"].clone();
+    assert!(
+        reason.contains("exit code 5") && reason.contains("logs/build-unbuildable.log"),
+        "{reason}"
+    );
+    assert!(reason.contains("missing semicolon"), "{reason}");
+    assert_eq!(by("fine")["status"], "ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("SKIP sick") && stderr.contains("SKIP unbuildable"),
+        "{stderr}"
+    );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn a_port_in_use_stops_everything_before_it_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "blocked",
+                env: &[],
+                extra: &format!("    port: {port}\n"),
+            },
+            PyRuntime {
+                name: "nodir",
+                env: &[],
+                extra: "    dir: /nonexistent/runner-test-dir\n",
+            },
+        ],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("preflight found 2 problem(s); nothing was started"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("runtime blocked: port {port} is already in use")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("runtime nodir: directory /nonexistent/runner-test-dir does not exist"),
+        "{stderr}"
+    );
+    assert!(
+        !tmp.path().join("results/exec-test").exists()
+            || std::fs::read_dir(tmp.path().join("results/exec-test"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+    assert!(all_pids(tmp.path()).is_empty(), "nothing was started");
+}
+
+/// A run long enough to interrupt: 2 runtimes x 4 cells of ~0.6 s.
+fn long_spec(dir: &std::path::Path) -> std::path::PathBuf {
+    write_spec(
+        dir,
+        &[
+            PyRuntime {
+                name: "py-a",
+                env: &[("HELPER_CHILD", "1")],
+                extra: "",
+            },
+            PyRuntime {
+                name: "py-b",
+                env: &[],
+                extra: "",
+            },
+        ],
+        &SMALL_MATRIX.replace("duration: 300ms", "duration: 500ms"),
+    )
+}
+
+fn wait_rows(dir: &std::path::Path, n: usize) -> bool {
+    wait_for(Duration::from_secs(30), || {
+        let exp = dir.join("results/exec-test");
+        exp.is_dir()
+            && std::fs::read_dir(&exp)
+                .unwrap()
+                .flatten()
+                .any(|e| measurements(&e.path()).len() >= n)
+    })
+}
+
+#[test]
+fn sigint_mid_run_then_resume_completes_without_duplicates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = long_spec(tmp.path());
+    let child = runner()
+        .args(["exec", spec.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_rows(tmp.path(), 2), "two cells recorded");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("status.json")).unwrap()).unwrap();
+    assert_eq!(status["state"], "interrupted");
+    assert!(
+        status["message"].as_str().unwrap().contains("SIGINT"),
+        "{status}"
+    );
+    let before = measurements(&run);
+    assert!(before.len() >= 2 && before.len() < 8, "{}", before.len());
+    assert!(
+        before.iter().all(|r| r["status"] == "ok"),
+        "no partial row: {before:?}"
+    );
+    assert_no_leftovers(tmp.path());
+
+    let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let after = measurements(&run);
+    let ids: Vec<&str> = after.iter().map(|r| r["cell_id"].as_str()).collect();
+    let unique: HashSet<&str> = ids.iter().copied().collect();
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(unique.len(), 8, "no duplicates: {ids:?}");
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "earlier rows kept as they were"
+    );
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("status.json")).unwrap()).unwrap();
+    assert_eq!(status["state"], "complete");
+    assert_eq!(status["cells_done"], 8);
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn resume_refuses_a_changed_spec_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py-a",
+            env: &[],
+            extra: "",
+        }],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    let yaml = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, yaml.replace("title: exec test", "title: changed")).unwrap();
+    let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the spec changed since run"),
+        "{}",
+        text(&out)
+    );
+    let out = exec(&[
+        spec.to_str().unwrap(),
+        "--resume",
+        run.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        measurements(&run).len(),
+        4,
+        "everything was already recorded"
+    );
+}
+
+#[test]
+fn sigkilled_runner_leaves_no_service_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = long_spec(tmp.path());
+    let mut child = runner()
+        .args(["exec", spec.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Mid-cell: the first cell is recorded, the service and its helper run.
+    assert!(wait_rows(tmp.path(), 1));
+    assert!(wait_for(Duration::from_secs(5), || pids_in(
+        &tmp.path().join("pids-py-a")
+    )
+    .len()
+        == 2));
+    let pids = all_pids(tmp.path());
+    assert!(pids.iter().all(|&p| pid_alive(p)), "{pids:?}");
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let alive = wait_all_gone(&pids, Duration::from_secs(5));
+    assert!(alive.is_empty(), "survived the runner: {alive:?}");
+}

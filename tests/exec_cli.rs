@@ -437,3 +437,116 @@ fn sigkilled_runner_leaves_no_service_behind() {
     let alive = wait_all_gone(&pids, Duration::from_secs(5));
     assert!(alive.is_empty(), "survived the runner: {alive:?}");
 }
+
+#[test]
+fn training_evidence_quick_interleaved_and_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trained = tmp.path().join("trained.bin");
+    let affinity = tmp.path().join("affinity");
+    let trained_s = trained.to_str().unwrap();
+    let affinity_s = affinity.to_str().unwrap();
+    // The "trained" runtime: the training run writes trained.conf on SIGTERM,
+    // `after` turns it into trained.bin, and measured starts print the
+    // evidence line only when trained.bin exists (like -Xlog:aot).
+    let train = format!(
+        "    train:\n      env: {{ WRITE_FILE: {dir}/trained.conf }}\n      duration: 300ms\n      connections: 1\n      after: [\"cp {dir}/trained.conf {trained_s}\"]\n      produces: [{trained_s}]\n      evidence: 'cache .*trained\\.bin opened'\n",
+        dir = tmp.path().display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "trained",
+                env: &[
+                    ("EVIDENCE_LINE", &format!("[aot] cache {trained_s} opened")),
+                    ("EVIDENCE_IF", trained_s),
+                    ("AFFINITY_FILE", affinity_s),
+                ],
+                extra: &train,
+            },
+            // Declares evidence that never appears: its cells are suspect.
+            PyRuntime {
+                name: "unproven",
+                env: &[],
+                extra: &train
+                    .replace("trained.conf", "unproven.conf")
+                    .replace("trained\\.bin opened", "never printed"),
+            },
+        ],
+        &SMALL_MATRIX
+            .replace(
+                "repeats: 1",
+                "repeats: 2\norder: interleaved\naffinity: { service: [0], load: [1] }",
+            )
+            .replace("measure: { duration: 300ms }", "measure: { duration: 3s }"),
+    );
+    let out = exec(&[spec.to_str().unwrap(), "--quick"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("status.json")).unwrap()).unwrap();
+    assert_eq!(status["quick_factor"], 10);
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 16);
+    // 3 s / 10 = 300 ms measured.
+    assert!(
+        rows.iter()
+            .all(|r| (r["duration_s"].parse::<f64>().unwrap() - 0.3).abs() < 0.1),
+        "{rows:?}"
+    );
+    // Interleaved: repeat 1 of both runtimes, then repeat 2.
+    let order: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{}/r{}", r["runtime"], r["repeat"]))
+        .collect();
+    assert_eq!(order[..4], ["trained/r1"; 4]);
+    assert_eq!(order[4..8], ["unproven/r1"; 4]);
+    assert_eq!(order[8..12], ["trained/r2"; 4]);
+    let conf = read_rows(&run.join("configurations.csv"));
+    let by = |n: &str| conf.iter().find(|r| r["runtime"] == n).unwrap().clone();
+    assert_eq!(by("trained")["trained"], "true");
+    assert!(
+        by("trained")["training_evidence"].contains("opened"),
+        "{:?}",
+        by("trained")
+    );
+    assert!(
+        by("unproven")["training_evidence"].starts_with("NOT FOUND"),
+        "{:?}",
+        by("unproven")
+    );
+    for row in &rows {
+        let expected = if row["runtime"] == "trained" {
+            "ok"
+        } else {
+            "suspect"
+        };
+        assert_eq!(row["status"], expected, "{row:?}");
+    }
+    assert!(
+        rows.iter()
+            .any(|r| r["reason"].contains("training evidence not found"))
+    );
+    let life = read_rows(&run.join("lifecycle.csv"));
+    let phases: Vec<String> = life
+        .iter()
+        .map(|r| format!("{}:{}", r["runtime"], r["phase"]))
+        .collect();
+    assert_eq!(
+        phases[..2],
+        ["trained:train", "unproven:train"],
+        "{phases:?}"
+    );
+    assert_eq!(
+        life.len(),
+        6,
+        "2 trainings + 2 starts per runtime (interleaved): {phases:?}"
+    );
+    assert!(run.join("logs/train-trained.log").is_file());
+    assert_eq!(
+        std::fs::read_to_string(&affinity).unwrap(),
+        "0",
+        "service pinned to CPU 0"
+    );
+    assert_no_leftovers(tmp.path());
+}

@@ -59,7 +59,7 @@ pub fn build_runtime(
             input_hash: before,
         });
     }
-    cache.forget(&rt.name);
+    cache.forget(&rt.name, &rt.dir);
     let started = Instant::now();
     for (i, command) in rt.build.iter().enumerate() {
         append_line(
@@ -94,6 +94,7 @@ pub fn build_runtime(
     };
     let record = CacheRecord {
         input_hash: outcome.input_hash.clone(),
+        dir: rt.dir.display().to_string(),
         finished_at: crate::results::rfc3339_now(),
         seconds,
         artifact_bytes: outcome.artifact_bytes,

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::mpsc::channel;
 
 use super::progress::report_events;
-use super::run::{ExecOptions, run};
+use super::run::{ExecOptions, RunOutcome, run};
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with
 /// failed cells or skipped runtimes (or a run that could not go on),
@@ -36,6 +36,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     };
     match result {
         Ok(outcome) => {
+            render_report(&outcome, err);
             if !outcome.skipped.is_empty() || outcome.cells_failed > 0 {
                 let _ = writeln!(
                     err,
@@ -57,4 +58,18 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
             e.exit_code()
         }
     }
+}
+
+/// The report stage after a run: the single call site.
+///
+/// LEAD: wire the report stage here once the `report` branch is on main:
+/// `crate::report::render_run(&outcome.run_dir, &outcome.report_templates)`,
+/// printing the files it wrote and, on error, the error (the run itself
+/// stays valid either way). Until then, say how to render it by hand.
+fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
+    let _ = writeln!(
+        err,
+        "render the report with: runner report {}",
+        outcome.run_dir.display()
+    );
 }

@@ -60,6 +60,15 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
         .or_else(|| std::env::var("PATH").ok())
         .unwrap_or_default();
     for tool in &rt.tools {
+        if Path::new(tool).is_absolute() {
+            if !is_executable(Path::new(tool)) {
+                problems.push(format!(
+                    "runtime {}: `{tool}` does not exist or is not executable; fix the command or install it",
+                    rt.name
+                ));
+            }
+            continue;
+        }
         // Paths relative to the runtime dir (./build/server) are build outputs.
         if tool.contains('/') {
             continue;
@@ -75,15 +84,17 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
 
 /// The first executable file named `tool` in the `:`-separated `path`.
 pub fn find_on_path(tool: &str, path: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     path.split(':')
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join(tool))
-        .find(|p| {
-            p.metadata()
-                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-                .unwrap_or(false)
-        })
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
 }
 
 fn check_writable(dir: &Path) -> std::io::Result<()> {

@@ -48,6 +48,8 @@ pub struct RunOutcome {
     pub cells_failed: u64,
     /// Runtime -> why it was skipped.
     pub skipped: BTreeMap<String, String>,
+    /// The spec's report templates (empty: the report stage's defaults).
+    pub report_templates: Vec<PathBuf>,
 }
 
 impl RunOutcome {
@@ -127,7 +129,17 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
         cells_done: exec.status.cells_done,
         quick_factor: plan.quick_factor,
     });
-    exec.execute(&needed, &recorded)
+    let initial = exec.status.clone();
+    let result = exec.execute(&needed, &recorded);
+    if let Err(e) = &result {
+        // The run could not go on (e.g. the disk is full): say so in status.json.
+        let mut status = run.read_status().unwrap_or(initial);
+        status.state = RunState::Failed;
+        status.updated_at = rfc3339_now();
+        status.message = Some(one_line(&e.to_string()));
+        let _ = run.write_status(&status);
+    }
+    result
 }
 
 fn create_run(plan: &Plan, spec_text: &str) -> Result<RunDir, ExecError> {
@@ -471,6 +483,7 @@ impl<'a> Executor<'a> {
             cells_done: self.status.cells_done,
             cells_failed: self.cells_failed,
             skipped: self.skipped,
+            report_templates: self.plan.report_templates.clone(),
         })
     }
 }

@@ -550,3 +550,43 @@ fn training_evidence_quick_interleaved_and_pinned() {
     );
     assert_no_leftovers(tmp.path());
 }
+
+#[test]
+fn sigint_during_a_build_stops_the_build_promptly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let build_pids = tmp.path().join("pids-build");
+    let build = format!(
+        "    build: [\"sleep 30 & echo $! > {p}; echo $$ >> {p}; wait\"]\n",
+        p = build_pids.display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "slow-build",
+            env: &[],
+            extra: &build,
+        }],
+        SMALL_MATRIX,
+    );
+    let child = runner()
+        .args(["exec", spec.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_for(Duration::from_secs(20), || pids_in(&build_pids)
+        .len()
+        == 2));
+    let started = std::time::Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let alive = wait_all_gone(&pids_in(&build_pids), Duration::from_secs(5));
+    assert!(alive.is_empty(), "build processes survived: {alive:?}");
+    assert!(measurements(&run_dir(tmp.path())).is_empty());
+}

@@ -58,7 +58,7 @@ fn training_records_on_graceful_exit_then_creates_the_artifact() {
     let rt = py_runtime("trained", tmp.path(), port, &[]);
     let tp = train_plan(tmp.path(), "app.aot");
     let log = tmp.path().join("train-trained.log");
-    let out = train_runtime(&rt, &tp, None, &log, &mut drive_ten).unwrap();
+    let out = train_runtime(&rt, &tp, None, &log, &mut drive_ten, &|| false).unwrap();
     assert_eq!(out.driven, "10 requests");
     assert_eq!(out.stop.kind, runner::service::StopKind::Graceful);
     assert_eq!(out.produced, vec![(tmp.path().join("app.aot"), 8)]);
@@ -76,7 +76,7 @@ fn a_missing_output_is_an_error_naming_the_file() {
     let rt = py_runtime("trained", tmp.path(), free_port(), &[]);
     let tp = train_plan(tmp.path(), "never-written.aot");
     let log = tmp.path().join("train.log");
-    let err = train_runtime(&rt, &tp, None, &log, &mut drive_ten).unwrap_err();
+    let err = train_runtime(&rt, &tp, None, &log, &mut drive_ten, &|| false).unwrap_err();
     assert!(
         matches!(
             err,
@@ -102,9 +102,14 @@ fn a_failing_driver_stops_the_service() {
         &[("PID_FILE", pids.to_str().unwrap())],
     );
     let tp = train_plan(tmp.path(), "app.aot");
-    let err = train_runtime(&rt, &tp, None, &tmp.path().join("l"), &mut |_| {
-        Err("boom".into())
-    })
+    let err = train_runtime(
+        &rt,
+        &tp,
+        None,
+        &tmp.path().join("l"),
+        &mut |_| Err("boom".into()),
+        &|| false,
+    )
     .unwrap_err();
     assert!(err.to_string().contains("boom"), "{err}");
     assert!(wait_all_gone(&pids_in(&pids), Duration::from_secs(5)).is_empty());

@@ -14,6 +14,8 @@ pub enum BuildError {
         #[source]
         source: std::io::Error,
     },
+    #[error("runtime {runtime}: command `{command}` stopped: the runner was interrupted")]
+    Cancelled { runtime: String, command: String },
     #[error("runtime {runtime}: cannot read the sources in {dir} to hash them: {source}")]
     Hash {
         runtime: String,

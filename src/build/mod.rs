@@ -17,4 +17,4 @@ pub use cache::{BuildCache, CacheRecord};
 pub use env::runtime_env;
 pub use error::BuildError;
 pub use input_hash::input_hash;
-pub use steps::{BuildOutcome, build_runtime, run_logged};
+pub use steps::{BuildOutcome, build_runtime, build_runtime_unless, run_logged};

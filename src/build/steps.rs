@@ -30,6 +30,17 @@ pub fn build_runtime(
     cache: &BuildCache,
     log: &Path,
 ) -> Result<BuildOutcome, BuildError> {
+    build_runtime_unless(rt, cache, log, &|| false)
+}
+
+/// [`build_runtime`], killing the running command and returning
+/// `Cancelled` as soon as `cancelled()` is true (checked every 100 ms).
+pub fn build_runtime_unless(
+    rt: &RuntimePlan,
+    cache: &BuildCache,
+    log: &Path,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BuildOutcome, BuildError> {
     let env = runtime_env(rt);
     let hash = |rt: &RuntimePlan| {
         input_hash(&rt.dir, &rt.build, &rt.env).map_err(|source| BuildError::Hash {
@@ -72,7 +83,7 @@ pub fn build_runtime(
                 rt.build.len()
             ),
         )?;
-        run_logged(&rt.name, &rt.dir, command, &env, log)?;
+        run_logged(&rt.name, &rt.dir, command, &env, log, cancelled)?;
     }
     let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &rt.artifact
@@ -111,13 +122,15 @@ pub fn build_runtime(
 
 /// Runs `sh -c command` in `dir` with `env` added, stdout and stderr
 /// appended to `log`; a non-zero exit is an error quoting the log's tail.
-/// Shared by build steps and training's `after` commands.
+/// Shared by build steps and training's `after` commands. The command is
+/// killed when `cancelled()` turns true.
 pub fn run_logged(
     runtime: &str,
     dir: &Path,
     command: &str,
     env: &std::collections::BTreeMap<String, String>,
     log: &Path,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<(), BuildError> {
     let spawn_err = |source| BuildError::Spawn {
         runtime: runtime.to_string(),
@@ -138,12 +151,15 @@ pub fn run_logged(
         .stderr_to_stdout()
         .stdout_file(file)
         .unchecked()
-        // A build must not outlive a killed runner either.
+        // Its own process group, so that cancelling kills the compilers it
+        // started too (and a terminal's Ctrl-C reaches the runner, which
+        // decides); SIGKILLed if the runner dies.
         .before_spawn(|cmd| {
             use std::os::unix::process::CommandExt;
-            // SAFETY: prctl is async-signal-safe.
+            // SAFETY: setpgid and prctl are async-signal-safe.
             unsafe {
                 cmd.pre_exec(|| {
+                    libc::setpgid(0, 0);
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                     Ok(())
                 });
@@ -153,7 +169,25 @@ pub fn run_logged(
     for (k, v) in env {
         expr = expr.env(k, v);
     }
-    let output = expr.run().map_err(spawn_err)?;
+    let handle = expr.start().map_err(spawn_err)?;
+    let output = loop {
+        if let Some(output) = handle
+            .wait_timeout(std::time::Duration::from_millis(100))
+            .map_err(spawn_err)?
+        {
+            break output.clone();
+        }
+        if cancelled() {
+            for pid in handle.pids() {
+                crate::service::spawn::signal_group(pid as i32, libc::SIGKILL);
+            }
+            let _ = handle.kill();
+            return Err(BuildError::Cancelled {
+                runtime: runtime.to_string(),
+                command: command.to_string(),
+            });
+        }
+    };
     if output.status.success() {
         return Ok(());
     }

@@ -85,7 +85,9 @@ pub fn start_measured(
         }
     };
     lifecycle.startup_ms = Some(startup.as_secs_f64() * 1000.0);
-    match first_success(&mut service, first_cell, rt.health.timeout) {
+    match first_success(&mut service, first_cell, rt.health.timeout, &|| {
+        interrupt.is_set()
+    }) {
         Ok(d) => lifecycle.first_request_ms = Some(d.as_secs_f64() * 1000.0),
         Err(e) => {
             let reason = format!(
@@ -149,6 +151,7 @@ fn first_success(
     service: &mut Service,
     cell: &Cell,
     timeout: Duration,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<Duration, String> {
     let Some(req) = cell.requests.first() else {
         return Ok(service.spawned_at().elapsed());
@@ -156,6 +159,9 @@ fn first_success(
     let deadline = Instant::now() + timeout;
     let mut last = String::new();
     while Instant::now() < deadline {
+        if cancelled() {
+            return Err("interrupted".into());
+        }
         if !service.is_alive() {
             return Err(format!("the service exited ({})", service.exit_text()));
         }

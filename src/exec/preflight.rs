@@ -73,7 +73,7 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
         if tool.contains('/') {
             continue;
         }
-        if find_on_path(tool, &path).is_none() {
+        if find_on_path(tool, &path).is_none() && !is_shell_builtin(tool) {
             problems.push(format!(
                 "runtime {}: `{tool}` is not on PATH; install it or fix the runtime's commands",
                 rt.name
@@ -88,6 +88,19 @@ pub fn find_on_path(tool: &str, path: &str) -> Option<PathBuf> {
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join(tool))
         .find(|p| is_executable(p))
+}
+
+/// True for words `sh` knows without PATH (`cd`, `wait`, `exec`, ...).
+fn is_shell_builtin(word: &str) -> bool {
+    // With an empty PATH, `command -v` finds only builtins.
+    duct::cmd!("/bin/sh", "-c", "command -v \"$1\" >/dev/null", "sh", word)
+        .env("PATH", "")
+        .stdin_null()
+        .stdout_null()
+        .stderr_null()
+        .unchecked()
+        .run()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -107,6 +120,12 @@ fn check_writable(dir: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_builtins_need_no_path() {
+        assert!(is_shell_builtin("wait") && is_shell_builtin("cd"));
+        assert!(!is_shell_builtin("go") && !is_shell_builtin("no-such-tool-xyz"));
+    }
 
     #[test]
     fn finds_sh_but_not_a_made_up_tool() {

@@ -16,7 +16,7 @@ use super::load_config::expected;
 use super::preflight::preflight;
 use super::training::train;
 use super::verdict::one_line;
-use crate::build::{BuildCache, build_runtime};
+use crate::build::{BuildCache, build_runtime_unless};
 use crate::plan::{Plan, PlanOptions, RuntimePlan};
 use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
 use crate::results::resume::{check_spec, recorded_cells};
@@ -255,7 +255,8 @@ impl<'a> Executor<'a> {
         });
         let cache = BuildCache::for_experiment(&self.plan.results_dir);
         let log = self.run.log(&format!("build-{}", rt.name));
-        match build_runtime(rt, &cache, &log) {
+        let interrupt = self.interrupt.clone();
+        match build_runtime_unless(rt, &cache, &log, &|| interrupt.is_set()) {
             Ok(outcome) => {
                 let row = self.configurations.get_mut(&rt.name);
                 row.build_seconds = Some(outcome.seconds);

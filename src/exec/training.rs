@@ -60,7 +60,8 @@ pub fn train(
             started.elapsed().as_secs_f64()
         ))
     };
-    let result = train_runtime(rt, tp, cpus, &log, &mut drive);
+    let interrupt = ctx.interrupt;
+    let result = train_runtime(rt, tp, cpus, &log, &mut drive, &|| interrupt.is_set());
     if let Ok(outcome) = &result {
         lifecycle.startup_ms = Some(outcome.startup.as_secs_f64() * 1000.0);
         lifecycle.stop = outcome.stop.kind.as_str().into();

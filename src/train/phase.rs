@@ -23,13 +23,15 @@ pub struct TrainOutcome {
 
 /// Trains `rt` as `tp` declares; everything (service output, `after`
 /// commands) is appended to `log`. `drive` applies the training workload to
-/// the healthy service and returns a one-line summary.
+/// the healthy service and returns a one-line summary. When `cancelled()`
+/// turns true, waits and commands stop early with an error.
 pub fn train_runtime(
     rt: &RuntimePlan,
     tp: &TrainPlan,
     cpus: Option<Vec<usize>>,
     log: &Path,
     drive: &mut dyn FnMut(&Service) -> Result<String, String>,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainOutcome, TrainError> {
     let service_err = |source| TrainError::Service {
         runtime: rt.name.clone(),
@@ -46,7 +48,9 @@ pub fn train_runtime(
         cpus,
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
-    let startup = service.wait_healthy(&rt.health).map_err(service_err)?;
+    let startup = service
+        .wait_healthy_unless(&rt.health, cancelled)
+        .map_err(service_err)?;
     let driven = drive(&service).map_err(|message| TrainError::Drive {
         runtime: rt.name.clone(),
         message,
@@ -66,9 +70,11 @@ pub fn train_runtime(
             log,
             &format!("=== runner: training {} after: {command}", rt.name),
         );
-        run_logged(&rt.name, &rt.dir, command, &env, log).map_err(|source| TrainError::After {
-            runtime: rt.name.clone(),
-            source,
+        run_logged(&rt.name, &rt.dir, command, &env, log, cancelled).map_err(|source| {
+            TrainError::After {
+                runtime: rt.name.clone(),
+                source,
+            }
         })?;
     }
     let mut produced = Vec::new();

@@ -100,6 +100,8 @@ pub fn plain_line(event: &Event) -> Option<String> {
     })
 }
 
+/// Draws only from this thread (no indicatif ticker thread: the CLI's main
+/// thread holds the stderr lock, which a ticker thread would wait on forever).
 fn bar_loop(rx: Receiver<Event>) {
     let bar = ProgressBar::hidden();
     let style = ProgressStyle::with_template(
@@ -107,7 +109,15 @@ fn bar_loop(rx: Receiver<Event>) {
     )
     .expect("a valid progress template");
     let mut current = String::new();
-    for event in rx {
+    loop {
+        let event = match rx.recv_timeout(std::time::Duration::from_millis(200)) {
+            Ok(event) => event,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                bar.tick();
+                continue;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         match &event {
             Event::RunStarted {
                 cells_total,
@@ -119,7 +129,6 @@ fn bar_loop(rx: Receiver<Event>) {
                 bar.set_length(*cells_total);
                 bar.set_position(*cells_done);
                 bar.reset_eta();
-                bar.enable_steady_tick(std::time::Duration::from_millis(200));
             }
             Event::CellStarted { cell_id, .. } => {
                 current = cell_id.clone();

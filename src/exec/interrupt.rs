@@ -12,10 +12,14 @@ pub struct Interrupt {
 }
 
 impl Interrupt {
-    /// Registers SIGINT and SIGTERM handlers that set the flag.
+    /// Registers SIGINT and SIGTERM handlers that set the flag. A second
+    /// signal while the first is being handled exits at once with 130 (the
+    /// guard processes then kill the services).
     pub fn install() -> std::io::Result<Interrupt> {
         let me = Interrupt::default();
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Registered first, so it sees the flag as it was before this signal.
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&me.flag))?;
             signal_hook::flag::register(sig, Arc::clone(&me.flag))?;
             let which = Arc::clone(&me.signal);
             // SAFETY: the handler only performs an atomic store.

@@ -141,7 +141,7 @@ pub struct LifecycleRow {
     pub first_request_ms: Option<f64>,
     pub idle_rss_bytes: Option<u64>,
     pub post_load_rss_bytes: Option<u64>,
-    /// graceful | killed | died
+    /// graceful | killed | died, or failed (a training run that did not complete)
     pub stop: String,
     pub exit_status: String,
 }

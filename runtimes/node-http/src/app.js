@@ -51,6 +51,7 @@ export function work(input, workFactor) {
   let lowercase;
   let reversed;
   let stream;
+  let hash;
   if (inputBytes === input.length) {
     // Pure ASCII (any non-ASCII UTF-16 unit encodes to >= 2 bytes): the
     // native case mappings touch only a-z / A-Z here, and bytes reverse as
@@ -62,7 +63,9 @@ export function work(input, workFactor) {
     stream.latin1Write(uppercase, 0, n);
     stream.latin1Write(lowercase, n, n);
     stream.latin1Write(input, 2 * n, n);
-    stream.subarray(2 * n).reverse();
+    const tail = stream.subarray(2 * n);
+    hash = crc32(tail); // the input's bytes, before they are reversed in place
+    tail.reverse();
     reversed = stream.latin1Slice(2 * n, 3 * n);
   } else {
     // Non-ASCII: map ASCII letters only (JS's own mapping is Unicode-wide,
@@ -71,8 +74,8 @@ export function work(input, workFactor) {
     lowercase = input.replace(UPPER_ASCII, lowerRun);
     reversed = Array.from(input).reverse().join('');
     stream = Buffer.from(uppercase + lowercase + reversed, 'utf8');
+    hash = crc32(input);
   }
-  const hash = crc32(input);
   let workScore = 0;
   for (let i = 0; i < workFactor; i++) workScore = crc32(stream, workScore);
   return { input, uppercase, lowercase, reversed, hash, workScore };

@@ -113,7 +113,7 @@ func checkRuntimeInfo(t *testing.T, where string, ri *RuntimeInfo) {
 func checkWork(t *testing.T, where string, a answer, wf int, hash, score uint32) {
 	t.Helper()
 	if a.Hash == nil || *a.Hash != hash || a.WorkScore == nil || *a.WorkScore != score {
-		t.Errorf("%s: hash %v workScore %v, want %d %d", where, a.Hash, a.WorkScore, hash, score)
+		t.Errorf("%s: hash %s workScore %s, want %d %d", where, u32(a.Hash), u32(a.WorkScore), hash, score)
 	}
 	if a.WorkFactor != wf || a.Language != "go" || a.Runtime != runtime.Version() ||
 		a.LogEnabled == nil || *a.LogEnabled {
@@ -121,6 +121,13 @@ func checkWork(t *testing.T, where string, a answer, wf int, hash, score uint32)
 			where, a.WorkFactor, a.Language, a.Runtime, a.LogEnabled)
 	}
 	checkRuntimeInfo(t, where, a.RuntimeInfo)
+}
+
+func u32(p *uint32) string {
+	if p == nil {
+		return "missing"
+	}
+	return strconv.FormatUint(uint64(*p), 10)
 }
 
 func loadVectors(t *testing.T) *vectors.File {

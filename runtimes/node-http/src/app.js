@@ -87,11 +87,11 @@ export function generatedInput(size) {
 }
 
 /**
- * Parses the {size} path segment: a decimal integer (optional sign, leading
- * zeros allowed) in 1..MAX_SIZE. Returns the size, or an error message.
+ * Parses the {size} path segment: ASCII digits only (no sign; leading zeros
+ * allowed) with a value in 1..MAX_SIZE. Returns the size, or an error message.
  */
 export function parseSize(text) {
-  if (!/^[+-]?[0-9]+$/.test(text)) return { error: 'size must be a decimal integer' };
+  if (!/^[0-9]+$/.test(text)) return { error: 'size must be a decimal integer (digits only)' };
   const value = Number(text); // exact for small values; huge ones are > MAX_SIZE anyway
   if (!(value >= 1 && value <= MAX_SIZE)) return { error: `size must be between 1 and ${MAX_SIZE}` };
   return { size: value };

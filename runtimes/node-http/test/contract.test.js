@@ -110,7 +110,7 @@ describe('work function', () => {
     assert.deepEqual(parseSize('7'), { size: 7 });
     assert.deepEqual(parseSize('1048576'), { size: 1048576 });
     assert.deepEqual(parseSize('007'), { size: 7 });
-    for (const bad of ['abc', '0', '-1', '1048577', '1.5', '99999999999999999999', '', ' 7', '7 ', '0x10', '1e3']) {
+    for (const bad of ['abc', '0', '-1', '1048577', '1.5', '99999999999999999999', '', ' 7', '7 ', '0x10', '1e3', '+7', '-0']) {
       assert.ok(parseSize(bad).error, `${JSON.stringify(bad)} must be rejected`);
     }
   });
@@ -173,6 +173,15 @@ describe('HTTP handler', () => {
       assert.equal(typeof body.error, 'string');
       if (e.status === 404) assert.equal(body.error, 'not found');
       if (e.status === 405) assert.equal(body.error, 'method not allowed');
+    });
+  }
+
+  for (const v of vectors.generated_paths) {
+    test(`GET ${v.path} -> ${v.status}`, async () => {
+      const { port } = servers.get(1);
+      const body = assertJsonAnswer(await request(port, v.path), v.status);
+      if (v.hash !== undefined) assert.equal(body.hash, v.hash);
+      if (v.inputLength !== undefined) assert.equal(body.input.length, v.inputLength);
     });
   }
 

@@ -203,6 +203,22 @@ func TestErrorVectors(t *testing.T) {
 	}
 }
 
+func TestGeneratedPathVectors(t *testing.T) {
+	base := newServers(t).url(1)
+	for _, v := range loadVectors(t).GeneratedPaths {
+		resp, a := do(t, http.MethodGet, base+v.Path)
+		if resp.StatusCode != v.Status {
+			t.Errorf("GET %s: status %d, want %d", v.Path, resp.StatusCode, v.Status)
+		}
+		if v.Hash != nil && (a.Hash == nil || *a.Hash != *v.Hash) {
+			t.Errorf("GET %s: hash %v, want %d", v.Path, a.Hash, *v.Hash)
+		}
+		if v.InputLength != 0 && len(a.Input) != v.InputLength {
+			t.Errorf("GET %s: input length %d, want %d", v.Path, len(a.Input), v.InputLength)
+		}
+	}
+}
+
 func TestMoreBadRequests(t *testing.T) {
 	base := newServers(t).url(1)
 	cases := []struct {

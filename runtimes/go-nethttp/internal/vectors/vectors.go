@@ -41,11 +41,21 @@ type Error struct {
 	Status int    `json:"status"`
 }
 
+// PathCheck is a good request whose path spelling matters (e.g. leading
+// zeros in the size), with what its answer must carry.
+type PathCheck struct {
+	Path        string  `json:"path"`
+	Status      int     `json:"status"`
+	Hash        *uint32 `json:"hash"`        // absent: not checked
+	InputLength int     `json:"inputLength"` // 0: not checked
+}
+
 // File is the whole vector file.
 type File struct {
-	Generated []Generated `json:"generated"`
-	Strings   []String    `json:"strings"`
-	Errors    []Error     `json:"errors"`
+	Generated      []Generated `json:"generated"`
+	Strings        []String    `json:"strings"`
+	Errors         []Error     `json:"errors"`
+	GeneratedPaths []PathCheck `json:"generated_paths"`
 }
 
 // Load finds contract/vectors.json by walking up from the working directory

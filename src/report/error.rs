@@ -48,7 +48,7 @@ pub enum ReportError {
     },
 
     #[error(
-        "template {template}{}: {detail}\n{debug}\
+        "template {template}{}: {detail}\n{debug}\n\
          See docs/templates.md for every context variable and filter.",
         line.map(|l| format!(", line {l}")).unwrap_or_default()
     )]

@@ -123,12 +123,23 @@ fn read_plan_titles(path: &Path) -> Result<(Option<String>, Option<String>), Rep
 fn read_csv<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {
     let text = read_text(path, what)?;
     let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().cloned().unwrap_or_default();
     let mut rows = Vec::new();
     for record in reader.deserialize() {
-        let row = record.map_err(|e| ReportError::Csv {
-            path: path.to_path_buf(),
-            line: e.position().map(|p| p.line()).unwrap_or(0),
-            detail: e.to_string(),
+        let row = record.map_err(|e| {
+            // Name the column: "field 21" alone sends the reader counting commas.
+            let column = match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err
+                    .field()
+                    .and_then(|i| headers.get(i as usize))
+                    .map(|name| format!("column `{name}`: {}", err.kind())),
+                _ => None,
+            };
+            ReportError::Csv {
+                path: path.to_path_buf(),
+                line: e.position().map(|p| p.line()).unwrap_or(0),
+                detail: column.unwrap_or_else(|| e.to_string()),
+            }
         })?;
         rows.push(row);
     }

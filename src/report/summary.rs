@@ -36,7 +36,7 @@ pub struct CellSummary {
     pub rps_mean: Option<f64>,
     pub rps_min: Option<f64>,
     pub rps_max: Option<f64>,
-    /// `(max - min) / median` of throughput over repeats.
+    /// `(max - min) / median` of throughput over repeats; none with a single repeat.
     pub rps_spread: Option<f64>,
     /// Latency percentiles: median over repeats, milliseconds.
     pub p50_ms: Option<f64>,
@@ -62,7 +62,7 @@ impl CellSummary {
             mean: self.rps_mean?,
             min: self.rps_min?,
             max: self.rps_max?,
-            spread: self.rps_spread?,
+            spread: self.rps_spread.unwrap_or(0.0),
         })
     }
 }
@@ -275,7 +275,8 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         rps_mean: spread.map(|s| round_to(s.mean, 1)),
         rps_min: spread.map(|s| round_to(s.min, 1)),
         rps_max: spread.map(|s| round_to(s.max, 1)),
-        rps_spread: spread.map(|s| round_to(s.spread, 4)),
+        // One repeat says nothing about noise: no spread rather than a reassuring 0%.
+        rps_spread: spread.filter(|s| s.n >= 2).map(|s| round_to(s.spread, 4)),
         p50_ms: med(|r| r.latency_p50_ms),
         p95_ms: med(|r| r.latency_p95_ms),
         p99_ms: med(|r| r.latency_p99_ms),

@@ -18,7 +18,8 @@ enum Command {
     Report {
         /// The run directory, e.g. results/<experiment>/<run-id>.
         run_dir: PathBuf,
-        /// Templates to render instead of the built-in report.md.j2 and report.html.j2.
+        /// Templates to render (default: the spec's report.templates, else the built-in
+        /// report.md.j2 and report.html.j2).
         #[arg(long, num_args = 1..)]
         templates: Vec<PathBuf>,
     },
@@ -66,7 +67,7 @@ fn main() -> ExitCode {
 }
 
 fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
-    match runner::report::render_run(run_dir, templates) {
+    match runner::report::report_command(run_dir, templates) {
         Ok(rendered) => {
             for file in &rendered.files {
                 println!("wrote {}", file.display());

@@ -53,31 +53,3 @@ fn an_undefined_template_variable_names_template_line_and_name() {
         "nothing written on a template error"
     );
 }
-
-#[test]
-fn a_custom_template_renders_next_to_the_run_without_its_suffix() {
-    let (tmp, run) = copy_fixture("base");
-    let template = tmp.path().join("brief.txt.j2");
-    std::fs::write(
-        &template,
-        "{% for p in peaks %}{{ p.runtime }} {{ p.payload }}: {{ p.rps_median | fmt_rps }} req/s, p99 {{ p.p99_ms | fmt_ms }}\n{% endfor %}",
-    )
-    .unwrap();
-    runner()
-        .arg("report")
-        .arg(&run)
-        .arg("--templates")
-        .arg(&template)
-        .assert()
-        .success();
-    let brief = std::fs::read_to_string(run.join("brief.txt")).unwrap();
-    assert!(
-        brief.starts_with("go-stdlib 7: 20,389 req/s, p99 14.2 ms\n"),
-        "{brief}"
-    );
-    assert_eq!(brief.lines().count(), 6);
-    assert!(
-        !run.join("report.md").exists(),
-        "only the requested templates render"
-    );
-}

@@ -63,6 +63,14 @@ pub fn pct(fraction: f64, decimals: usize, signed: bool) -> String {
     }
 }
 
+/// Text made safe for one Markdown table cell: `|` escaped, line breaks
+/// flattened, so a reason or log line cannot break the table.
+pub fn md_cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +90,6 @@ mod tests {
         assert_eq!(pct(0.0312, 1, false), "3.1%");
         assert_eq!(pct(0.2, 1, true), "+20.0%");
         assert_eq!(pct(-0.2, 1, true), "-20.0%");
+        assert_eq!(md_cell("a|b\nc"), "a\\|b c");
     }
 }

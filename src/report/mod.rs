@@ -73,26 +73,17 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     })
 }
 
-/// Renders one template of a run to a string with a fixed generation time:
-/// what the golden tests compare.
-pub fn render_to_string(
+/// `runner report RUN_DIR [--templates ...]`: the given templates, else the
+/// spec's `report.templates` recorded in the run's plan.json, else the defaults.
+pub fn report_command(
     run_dir: &Path,
-    template: &str,
-    generated_at: &str,
-) -> Result<String, ReportError> {
-    let run = RunData::load(run_dir)?;
-    let summary = Summary::of(&run);
-    let charts = charts::all(&summary)?;
-    let templates = match template {
-        "report.md.j2" | "report.html.j2" => templating::load_templates(&[])?
-            .into_iter()
-            .filter(|t| t.name == template)
-            .collect(),
-        path => templating::load_templates(&[PathBuf::from(path)])?,
-    };
-    let env = templating::environment(&templates)?;
-    let ctx = context::build(&run, &summary, &charts, generated_at);
-    templating::render(&env, &templates[0], &ctx)
+    templates: &[PathBuf],
+) -> Result<RenderedReport, ReportError> {
+    if templates.is_empty() {
+        let run = RunData::load(run_dir)?;
+        return render_run(run_dir, &run.report_templates);
+    }
+    render_run(run_dir, templates)
 }
 
 fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {

@@ -24,6 +24,8 @@ pub struct RunData {
     /// Title and description from plan.json, when present.
     pub title: Option<String>,
     pub description: Option<String>,
+    /// The spec's `report.templates` as resolved in plan.json (empty: defaults).
+    pub report_templates: Vec<PathBuf>,
 }
 
 impl RunData {
@@ -53,7 +55,7 @@ impl RunData {
             &dir.join(MEASUREMENTS_FILE),
             "measurements.csv, one row per measured cell",
         )?;
-        let (title, description) = read_plan_titles(&dir.join(PLAN_FILE))?;
+        let plan = read_plan(&dir.join(PLAN_FILE))?;
         Ok(RunData {
             dir: dir.to_path_buf(),
             status,
@@ -61,8 +63,9 @@ impl RunData {
             configurations,
             lifecycle,
             measurements,
-            title,
-            description,
+            title: plan.title,
+            description: plan.description,
+            report_templates: plan.report_templates,
         })
     }
 
@@ -105,10 +108,18 @@ fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, 
     })
 }
 
-/// The experiment's title and description, from plan.json if the run has one.
-fn read_plan_titles(path: &Path) -> Result<(Option<String>, Option<String>), ReportError> {
+/// What the report uses from plan.json (read loosely: the Plan is the plan
+/// stage's contract, and a report must not break when it gains fields).
+#[derive(Default)]
+struct PlanExtract {
+    title: Option<String>,
+    description: Option<String>,
+    report_templates: Vec<PathBuf>,
+}
+
+fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
     if !path.exists() {
-        return Ok((None, None));
+        return Ok(PlanExtract::default());
     }
     let plan: serde_json::Value = read_json(path, "plan.json")?;
     let field = |name: &str| {
@@ -117,7 +128,21 @@ fn read_plan_titles(path: &Path) -> Result<(Option<String>, Option<String>), Rep
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     };
-    Ok((field("title"), field("description")))
+    let report_templates = plan
+        .get("report_templates")
+        .and_then(|v| v.as_array())
+        .map(|list| {
+            list.iter()
+                .filter_map(|t| t.as_str())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(PlanExtract {
+        title: field("title"),
+        description: field("description"),
+        report_templates,
+    })
 }
 
 fn read_csv<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {

@@ -109,6 +109,12 @@ pub fn environment(templates: &[TemplateSource]) -> Result<Environment<'static>,
     env.add_filter("fmt_num", |v: Value, decimals: Option<usize>| {
         optional(v, |f| format!("{f:.*}", decimals.unwrap_or(2)))
     });
+    env.add_filter("md_cell", |v: Value| {
+        if v.is_none() || v.is_undefined() {
+            return format::MISSING.to_string();
+        }
+        format::md_cell(&v.to_string())
+    });
     env.add_filter("or_dash", |v: Value| {
         if v.is_none() || v.is_undefined() || v.as_str() == Some("") {
             format::MISSING.to_string()

@@ -81,7 +81,7 @@ fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {:#}", anyhow::Error::new(e));
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
@@ -100,12 +100,9 @@ fn compare(
             print!("{}", outcome.output);
             ExitCode::from(outcome.exit_code)
         }
-        Err(e @ runner::report::ReportError::NotComparable { .. }) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        // Not comparable, or unreadable: 2, never 1 (which means "regression").
         Err(e) => {
-            eprintln!("error: {:#}", anyhow::Error::new(e));
+            eprintln!("error: {e}");
             ExitCode::from(2)
         }
     }

@@ -121,3 +121,31 @@ fn a_bad_threshold_is_explained() {
             "expected a percentage such as `5%`",
         ));
 }
+
+#[test]
+fn a_configuration_that_failed_entirely_in_b_counts_as_a_regression() {
+    let (_tmp, run) = copy_fixture("base");
+    let path = run.join("measurements.csv");
+    let text: String = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if l.starts_with("jdk-jvm/payload=7/concurrency=1/r") {
+                l.replace(",ok,", ",failed,service died") + "\n"
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    runner()
+        .arg("compare")
+        .arg(fixtures().join("base"))
+        .arg(&run)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "| `jdk-jvm/payload=7/concurrency=1` | 7,057 | — |",
+        ))
+        .stdout(predicate::str::contains("**FAILED in B**"));
+}

@@ -89,3 +89,26 @@ fn wins_call_a_tie_inside_the_noise() {
     // A 31% lead with disjoint ranges is a win.
     assert!(line("payload=7,concurrency=1").contains(",go-stdlib,go-stdlib,"));
 }
+
+#[test]
+fn an_interrupted_run_without_measurements_still_renders() {
+    let (_tmp, run) = copy_fixture("base");
+    let header = std::fs::read_to_string(run.join("measurements.csv"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(run.join("measurements.csv"), header + "\n").unwrap();
+    std::fs::remove_file(run.join("lifecycle.csv")).unwrap();
+    replace_in(&run, "status.json", "\"complete\"", "\"running\"");
+    runner().arg("report").arg(&run).assert().success();
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(md.contains("**No measurements in this run yet**"), "{md}");
+    assert!(md.contains("No service start was recorded"));
+    assert!(!md.contains("## Peak throughput"));
+    assert!(
+        md.contains("| rust-hyper | skipped"),
+        "configuration still reported"
+    );
+}

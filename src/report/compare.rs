@@ -54,6 +54,8 @@ pub struct CompareOutcome {
 pub enum Verdict {
     /// Significant and slower by more than the threshold.
     Regression,
+    /// Every repeat failed in B where A had usable ones: counted as a regression.
+    Failed,
     /// Significant and faster by more than the threshold.
     Improvement,
     /// Significant, but smaller than the threshold.
@@ -68,6 +70,7 @@ impl Verdict {
     fn label(self) -> &'static str {
         match self {
             Verdict::Regression => "REGRESSION",
+            Verdict::Failed => "FAILED in B",
             Verdict::Improvement => "improvement",
             Verdict::BelowThreshold => "below threshold",
             Verdict::WithinNoise => "within noise",
@@ -116,6 +119,7 @@ pub struct Comparison {
     pub cells: Vec<CellChange>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
+    /// Regressions plus configurations that failed entirely in B.
     pub regressions: usize,
     pub improvements: usize,
 }
@@ -242,7 +246,7 @@ fn compare(
         forced,
         regressions: cells
             .iter()
-            .filter(|c| c.verdict == Verdict::Regression)
+            .filter(|c| matches!(c.verdict, Verdict::Regression | Verdict::Failed))
             .count(),
         improvements: cells
             .iter()
@@ -314,6 +318,7 @@ fn compare_cell(
     };
     let test = mann_whitney(&xa, &xb);
     let verdict = match (change, test, ranges_overlap) {
+        _ if ca.rps_median.is_some() && cb.rps_median.is_none() => Verdict::Failed,
         (Some(change), Some(t), Some(overlap)) if xa.len() >= 4 && xb.len() >= 4 => {
             if t.p >= ALPHA || overlap {
                 Verdict::WithinNoise
@@ -391,7 +396,7 @@ pub fn markdown(c: &Comparison) -> String {
     );
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for cell in &c.cells {
-        let verdict = if cell.verdict == Verdict::Regression {
+        let verdict = if matches!(cell.verdict, Verdict::Regression | Verdict::Failed) {
             format!("**{}**", cell.verdict.label())
         } else {
             cell.verdict.label().to_string()

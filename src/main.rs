@@ -32,6 +32,7 @@ enum Command {
         /// Smallest relative throughput change that is flagged, e.g. 5%.
         #[arg(long, default_value = "5%", value_parser = parse_threshold)]
         threshold: f64,
+        /// Output: a Markdown table, or JSON for scripts.
         #[arg(long, value_enum, default_value = "md")]
         format: runner::report::CompareFormat,
         /// Compare even when host, toolchains or spec differ (with a loud warning).

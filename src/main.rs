@@ -1,4 +1,5 @@
 //! The `runner` CLI: the only place that uses anyhow and prints.
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -12,9 +13,98 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Re-render the summaries, charts and reports of a past run (runs nothing).
+    Report {
+        /// The run directory, e.g. results/<experiment>/<run-id>.
+        run_dir: PathBuf,
+        /// Templates to render (default: the spec's report.templates, else the built-in
+        /// report.md.j2 and report.html.j2).
+        #[arg(long, num_args = 1..)]
+        templates: Vec<PathBuf>,
+    },
+    /// Compare two runs cell by cell; exit 1 on a significant regression, 2 if not comparable.
+    Compare {
+        /// The baseline run directory.
+        run_a: PathBuf,
+        /// The run to judge against the baseline.
+        run_b: PathBuf,
+        /// Smallest relative throughput change that is flagged, e.g. 5%.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        threshold: f64,
+        /// Output: a Markdown table, or JSON for scripts.
+        #[arg(long, value_enum, default_value = "md")]
+        format: runner::report::CompareFormat,
+        /// Compare even when host, toolchains or spec differ (with a loud warning).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    runner::report::parse_threshold(text).map_err(|e| e.to_string())
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Report { run_dir, templates } => report(&run_dir, &templates),
+        Command::Compare {
+            run_a,
+            run_b,
+            threshold,
+            format,
+            force,
+        } => compare(
+            &run_a,
+            &run_b,
+            runner::report::CompareOptions {
+                threshold,
+                force,
+                format,
+            },
+        ),
+    }
+}
+
+fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
+    match runner::report::report_command(run_dir, templates) {
+        Ok(rendered) => {
+            for file in &rendered.files {
+                println!("wrote {}", file.display());
+            }
+            if rendered.failed_rows + rendered.suspect_rows > 0 {
+                eprintln!(
+                    "note: {} failed and {} suspect measurement row(s), listed in the report",
+                    rendered.failed_rows, rendered.suspect_rows
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn compare(
+    run_a: &std::path::Path,
+    run_b: &std::path::Path,
+    options: runner::report::CompareOptions,
+) -> ExitCode {
+    match runner::report::compare_command(run_a, run_b, &options) {
+        Ok(outcome) => {
+            for w in &outcome.warnings {
+                eprintln!("{w}");
+            }
+            print!("{}", outcome.output);
+            ExitCode::from(outcome.exit_code)
+        }
+        // Not comparable, or unreadable: 2, never 1 (which means "regression").
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

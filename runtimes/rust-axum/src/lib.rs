@@ -85,9 +85,7 @@ impl Settings {
         };
         let port = match get("PORT") {
             None => 8080,
-            Some(v) => v
-                .parse::<u16>()
-                .map_err(|_| format!("PORT={v:?} is not a port number (0-65535)"))?,
+            Some(v) => v.parse::<u16>().map_err(|_| format!("PORT={v:?} is not a port number (0-65535)"))?,
         };
         let work_factor = match get("WORK_FACTOR") {
             None => 1,
@@ -336,11 +334,11 @@ async fn log_request(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let response = next.run(request).await;
-    let elapsed_us = start.elapsed().as_secs_f64() * 1e6;
+    let elapsed = start.elapsed();
     let status = response.status().as_u16();
     match response.extensions().get::<InputSize>() {
-        Some(InputSize(size)) => tracing::info!(%method, %path, size, status, elapsed_us, "request"),
-        None => tracing::info!(%method, %path, status, elapsed_us, "request"),
+        Some(InputSize(size)) => tracing::info!(%method, %path, size, status, ?elapsed, "request"),
+        None => tracing::info!(%method, %path, status, ?elapsed, "request"),
     }
     response
 }

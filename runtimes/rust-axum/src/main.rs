@@ -35,7 +35,7 @@ fn main() -> ExitCode {
 
 async fn run(settings: Settings) -> ExitCode {
     let addr = SocketAddr::new(settings.host, settings.port);
-    let listener = match tokio::net::TcpListener::bind(addr).await {
+    let listener = match listen(addr) {
         Ok(listener) => listener,
         Err(err) => {
             eprintln!("rust-axum-service: cannot listen on {addr}: {err}");
@@ -62,6 +62,17 @@ async fn run(settings: Settings) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Binds like `TcpListener::bind` (SO_REUSEADDR) but with a backlog of
+/// 4096 (the kernel clamps it to net.core.somaxconn, as Go does) instead of
+/// the 128 that std/mio/tokio use, so a load generator opening hundreds of
+/// connections at once does not see SYN drops.
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
 }
 
 /// Completes on SIGTERM or SIGINT (Ctrl-C).

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use rust_axum_service::{AppState, Settings, generated_input, parse_size, serve, work, SizeError};
+use rust_axum_service::{AppState, Settings, SizeError, generated_input, parse_size, serve, work};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -233,8 +233,8 @@ async fn every_vector_over_http() {
     }
     for (path, vector) in &cases {
         let wf = work_factor_of(vector);
-        if !servers.contains_key(&wf) {
-            servers.insert(wf, start(wf, false).await);
+        if let std::collections::hash_map::Entry::Vacant(slot) = servers.entry(wf) {
+            slot.insert(start(wf, false).await);
         }
         let mut client = Client::connect(servers[&wf].addr).await;
         // Twice on the same connection: keep-alive works and answers are stable.

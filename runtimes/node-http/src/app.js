@@ -81,6 +81,15 @@ export function work(input, workFactor) {
   return { input, uppercase, lowercase, reversed, hash, workScore };
 }
 
+/** Percent-decodes a path segment; a malformed escape yields '' (rejected as a size). */
+function decodeSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
 /** The input for /api/generated/{size}: "Helidon" for 7, else size x "x". */
 export function generatedInput(size) {
   return size === 7 ? 'Helidon' : 'x'.repeat(size);
@@ -196,7 +205,8 @@ export function createServer(options) {
         const segment = path.slice(15);
         if (segment.length === 0 || segment.includes('/')) return sendFixed(res, NOT_FOUND), -1;
         if (!isGet) return sendFixed(res, METHOD_NOT_ALLOWED), -1;
-        const parsed = parseSize(segment);
+        // Percent-decode like any path segment (`%37` is 7); only then check the digits.
+        const parsed = segment.includes('%') ? parseSize(decodeSegment(segment)) : parseSize(segment);
         if (parsed.error !== undefined) return sendFixed(res, badSizeResponse(parsed.error)), -1;
         return sendWork(res, generatedInput(parsed.size));
       }

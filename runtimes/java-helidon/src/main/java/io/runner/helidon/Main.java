@@ -33,6 +33,13 @@ public final class Main {
             System.exit(1);
             return;
         }
+        if (!server.isRunning() || server.port() <= 0) {
+            // Helidon logs the cause (e.g. address already in use) and returns a stopped server
+            System.err.println("java-helidon: cannot start the server on " + settings.host() + ":" + settings.port()
+                                       + " (see the log above)");
+            System.exit(1);
+            return;
+        }
         System.out.println("java-helidon listening on http://" + settings.host() + ":" + server.port()
                                    + " (WORK_FACTOR=" + settings.workFactor()
                                    + ", LOG_REQUESTS=" + settings.logRequests()

@@ -31,6 +31,8 @@ public final class Service {
     private static final byte[] NOT_FOUND = Json.ascii("{\"error\":\"not found\"}");
     private static final byte[] METHOD_NOT_ALLOWED = Json.ascii("{\"error\":\"method not allowed\"}");
     private static final byte[] SIZE_NOT_INTEGER = Json.ascii("{\"error\":\"size must be a decimal integer\"}");
+    private static final byte[] BAD_STRING_VALUE =
+            Json.ascii("{\"error\":\"value is not valid percent-encoded UTF-8\"}");
     private static final byte[] SIZE_OUT_OF_RANGE =
             Json.ascii("{\"error\":\"size must be between 1 and " + Work.MAX_SIZE + "\"}");
 
@@ -115,9 +117,16 @@ public final class Service {
 
     private void strings(ServerRequest req, ServerResponse res) {
         long t0 = log ? System.nanoTime() : 0L;
-        // the routed path parameter is already percent-decoded (UTF-8)
-        String value = req.path().pathParameters().get("value");
-        work(req, res, value.getBytes(StandardCharsets.UTF_8), t0);
+        // Helidon's routed parameter is decoded leniently (bad UTF-8 becomes
+        // U+FFFD); the contract wants a 400 there, so decode the raw segment strictly.
+        String rawPath = req.path().rawPath();
+        byte[] value = Work.percentDecodeUtf8(rawPath.substring(rawPath.lastIndexOf('/') + 1));
+        if (value == null) {
+            send(req, res, Status.BAD_REQUEST_400, BAD_STRING_VALUE, BAD_STRING_VALUE.length);
+            logRequest(req, 0, t0, Status.BAD_REQUEST_400);
+            return;
+        }
+        work(req, res, value, t0);
     }
 
     private void work(ServerRequest req, ServerResponse res, byte[] input, long t0) {

@@ -1,5 +1,9 @@
 package io.runner.helidon;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 
@@ -37,6 +41,44 @@ public final class Work {
      * @param size 1..MAX_SIZE
      * @return the UTF-8 (here ASCII) bytes of the input
      */
+    /**
+     * Percent-decodes one raw path segment into bytes and checks they are valid
+     * UTF-8; returns null for a malformed escape or invalid UTF-8 (a 400).
+     */
+    public static byte[] percentDecodeUtf8(String raw) {
+        byte[] out = new byte[raw.length()];
+        int n = 0;
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= raw.length()) {
+                    return null;
+                }
+                int hi = Character.digit(raw.charAt(i + 1), 16);
+                int lo = Character.digit(raw.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                out[n++] = (byte) ((hi << 4) | lo);
+                i += 2;
+            } else if (c < 0x80) {
+                out[n++] = (byte) c;
+            } else {
+                return null; // a raw request line carries ASCII only
+            }
+        }
+        byte[] bytes = Arrays.copyOf(out, n);
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes));
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+        return bytes;
+    }
+
     public static byte[] generatedInput(int size) {
         if (size == 7) {
             return HELIDON.clone();

@@ -35,26 +35,114 @@ enum Command {
     },
     /// Print the JSON Schema of the spec (for editors' YAML language servers).
     Schema,
+    /// Re-render the summaries, charts and reports of a past run (runs nothing).
+    Report {
+        /// The run directory, e.g. results/<experiment>/<run-id>.
+        run_dir: PathBuf,
+        /// Templates to render (default: the spec's report.templates, else the built-in
+        /// report.md.j2 and report.html.j2).
+        #[arg(long, num_args = 1..)]
+        templates: Vec<PathBuf>,
+    },
+    /// Compare two runs cell by cell; exit 1 on a significant regression, 2 if not comparable.
+    Compare {
+        /// The baseline run directory.
+        run_a: PathBuf,
+        /// The run to judge against the baseline.
+        run_b: PathBuf,
+        /// Smallest relative throughput change that is flagged, e.g. 5%.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        threshold: f64,
+        /// Output: a Markdown table, or JSON for scripts.
+        #[arg(long, value_enum, default_value = "md")]
+        format: runner::report::CompareFormat,
+        /// Compare even when host, toolchains or spec differ (with a loud warning).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    runner::report::parse_threshold(text).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let status = match cli.command {
-        Command::Validate { specs } => runner::spec::commands::validate(&specs, &mut out, &mut err),
+    match cli.command {
+        Command::Validate { specs } => {
+            ExitCode::from(runner::spec::commands::validate(&specs, &mut out, &mut err))
+        }
         Command::Plan {
             spec,
             only,
             quick,
             format,
-        } => runner::spec::commands::plan(
+        } => ExitCode::from(runner::spec::commands::plan(
             &spec,
             &runner::plan::PlanOptions { only, quick },
             format,
             &mut out,
             &mut err,
+        )),
+        Command::Schema => ExitCode::from(runner::spec::commands::schema(&mut out)),
+        Command::Report { run_dir, templates } => report(&run_dir, &templates),
+        Command::Compare {
+            run_a,
+            run_b,
+            threshold,
+            format,
+            force,
+        } => compare(
+            &run_a,
+            &run_b,
+            runner::report::CompareOptions {
+                threshold,
+                force,
+                format,
+            },
         ),
-        Command::Schema => runner::spec::commands::schema(&mut out),
-    };
-    ExitCode::from(status)
+    }
+}
+
+fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
+    match runner::report::report_command(run_dir, templates) {
+        Ok(rendered) => {
+            for file in &rendered.files {
+                println!("wrote {}", file.display());
+            }
+            if rendered.failed_rows + rendered.suspect_rows > 0 {
+                eprintln!(
+                    "note: {} failed and {} suspect measurement row(s), listed in the report",
+                    rendered.failed_rows, rendered.suspect_rows
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn compare(
+    run_a: &std::path::Path,
+    run_b: &std::path::Path,
+    options: runner::report::CompareOptions,
+) -> ExitCode {
+    match runner::report::compare_command(run_a, run_b, &options) {
+        Ok(outcome) => {
+            for w in &outcome.warnings {
+                eprintln!("{w}");
+            }
+            print!("{}", outcome.output);
+            ExitCode::from(outcome.exit_code)
+        }
+        // Not comparable, or unreadable: 2, never 1 (which means "regression").
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -60,6 +60,20 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Check that the runtimes answer the spec's `verify` requests identically:
+    /// exit 0 when equivalent, 1 on any difference, 2 on spec/preflight errors.
+    Verify {
+        /// Spec file (YAML) with a `verify:` list.
+        spec: PathBuf,
+        /// Keep only KEY (usually `runtime`) in VALUE[,VALUE]; repeatable.
+        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+        only: Vec<String>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: runner::verify::VerifyFormat,
+        /// Do not fail because a runtime was skipped for a missing toolchain.
+        #[arg(long)]
+        allow_skipped: bool,
+    },
 }
 
 fn parse_threshold(text: &str) -> Result<f64, String> {
@@ -102,6 +116,21 @@ fn main() -> ExitCode {
                 format,
             },
         ),
+        Command::Verify {
+            spec,
+            only,
+            format,
+            allow_skipped,
+        } => ExitCode::from(runner::verify::verify_command(
+            &spec,
+            &runner::verify::VerifyOptions {
+                only,
+                format,
+                allow_skipped,
+            },
+            &mut out,
+            &mut err,
+        )),
     }
 }
 

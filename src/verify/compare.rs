@@ -92,22 +92,17 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
     for r in records {
         match &r.outcome {
             Outcome::Ran => {}
-            Outcome::Skipped { reason } if allow_skipped => {
-                let _ = reason;
-                skipped_allowed += 1;
-            }
+            Outcome::Skipped { .. } if allow_skipped => skipped_allowed += 1,
             Outcome::Skipped { reason } => differences.push(Difference::Skipped {
                 runtime: r.name.clone(),
                 reason: reason.clone(),
             }),
-            Outcome::Failed { stage, reason, log } => {
-                differences.push(Difference::RuntimeFailed {
-                    runtime: r.name.clone(),
-                    stage: stage.as_str().to_string(),
-                    reason: reason.clone(),
-                    log: log.display().to_string(),
-                })
-            }
+            Outcome::Failed { stage, reason, log } => differences.push(Difference::RuntimeFailed {
+                runtime: r.name.clone(),
+                stage: stage.as_str().to_string(),
+                reason: reason.clone(),
+                log: log.display().to_string(),
+            }),
         }
     }
 
@@ -167,7 +162,12 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
         for field in &request.compare {
             let values: Vec<(String, Option<Value>)> = comparable
                 .iter()
-                .map(|(name, json)| (name.to_string(), json.and_then(|j| lookup(j, field)).cloned()))
+                .map(|(name, json)| {
+                    (
+                        name.to_string(),
+                        json.and_then(|j| lookup(j, field)).cloned(),
+                    )
+                })
                 .collect();
             let odd = odd_ones_out(&values);
             if odd.is_empty() {
@@ -355,7 +355,10 @@ mod tests {
             ),
         ];
         let v = compare(&reqs, &recs, false);
-        assert!(matches!(v.differences[0], Difference::NoAnswer { .. }) || matches!(v.differences[0], Difference::NotJson { .. }));
+        assert!(
+            matches!(v.differences[0], Difference::NoAnswer { .. })
+                || matches!(v.differences[0], Difference::NotJson { .. })
+        );
         assert_eq!(v.differences.len(), 2);
         assert_eq!(v.answered, 2);
     }

@@ -73,7 +73,7 @@ fn grid(out: &mut String, verdict: &Verdict) {
     for (r, w) in verdict.runtimes.iter().zip(&widths) {
         let _ = write!(out, "  {r:<w$}");
     }
-    out.push('\n');
+    end_line(out);
     for (name, marks) in &verdict.grid {
         let _ = write!(out, "{name:<first$}");
         for (mark, w) in marks.iter().zip(&widths) {
@@ -87,10 +87,15 @@ fn grid(out: &mut String, verdict: &Verdict) {
             };
             let _ = write!(out, "  {cell:<w$}");
         }
-        let trimmed = out.trim_end_matches(' ').len();
-        out.truncate(trimmed);
-        out.push('\n');
+        end_line(out);
     }
+}
+
+/// Ends a padded line without its trailing spaces.
+fn end_line(out: &mut String) {
+    let trimmed = out.trim_end_matches(' ').len();
+    out.truncate(trimmed);
+    out.push('\n');
 }
 
 fn lifecycle(out: &mut String, records: &[RuntimeRecord]) {
@@ -193,11 +198,7 @@ pub fn show_value(value: Option<&Value>) -> String {
     }
     let head: String = text.chars().take(MAX_VALUE_CHARS - 24).collect();
     let digest = hex::encode(Sha256::digest(text.as_bytes()));
-    format!(
-        "{head}... ({} bytes, sha256 {})",
-        text.len(),
-        &digest[..12]
-    )
+    format!("{head}... ({} bytes, sha256 {})", text.len(), &digest[..12])
 }
 
 #[cfg(test)]

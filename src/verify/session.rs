@@ -23,7 +23,11 @@ pub struct Context<'a> {
 }
 
 /// Runs the whole session of `rt` and records what happened.
-pub fn check_runtime(rt: &RuntimePlan, requests: &[VerifyPlan], ctx: &mut Context) -> RuntimeRecord {
+pub fn check_runtime(
+    rt: &RuntimePlan,
+    requests: &[VerifyPlan],
+    ctx: &mut Context,
+) -> RuntimeRecord {
     let mut record = RuntimeRecord {
         name: rt.name.clone(),
         outcome: Outcome::Ran,
@@ -50,6 +54,7 @@ pub fn check_runtime(rt: &RuntimePlan, requests: &[VerifyPlan], ctx: &mut Contex
         build_log.display()
     );
     match build_runtime(rt, ctx.cache, &build_log) {
+        Ok(_) if rt.build.is_empty() => record.notes.push("nothing to build".into()),
         Ok(b) if b.cached => record.notes.push("build cached (inputs unchanged)".into()),
         Ok(b) => record.notes.push(format!("built in {:.1}s", b.seconds)),
         Err(e) => {
@@ -100,7 +105,9 @@ pub fn check_runtime(rt: &RuntimePlan, requests: &[VerifyPlan], ctx: &mut Contex
             record.outcome = fail(Stage::Start, e.to_string(), &service_log);
             // Stop it all the same: the port must be free for the next runtime.
             if let Err(stop) = service.stop(&rt.stop) {
-                record.notes.push(format!("stop after failed start: {stop}"));
+                record
+                    .notes
+                    .push(format!("stop after failed start: {stop}"));
             }
             return record;
         }

@@ -65,6 +65,11 @@ mod tests {
         assert!(on_path("sh", &path));
         assert!(!on_path("no-such-tool-for-runner-verify", &path));
         assert!(is_executable(Path::new("/bin/sh")));
-        assert!(!is_executable(Path::new("/etc/hostname")));
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        assert!(!is_executable(tmp.path()), "a fresh file has no x bit");
+        assert!(
+            !is_executable(std::env::temp_dir().as_path()),
+            "a directory"
+        );
     }
 }

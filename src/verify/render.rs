@@ -46,7 +46,50 @@ pub fn table(verdict: &Verdict, records: &[RuntimeRecord]) -> String {
     for d in &verdict.differences {
         difference(&mut out, d);
     }
+    let short = in_short(&verdict.differences);
+    if !short.is_empty() {
+        let _ = writeln!(out, "in short: {}", short.join("; "));
+    }
     out
+}
+
+/// One line per runtime that stands out, so that a long list of differences
+/// ends with its gist: `go: `workScore` on 13 requests`.
+fn in_short(differences: &[Difference]) -> Vec<String> {
+    let mut counts: indexmap::IndexMap<(String, String), usize> = indexmap::IndexMap::new();
+    for d in differences {
+        match d {
+            Difference::Field {
+                field, values, odd, ..
+            } if odd.len() < values.len() => {
+                for runtime in odd {
+                    *counts
+                        .entry((runtime.clone(), format!("`{field}`")))
+                        .or_default() += 1;
+                }
+            }
+            Difference::Status { runtime, .. } => {
+                *counts
+                    .entry((runtime.clone(), "the status".into()))
+                    .or_default() += 1;
+            }
+            Difference::NoAnswer { runtime, .. } => {
+                *counts
+                    .entry((runtime.clone(), "no answer".into()))
+                    .or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((runtime, what), n)| {
+            format!(
+                "{runtime} differs in {what} on {n} request{}",
+                if n == 1 { "" } else { "s" }
+            )
+        })
+        .collect()
 }
 
 fn skipped_note(verdict: &Verdict) -> String {

@@ -140,9 +140,11 @@ fn a_service_that_never_becomes_healthy_is_reported_with_its_log() {
     let path = spec(tmp.path(), &runtimes, VERIFY);
     let (code, out, err) = verify(&path, &[]);
     assert_eq!(code, 1, "stdout:\n{out}\nstderr:\n{err}");
+    // Stopped all the same, its port confirmed free for the next runtime.
+    let sick_line = out.lines().find(|l| l.starts_with("sick ")).unwrap();
     assert!(
-        out.lines()
-            .any(|l| l.starts_with("sick ") && l.contains("FAILED at start")),
+        sick_line.contains("FAILED at start: nothing to build; stopped: graceful")
+            && sick_line.ends_with(" free"),
         "{out}"
     );
     assert!(
@@ -152,7 +154,7 @@ fn a_service_that_never_becomes_healthy_is_reported_with_its_log() {
     assert!(out.contains("last answer: status 503"), "{out}");
     let log = verify_folder(tmp.path()).join("logs/sick.log");
     assert!(out.contains(&format!("  log: {}", log.display())), "{out}");
-    // The healthy one was still checked, and the sick one's port was freed.
+    // The healthy one was still checked.
     assert!(out.contains("alpha  ran:"), "{out}");
 }
 
@@ -195,6 +197,10 @@ fn a_missing_toolchain_is_skipped_and_fails_unless_allowed() {
     let (code, out, _) = verify(&path, &["--allow-skipped"]);
     assert_eq!(code, 0, "{out}");
     assert!(
+        out.contains("ghost  SKIPPED: `no-such-tool-for-runner-verify` is not on PATH"),
+        "{out}"
+    );
+    assert!(
         out.contains("(1 skipped runtime(s) allowed by --allow-skipped)"),
         "{out}"
     );
@@ -231,4 +237,15 @@ fn spec_problems_and_a_missing_verify_list_exit_2() {
     assert!(err.contains("spec.yaml:"), "{err}");
     assert!(err.contains("expect_status"), "{err}");
     assert!(!tmp.path().join("results").exists());
+
+    let nowhere = service("alpha", "").replace(
+        &fixtures().display().to_string(),
+        "/nonexistent/runner-verify-dir",
+    );
+    let (code, _, err) = verify(&spec(tmp.path(), &nowhere, VERIFY), &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("runtime alpha: directory /nonexistent/runner-verify-dir does not exist"),
+        "{err}"
+    );
 }

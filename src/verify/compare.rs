@@ -62,14 +62,22 @@ pub struct Mark {
     pub ok: bool,
 }
 
+/// One request's row of the grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridRow {
+    pub request: String,
+    /// One mark per runtime, in column order; `None` when the runtime gave
+    /// no answers at all (skipped, or failed before the requests).
+    pub marks: Vec<Option<Mark>>,
+}
+
 /// The result of comparing: a request x runtime grid and the differences.
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
     /// Runtime names, in plan order (the grid's columns).
     pub runtimes: Vec<String>,
-    /// One row per request: its name and one mark per runtime (`None` when
-    /// the runtime gave no answers at all: skipped or failed before).
-    pub grid: Vec<(String, Vec<Option<Mark>>)>,
+    /// One row per request, in plan order.
+    pub grid: Vec<GridRow>,
     pub differences: Vec<Difference>,
     /// How many skipped runtimes were tolerated (`--allow-skipped`).
     pub skipped_allowed: usize,
@@ -187,7 +195,10 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
                 odd,
             });
         }
-        grid.push((request.name.clone(), marks));
+        grid.push(GridRow {
+            request: request.name.clone(),
+            marks,
+        });
     }
     let answered = records
         .iter()
@@ -278,7 +289,7 @@ mod tests {
         let v = compare(&reqs, &recs, false);
         assert!(v.equivalent(), "{:?}", v.differences);
         assert_eq!(v.answered, 2);
-        assert!(v.grid[0].1.iter().all(|m| m.as_ref().unwrap().ok));
+        assert!(v.grid[0].marks.iter().all(|m| m.as_ref().unwrap().ok));
     }
 
     #[test]
@@ -304,7 +315,11 @@ mod tests {
                 odd: vec!["b".into()],
             }]
         );
-        let marks: Vec<bool> = v.grid[0].1.iter().map(|m| m.as_ref().unwrap().ok).collect();
+        let marks: Vec<bool> = v.grid[0]
+            .marks
+            .iter()
+            .map(|m| m.as_ref().unwrap().ok)
+            .collect();
         assert_eq!(marks, [true, false, true]);
     }
 
@@ -392,7 +407,7 @@ mod tests {
         let lenient = compare(&reqs, &recs, true);
         assert_eq!(lenient.differences.len(), 1);
         assert_eq!(lenient.skipped_allowed, 1);
-        assert_eq!(lenient.grid[0].1[1], None);
+        assert_eq!(lenient.grid[0].marks[1], None);
     }
 
     #[test]

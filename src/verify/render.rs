@@ -103,7 +103,7 @@ fn grid(out: &mut String, verdict: &Verdict) {
     let first = verdict
         .grid
         .iter()
-        .map(|(name, _)| name.chars().count())
+        .map(|row| row.request.chars().count())
         .chain(["request".len()])
         .max()
         .unwrap_or(7);
@@ -117,9 +117,9 @@ fn grid(out: &mut String, verdict: &Verdict) {
         let _ = write!(out, "  {r:<w$}");
     }
     end_line(out);
-    for (name, marks) in &verdict.grid {
-        let _ = write!(out, "{name:<first$}");
-        for (mark, w) in marks.iter().zip(&widths) {
+    for row in &verdict.grid {
+        let _ = write!(out, "{:<first$}", row.request);
+        for (mark, w) in row.marks.iter().zip(&widths) {
             let cell = match mark {
                 None => "-".to_string(),
                 Some(m) => format!(
@@ -146,7 +146,7 @@ fn lifecycle(out: &mut String, records: &[RuntimeRecord]) {
     for r in records {
         let state = match &r.outcome {
             Outcome::Ran => "ran".to_string(),
-            Outcome::Skipped { .. } => "SKIPPED".to_string(),
+            Outcome::Skipped { reason } => format!("SKIPPED: {reason}"),
             Outcome::Failed { stage, .. } => format!("FAILED at {}", stage.as_str()),
         };
         let notes = if r.notes.is_empty() {

@@ -10,7 +10,7 @@ use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use super::toolchain::missing_toolchain;
 use crate::build::{BuildCache, build_runtime, runtime_env};
 use crate::plan::{RuntimePlan, VerifyPlan};
-use crate::service::{Service, ServiceCommand, port_is_free};
+use crate::service::{Service, ServiceCommand, ServiceError, StopReport, port_is_free};
 
 /// What every session shares.
 pub struct Context<'a> {
@@ -104,11 +104,9 @@ pub fn check_runtime(
         Err(e) => {
             record.outcome = fail(Stage::Start, e.to_string(), &service_log);
             // Stop it all the same: the port must be free for the next runtime.
-            if let Err(stop) = service.stop(&rt.stop) {
-                record
-                    .notes
-                    .push(format!("stop after failed start: {stop}"));
-            }
+            record
+                .notes
+                .push(stop_note(service.stop(&rt.stop), rt.port));
             return record;
         }
     }
@@ -136,18 +134,23 @@ pub fn check_runtime(
     }
 
     match service.stop(&rt.stop) {
-        Ok(stop) => record.notes.push(format!(
-            "stopped: {} ({}), port {} free",
-            stop.kind.as_str(),
-            stop.exit_status,
-            rt.port
-        )),
         Err(e) if matches!(record.outcome, Outcome::Ran) => {
             record.outcome = fail(Stage::Stop, e.to_string(), &service_log);
         }
-        Err(e) => record.notes.push(format!("stop: {e}")),
+        result => record.notes.push(stop_note(result, rt.port)),
     }
     record
+}
+
+fn stop_note(result: Result<StopReport, ServiceError>, port: u16) -> String {
+    match result {
+        Ok(stop) => format!(
+            "stopped: {} ({}), port {port} free",
+            stop.kind.as_str(),
+            stop.exit_status
+        ),
+        Err(e) => format!("stop failed: {e}"),
+    }
 }
 
 /// Creates `<experiment results>/verify-<run id>/logs` and returns the

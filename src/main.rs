@@ -74,6 +74,8 @@ enum Command {
         #[arg(long)]
         allow_skipped: bool,
     },
+    /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
+    Load(Box<runner::load::cli::LoadArgs>),
 }
 
 fn parse_threshold(text: &str) -> Result<f64, String> {
@@ -131,6 +133,13 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         )),
+        Command::Load(args) => match runner::load::cli::run(*args).map_err(anyhow::Error::from) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -1,1 +1,33 @@
-//! Stage `load`: see docs/ARCHITECTURE.md.
+//! Stage `load`: a self-contained HTTP/1.1 load generator (also `runner load URL`).
+//!
+//! Closed loop (N connections, each sends when the previous answer is read)
+//! or open loop (a constant rate on per-connection schedules, latency from
+//! the intended send time, so server stalls are not hidden). One worker loop
+//! serves both; see docs/load.md for the model, the error classes and the
+//! saturation rules. Nothing here imports other pipeline stages: the
+//! executor calls [`run`] and [`probe`] directly.
+
+pub mod cli;
+mod config;
+mod connection;
+mod control;
+mod engine;
+mod error;
+mod probe;
+mod recorder;
+mod report;
+mod schedule;
+mod timer;
+mod usage;
+mod wire;
+mod worker;
+
+pub use config::{Arrival, LoadConfig, RequestSpec, StopCondition};
+pub use control::LoadControl;
+pub use engine::run;
+pub use error::{ErrorClass, ErrorCounts, LoadError};
+pub use probe::{probe, probe_async};
+pub use report::{
+    GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
+};
+pub use wire::{Complete, Malformed, ResponseDecoder, encode_request};

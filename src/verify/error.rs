@@ -26,6 +26,4 @@ pub enum VerifyError {
     },
     #[error("{0}")]
     Results(#[from] crate::results::ResultsError),
-    #[error("{0}")]
-    Client(#[from] super::http::FetchError),
 }

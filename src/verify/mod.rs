@@ -5,7 +5,8 @@
 //! runtime in turn (one service at a time, as exec does): builds it with
 //! the build stage (same cache, logs in the verify folder), starts it with
 //! the service stage (own process group, health wait, dies with the
-//! runner), sends every `verify` request of the spec on 127.0.0.1, stops it
+//! runner), sends every `verify` request of the spec on 127.0.0.1 (with
+//! `load::probe`: a fresh connection per request), stops it
 //! and confirms its port is free. Then it compares ([`compare`]): statuses
 //! against `expect_status`, and each `compare` field (dotted paths allowed)
 //! across runtimes.
@@ -15,7 +16,6 @@
 //! `--allow-skipped`), 2 spec or preflight errors. See docs/verify.md.
 pub mod compare;
 pub mod error;
-pub mod http;
 pub mod outcome;
 pub mod render;
 pub mod session;
@@ -148,7 +148,6 @@ pub fn run(
         .cells
         .first()
         .map_or(plan::DEFAULT_LOAD_TIMEOUT, |c| c.load.timeout);
-    let client = http::Client::new(timeout)?;
     let cache = BuildCache::for_experiment(&results_dir);
     let _ = writeln!(
         err,
@@ -162,7 +161,7 @@ pub fn run(
         let mut ctx = session::Context {
             cache: &cache,
             logs: &logs,
-            client: &client,
+            timeout,
             progress: err,
         };
         records.push(session::check_runtime(rt, &plan.verify, &mut ctx));

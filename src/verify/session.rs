@@ -4,11 +4,12 @@
 //! [`Outcome`], never a crash of the whole verify.
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use super::http::Client;
 use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use super::toolchain::missing_toolchain;
 use crate::build::{BuildCache, build_runtime, runtime_env};
+use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
 use crate::service::{Service, ServiceCommand, ServiceError, StopReport, port_is_free};
 
@@ -17,7 +18,8 @@ pub struct Context<'a> {
     pub cache: &'a BuildCache,
     /// `<verify folder>/logs`.
     pub logs: &'a Path,
-    pub client: &'a Client,
+    /// Bounds each verify request (connect, and the whole exchange).
+    pub timeout: Duration,
     /// Progress lines ("go: building ...") go here (stderr in the CLI).
     pub progress: &'a mut dyn Write,
 }
@@ -114,12 +116,7 @@ pub fn check_runtime(
     let addr = service.addr();
     record.answers = requests
         .iter()
-        .map(|r| match ctx.client.fetch(addr, &r.method, &r.path) {
-            Ok(reply) => Answer::from_reply(reply.status, &reply.body),
-            Err(e) => Answer::Error {
-                error: e.to_string(),
-            },
-        })
+        .map(|r| send(addr, r, ctx.timeout))
         .collect();
     if !service.is_alive() {
         record.outcome = fail(
@@ -140,6 +137,23 @@ pub fn check_runtime(
         result => record.notes.push(stop_note(result, rt.port)),
     }
     record
+}
+
+/// One verify request through `load::probe` (a fresh connection, hyper).
+fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> Answer {
+    let spec = RequestSpec {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        headers: Vec::new(),
+        body: None,
+        expect_status: request.expect_status,
+    };
+    match probe(addr, &spec, timeout) {
+        Ok((status, body)) => Answer::from_reply(status, &body),
+        Err(e) => Answer::Error {
+            error: e.to_string(),
+        },
+    }
 }
 
 fn stop_note(result: Result<StopReport, ServiceError>, port: u16) -> String {

@@ -1,0 +1,376 @@
+//! `runner load URL ...`: the standalone load generator, as handy as wrk/oha.
+
+use std::fmt::Write as _;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use clap::Args;
+
+use super::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
+use super::control::LoadControl;
+use super::error::LoadError;
+use super::report::{LoadReport, Percentiles};
+
+/// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
+#[derive(Debug, Clone, Args)]
+pub struct LoadArgs {
+    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only).
+    pub url: String,
+    /// Connections kept open (closed loop: requests in flight).
+    #[arg(short = 'c', long = "connections", default_value_t = 10)]
+    pub connections: usize,
+    /// Length of the measured window, e.g. 10s, 500ms, 2m.
+    #[arg(short = 'd', long = "duration", value_parser = parse_duration, conflicts_with = "count")]
+    pub duration: Option<Duration>,
+    /// Stop after this many requests instead of after a duration.
+    #[arg(short = 'n', long = "requests")]
+    pub count: Option<u64>,
+    /// Open loop: a constant total rate in requests per second.
+    #[arg(short = 'r', long = "rate")]
+    pub rate: Option<f64>,
+    /// Open loop: raise the rate linearly from 0 over this long first (e.g. 2s).
+    #[arg(long = "ramp", value_parser = parse_duration, requires = "rate")]
+    pub ramp: Option<Duration>,
+    /// Worker threads of the generator.
+    #[arg(short = 't', long = "threads", default_value_t = 1)]
+    pub threads: usize,
+    /// Pin worker threads to these CPUs, e.g. 0 or 0,1.
+    #[arg(long = "cpus", value_delimiter = ',')]
+    pub cpus: Option<Vec<usize>>,
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+    /// Extra header 'Name: value' (repeatable).
+    #[arg(short = 'H', long = "header")]
+    pub headers: Vec<String>,
+    /// Request body: a string, or @FILE to read it from a file.
+    #[arg(long = "body")]
+    pub body: Option<String>,
+    /// Status a successful response must have; others count as errors.
+    #[arg(long = "expect-status", default_value_t = 200)]
+    pub expect_status: u16,
+    /// Load applied before the measured window, not recorded.
+    #[arg(long = "warmup", value_parser = parse_duration, default_value = "0s")]
+    pub warmup: Duration,
+    /// Per-request timeout.
+    #[arg(long = "timeout", value_parser = parse_duration, default_value = "5s")]
+    pub timeout: Duration,
+    /// Print the report as JSON.
+    #[arg(long = "json")]
+    pub json: bool,
+    /// Write the latency histograms in HdrHistogram log format to this file.
+    #[arg(long = "hlog")]
+    pub hlog: Option<PathBuf>,
+}
+
+/// What `runner load` can fail with, beyond the run itself.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("invalid URL {url:?}: {what}")]
+    Url { url: String, what: String },
+    #[error("invalid header {header:?} (-H): expected 'Name: value'")]
+    Header { header: String },
+    #[error(
+        "cannot read the request body from {path}: {cause}; give an existing file after @, or the body itself without @"
+    )]
+    Body {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("cannot write the latency log to {path}: {cause}")]
+    Hlog {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("cannot install the Ctrl-C handler: {0}")]
+    Signal(std::io::Error),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+/// Runs `runner load`: builds the configuration, applies the load, prints the report.
+pub fn run(args: LoadArgs) -> Result<(), CliError> {
+    let config = config_from_args(&args)?;
+    let control = LoadControl::new();
+    signal_hook::flag::register(signal_hook::consts::SIGINT, control.cancel_flag())
+        .map_err(CliError::Signal)?;
+    let report = super::run(&config, &control)?;
+    if let Some(path) = &args.hlog {
+        let write = std::fs::File::create(path).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            report.write_hlog(&mut w)?;
+            std::io::Write::flush(&mut w)
+        });
+        write.map_err(|cause| CliError::Hlog {
+            path: path.clone(),
+            cause,
+        })?;
+    }
+    if args.json {
+        let json =
+            serde_json::to_string_pretty(&report.summary()).expect("report summary is plain data");
+        println!("{json}");
+    } else {
+        print!("{}", render_text(&args.url, &config, &report));
+    }
+    Ok(())
+}
+
+/// Builds the library configuration from the command line.
+pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
+    let (target, host_header, path) = parse_url(&args.url)?;
+    let mut headers = Vec::new();
+    for h in &args.headers {
+        let (k, v) = h
+            .split_once(':')
+            .ok_or_else(|| CliError::Header { header: h.clone() })?;
+        if k.trim().is_empty() {
+            return Err(CliError::Header { header: h.clone() });
+        }
+        headers.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let body = match args.body.as_deref() {
+        None => None,
+        Some(b) => match b.strip_prefix('@') {
+            Some(file) => Some(Bytes::from(std::fs::read(file).map_err(|cause| {
+                CliError::Body {
+                    path: file.into(),
+                    cause,
+                }
+            })?)),
+            None => Some(Bytes::from(b.to_string())),
+        },
+    };
+    let arrival = match args.rate {
+        Some(rate) => Arrival::Open {
+            rate,
+            connections: args.connections,
+            ramp: args.ramp,
+        },
+        None => Arrival::Closed {
+            connections: args.connections,
+        },
+    };
+    let stop = match (args.count, args.duration) {
+        (Some(n), _) => StopCondition::Requests(n),
+        (None, Some(d)) => StopCondition::Duration(d),
+        (None, None) => StopCondition::Duration(Duration::from_secs(10)),
+    };
+    let config = LoadConfig {
+        target,
+        host_header,
+        requests: vec![RequestSpec {
+            method: args.method.to_ascii_uppercase(),
+            path,
+            headers,
+            body,
+            expect_status: args.expect_status,
+        }],
+        arrival,
+        stop,
+        warmup: args.warmup,
+        timeout: args.timeout,
+        threads: args.threads,
+        cpu_affinity: args.cpus.clone(),
+    };
+    config.validate()?;
+    Ok(config)
+}
+
+/// Splits `http://host[:port][/path]` into the address to connect to, the
+/// Host header and the request path.
+pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
+    let bad = |what: &str| CliError::Url {
+        url: url.into(),
+        what: what.into(),
+    };
+    let rest = match url.split_once("://") {
+        Some(("http", rest)) => rest,
+        Some((scheme, _)) => {
+            return Err(bad(&format!(
+                "scheme {scheme:?} is not supported: use http://"
+            )));
+        }
+        None => return Err(bad("expected http://host[:port]/path")),
+    };
+    let (authority, path) = match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
+        Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
+        None => (rest, "/".to_string()),
+    };
+    if authority.is_empty() || authority.contains('@') {
+        return Err(bad("missing host (user info is not supported)"));
+    }
+    let with_port = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
+        && !authority.ends_with(']')
+    {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    let addrs: Vec<SocketAddr> = with_port
+        .to_socket_addrs()
+        .map_err(|e| bad(&format!("cannot resolve {authority}: {e}")))?
+        .collect();
+    let target = addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| bad(&format!("{authority} resolves to no address")))?;
+    Ok((target, authority.to_string(), path))
+}
+
+/// Parses "10s", "500ms", "250us", "2m", "1h", "1.5s"; a bare number is seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let value: f64 = num.parse().map_err(|_| {
+        format!("invalid duration {s:?}: expected a number with a unit, e.g. 10s, 500ms, 2m")
+    })?;
+    let scale = match unit {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "invalid duration unit {unit:?} in {s:?}: use us, ms, s, m or h"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(value * scale).map_err(|e| format!("invalid duration {s:?}: {e}"))
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.2} ms", us as f64 / 1000.0)
+}
+
+fn percentile_line(p: &Percentiles) -> String {
+    format!(
+        "p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+        ms(p.p50),
+        ms(p.p90),
+        ms(p.p99),
+        ms(p.p999),
+        ms(p.max)
+    )
+}
+
+/// The human-readable report printed by `runner load`.
+pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> String {
+    let mut out = String::new();
+    let mode = match &config.arrival {
+        Arrival::Closed { connections } => format!("closed loop, {connections} connections"),
+        Arrival::Open {
+            rate, connections, ..
+        } => {
+            format!("open loop at {rate} req/s, {connections} connections")
+        }
+    };
+    let _ = writeln!(
+        out,
+        "runner load {url}: {mode}, {} thread(s), {:.2} s measured{}",
+        report.generator.threads,
+        report.elapsed.as_secs_f64(),
+        if report.was_cancelled {
+            " (cancelled)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  requests    {} ok, {:.1} req/s, {} errors",
+        report.requests,
+        report.throughput(),
+        report.errors.total()
+    );
+    if let Some(s) = &report.schedule {
+        let _ = writeln!(
+            out,
+            "  schedule    {} scheduled, {} sent ({} late > 1 ms), {:.1} req/s achieved",
+            s.scheduled, s.sent, s.late, report.achieved_rate
+        );
+    }
+    let latency_label = if report.schedule.is_some() {
+        "latency     (from intended send time)"
+    } else {
+        "latency    "
+    };
+    let _ = writeln!(
+        out,
+        "  {latency_label} {}",
+        percentile_line(&Percentiles::of(&report.latency))
+    );
+    if report.schedule.is_some() {
+        let _ = writeln!(
+            out,
+            "  service     (from actual send, uncorrected) {}",
+            percentile_line(&Percentiles::of(&report.service_time))
+        );
+    }
+    for (class, n) in report.errors.by_class() {
+        let _ = writeln!(out, "  error       {class}: {n}");
+    }
+    let g = &report.generator;
+    let _ = writeln!(
+        out,
+        "  generator   {:.2} CPU-s (user {:.2}, system {:.2}) = {:.0}% of {} thread(s), {:.0} req per CPU-second",
+        g.cpu_s(),
+        g.user_s,
+        g.system_s,
+        g.cpu_share * 100.0,
+        g.threads,
+        report.requests_per_cpu_s()
+    );
+    let _ = writeln!(
+        out,
+        "  saturated   {}",
+        report.saturated.as_deref().unwrap_or("no")
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert!(parse_duration("10 parsecs").unwrap_err().contains("unit"));
+        assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn urls() {
+        let (addr, host, path) = parse_url("http://127.0.0.1:8080/a/b?c=1").unwrap();
+        assert_eq!(addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(host, "127.0.0.1:8080");
+        assert_eq!(path, "/a/b?c=1");
+        let (addr, _, path) = parse_url("http://127.0.0.1").unwrap();
+        assert_eq!((addr.port(), path.as_str()), (80, "/"));
+        let (_, _, path) = parse_url("http://127.0.0.1:1?x").unwrap();
+        assert_eq!(path, "/?x");
+        assert!(
+            parse_url("https://127.0.0.1/")
+                .unwrap_err()
+                .to_string()
+                .contains("use http://")
+        );
+        assert!(parse_url("127.0.0.1:80").is_err());
+    }
+}

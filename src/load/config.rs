@@ -1,0 +1,221 @@
+//! What one load run does: target, requests, arrival model, stop condition.
+//!
+//! The executor builds a [`LoadConfig`] per cell; `runner load` builds one from
+//! its command line. Both go through [`LoadConfig::validate`] so a bad
+//! configuration fails before any connection is opened.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::error::LoadError;
+
+/// A complete description of one load run.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// Where to connect, e.g. 127.0.0.1:8080.
+    pub target: SocketAddr,
+    /// The `Host` header sent with every request, e.g. "127.0.0.1:8080".
+    pub host_header: String,
+    /// Requests sent round-robin on each connection (at least one).
+    pub requests: Vec<RequestSpec>,
+    /// How requests are paced: closed loop or a constant rate.
+    pub arrival: Arrival,
+    /// When the measured window ends.
+    pub stop: StopCondition,
+    /// Load applied before the measured window on the same connections, not recorded.
+    pub warmup: Duration,
+    /// Per request (and per connect): a request taking longer counts as a timeout.
+    pub timeout: Duration,
+    /// Worker threads of the generator, each with its own single-threaded runtime.
+    pub threads: usize,
+    /// CPUs to pin the worker threads to (worker i on `cpus[i % len]`).
+    pub cpu_affinity: Option<Vec<usize>>,
+}
+
+/// One request of the workload. Encoded once per run, never per request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestSpec {
+    pub method: String,
+    /// Origin-form path with query, e.g. "/api/generated/128".
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Bytes>,
+    /// A response with another status is counted as an error (per status code).
+    pub expect_status: u16,
+}
+
+impl RequestSpec {
+    /// A GET of `path` expecting 200, the common case.
+    pub fn get(path: impl Into<String>) -> Self {
+        RequestSpec {
+            method: "GET".into(),
+            path: path.into(),
+            headers: Vec::new(),
+            body: None,
+            expect_status: 200,
+        }
+    }
+}
+
+/// How requests arrive at the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arrival {
+    /// Each connection sends its next request as soon as the previous answer is
+    /// read. Latency is the service time; stalls hide themselves (see docs/load.md).
+    Closed { connections: usize },
+    /// A constant total `rate` (requests/s) spread over `connections`, each on its
+    /// own schedule. Latency counts from the intended send time, so stalls show.
+    /// `ramp` raises the rate linearly from 0 to `rate` at the start of the run.
+    Open {
+        rate: f64,
+        connections: usize,
+        ramp: Option<Duration>,
+    },
+}
+
+impl Arrival {
+    /// Number of connections the generator keeps open.
+    pub fn connections(&self) -> usize {
+        match self {
+            Arrival::Closed { connections } | Arrival::Open { connections, .. } => *connections,
+        }
+    }
+}
+
+/// When the measured window ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopCondition {
+    /// After this long (requests in flight at the end are abandoned, not counted).
+    Duration(Duration),
+    /// After this many requests (successes and errors) in the measured window.
+    Requests(u64),
+}
+
+impl LoadConfig {
+    /// A closed-loop configuration with the defaults of `runner load`:
+    /// 10 s, no warmup, 5 s timeout, one thread.
+    pub fn closed(target: SocketAddr, request: RequestSpec, connections: usize) -> Self {
+        LoadConfig {
+            target,
+            host_header: target.to_string(),
+            requests: vec![request],
+            arrival: Arrival::Closed { connections },
+            stop: StopCondition::Duration(Duration::from_secs(10)),
+            warmup: Duration::ZERO,
+            timeout: Duration::from_secs(5),
+            threads: 1,
+            cpu_affinity: None,
+        }
+    }
+
+    /// Checks what would otherwise fail (or spin) in the middle of a run.
+    pub fn validate(&self) -> Result<(), LoadError> {
+        let invalid = |what: String| Err(LoadError::InvalidConfig { what });
+        if self.requests.is_empty() {
+            return invalid("no request to send: give at least one request".into());
+        }
+        for r in &self.requests {
+            if !r.path.starts_with('/') {
+                return invalid(format!(
+                    "request path {:?} must start with '/' (origin form)",
+                    r.path
+                ));
+            }
+            if r.method.is_empty() || !r.method.bytes().all(|b| b.is_ascii_alphabetic()) {
+                return invalid(format!(
+                    "request method {:?} is not a valid token",
+                    r.method
+                ));
+            }
+            for (k, v) in &r.headers {
+                if k.is_empty() || k.contains([':', '\r', '\n', ' ']) || v.contains(['\r', '\n']) {
+                    return invalid(format!("header {k:?}: {v:?} is not a valid HTTP header"));
+                }
+            }
+        }
+        if self.arrival.connections() == 0 {
+            return invalid("connections (-c) must be at least 1".into());
+        }
+        if let Arrival::Open { rate, .. } = self.arrival
+            && !(rate.is_finite() && rate > 0.0)
+        {
+            return invalid(format!(
+                "open-loop rate must be a positive number, got {rate}"
+            ));
+        }
+        if self.threads == 0 {
+            return invalid("threads must be at least 1".into());
+        }
+        if self.timeout.is_zero() {
+            return invalid("timeout must be greater than zero".into());
+        }
+        match self.stop {
+            StopCondition::Duration(d) if d.is_zero() => {
+                return invalid("duration must be greater than zero".into());
+            }
+            StopCondition::Requests(0) => {
+                return invalid("request count must be at least 1".into());
+            }
+            _ => {}
+        }
+        if let Some(cpus) = &self.cpu_affinity
+            && cpus.is_empty()
+        {
+            return invalid("cpu affinity list is empty: omit it or name at least one CPU".into());
+        }
+        Ok(())
+    }
+
+    /// Worker threads actually used: never more than connections.
+    pub(crate) fn effective_threads(&self) -> usize {
+        self.threads.min(self.arrival.connections()).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> LoadConfig {
+        LoadConfig::closed("127.0.0.1:1".parse().unwrap(), RequestSpec::get("/"), 4)
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        cfg().validate().unwrap();
+    }
+
+    #[test]
+    fn rejects_what_would_break_a_run() {
+        let mut c = cfg();
+        c.requests[0].path = "x".into();
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("must start with '/'")
+        );
+        let mut c = cfg();
+        c.arrival = Arrival::Open {
+            rate: 0.0,
+            connections: 1,
+            ramp: None,
+        };
+        assert!(c.validate().unwrap_err().to_string().contains("rate"));
+        let mut c = cfg();
+        c.requests[0].headers.push(("X-A".into(), "b\r\nc".into()));
+        assert!(c.validate().is_err());
+        let mut c = cfg();
+        c.stop = StopCondition::Requests(0);
+        assert!(c.validate().is_err());
+    }
+
+    #[test]
+    fn threads_never_exceed_connections() {
+        let mut c = cfg();
+        c.threads = 8;
+        assert_eq!(c.effective_threads(), 4);
+    }
+}

@@ -1,0 +1,299 @@
+//! `run`: spawns the worker threads, collects the per-second timeline while
+//! they work, merges their measurements and judges saturation.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+use super::config::{Arrival, LoadConfig, StopCondition};
+use super::connection::EncodedRequest;
+use super::control::LoadControl;
+use super::error::{ErrorCounts, LoadError};
+use super::recorder::{SecondSample, new_histogram};
+use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
+use super::schedule::RateCurve;
+use super::wire::encode_request;
+use super::worker::{Plan, WorkerResult, run_worker};
+
+/// The generator is saturated above this share of its threads' CPU time.
+const CPU_SATURATION: f64 = 0.80;
+/// Open loop is saturated when more than this share of scheduled requests was not sent.
+const SCHEDULE_SHORTFALL: f64 = 0.01;
+
+/// Applies the load `config` describes and measures it. Blocks until the
+/// measured window ends (or `control.cancel()`), so call it from a plain
+/// thread; it builds its own runtimes. Against a dead server it still ends
+/// on time, with the failures counted in `errors`.
+pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, LoadError> {
+    config.validate()?;
+    let threads = config.effective_threads();
+    let start = Instant::now();
+    let measure_start = start + config.warmup;
+    let measure_end = match config.stop {
+        StopCondition::Duration(d) => Some(measure_start + d),
+        StopCondition::Requests(_) => None,
+    };
+    let curve = match config.arrival {
+        Arrival::Closed { .. } => None,
+        Arrival::Open { rate, ramp, .. } => Some(RateCurve {
+            rate,
+            ramp: ramp.unwrap_or_default(),
+        }),
+    };
+    let plan = Arc::new(Plan {
+        target: config.target,
+        requests: config
+            .requests
+            .iter()
+            .map(|r| EncodedRequest {
+                bytes: encode_request(r, &config.host_header),
+                head: r.method.eq_ignore_ascii_case("HEAD"),
+                expect_status: r.expect_status,
+            })
+            .collect(),
+        timeout: config.timeout,
+        curve,
+        connections: config.arrival.connections(),
+        stop: config.stop,
+        start,
+        measure_start,
+        measure_end,
+        tickets: AtomicU64::new(0),
+        control: control.clone(),
+    });
+
+    let (tx, rx) = mpsc::channel::<SecondSample>();
+    let mut handles = Vec::with_capacity(threads);
+    for index in 0..threads {
+        let plan = plan.clone();
+        let tx = tx.clone();
+        let cpu = config
+            .cpu_affinity
+            .as_ref()
+            .map(|cpus| cpus[index % cpus.len()]);
+        let handle = std::thread::Builder::new()
+            .name(format!("load-worker-{index}"))
+            .spawn(move || run_worker(plan, index, threads, cpu, tx))
+            .map_err(LoadError::Runtime)?;
+        handles.push(handle);
+    }
+    drop(tx);
+
+    let mut timeline = TimelineCollector::new(threads);
+    // Ends when every worker has dropped its sender, i.e. finished.
+    for sample in rx {
+        timeline.add(sample);
+    }
+    let mut results = Vec::with_capacity(threads);
+    for h in handles {
+        let result = h
+            .join()
+            .map_err(|p| LoadError::WorkerPanicked(panic_message(&p)))??;
+        results.push(result);
+    }
+
+    let finished = results
+        .iter()
+        .map(|r| r.finished)
+        .max()
+        .unwrap_or(measure_start);
+    let end = measure_end.map_or(finished, |e| e.min(finished));
+    let elapsed = end.saturating_duration_since(measure_start);
+    Ok(merge(
+        config,
+        threads,
+        results,
+        timeline.finish(elapsed),
+        elapsed,
+        curve,
+        control,
+    ))
+}
+
+fn merge(
+    config: &LoadConfig,
+    threads: usize,
+    results: Vec<WorkerResult>,
+    timeline: Vec<SecondStats>,
+    elapsed: Duration,
+    curve: Option<RateCurve>,
+    control: &LoadControl,
+) -> LoadReport {
+    let mut latency = new_histogram();
+    let mut service_time = new_histogram();
+    let mut errors = ErrorCounts::default();
+    let (mut requests, mut sent, mut late) = (0, 0, 0);
+    let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
+    for r in &results {
+        // Same bounds everywhere: adding cannot fail.
+        latency
+            .add(&r.recorder.latency)
+            .expect("same histogram bounds");
+        service_time
+            .add(&r.recorder.service_time)
+            .expect("same histogram bounds");
+        errors.merge(&r.recorder.errors);
+        requests += r.recorder.ok;
+        sent += r.recorder.sent;
+        late += r.recorder.late;
+        user += r.cpu.user;
+        system += r.cpu.system;
+    }
+    let generator = GeneratorUsage {
+        user_s: user.as_secs_f64(),
+        system_s: system.as_secs_f64(),
+        threads,
+        cpu_share: if elapsed.is_zero() {
+            0.0
+        } else {
+            (user + system).as_secs_f64() / (elapsed.as_secs_f64() * threads as f64)
+        },
+    };
+    let schedule = curve.map(|c| {
+        let from = config.warmup;
+        ScheduleStats {
+            scheduled: c.due_between(from, from + elapsed),
+            sent,
+            late,
+        }
+    });
+    let saturated = saturation(&generator, schedule.as_ref());
+    LoadReport {
+        elapsed,
+        requests,
+        achieved_rate: per_second(requests + errors.total(), elapsed),
+        errors,
+        latency,
+        service_time,
+        timeline,
+        generator,
+        saturated,
+        target_rate: curve.map(|c| c.rate),
+        schedule,
+        was_cancelled: control.is_cancelled(),
+    }
+}
+
+/// Why the generator, not the service, may have set the result.
+fn saturation(generator: &GeneratorUsage, schedule: Option<&ScheduleStats>) -> Option<String> {
+    let mut reasons = Vec::new();
+    if generator.cpu_share > CPU_SATURATION {
+        reasons.push(format!(
+            "generator CPU at {:.0}% of its {} thread(s) (limit {:.0}%): it may be the bottleneck; \
+             give it more threads or its own cores",
+            generator.cpu_share * 100.0,
+            generator.threads,
+            CPU_SATURATION * 100.0
+        ));
+    }
+    if let Some(s) = schedule
+        && s.scheduled > 0
+    {
+        let missing = s.scheduled.saturating_sub(s.sent);
+        if missing as f64 > SCHEDULE_SHORTFALL * s.scheduled as f64 {
+            reasons.push(format!(
+                "open loop fell behind: sent {} of {} scheduled requests ({:.1}% short, limit {:.0}%); \
+                 add connections (each waits for its answer) or generator threads",
+                s.sent,
+                s.scheduled,
+                100.0 * missing as f64 / s.scheduled as f64,
+                SCHEDULE_SHORTFALL * 100.0
+            ));
+        }
+    }
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Merges workers' per-second samples; a second is reduced to its stats
+/// (p50/p99) as soon as every worker has moved past it, so memory stays flat.
+struct TimelineCollector {
+    /// Latest second each worker reported (workers report in order).
+    latest: Vec<Option<u64>>,
+    open: BTreeMap<u64, (u64, u64, Histogram<u64>)>,
+    done: Vec<SecondStats>,
+}
+
+impl TimelineCollector {
+    fn new(workers: usize) -> Self {
+        TimelineCollector {
+            latest: vec![None; workers],
+            open: BTreeMap::new(),
+            done: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, s: SecondSample) {
+        self.latest[s.worker] = Some(s.second);
+        match self.open.get_mut(&s.second) {
+            Some((req, err, h)) => {
+                *req += s.requests;
+                *err += s.errors;
+                h.add(&s.latency).expect("same histogram bounds");
+            }
+            None => {
+                self.open
+                    .insert(s.second, (s.requests, s.errors, s.latency));
+            }
+        }
+        // A worker that reported nothing yet may still report any second.
+        if let Some(min) = self
+            .latest
+            .iter()
+            .copied()
+            .collect::<Option<Vec<_>>>()
+            .and_then(|v| v.into_iter().min())
+        {
+            self.close_before(min);
+        }
+    }
+
+    fn close_before(&mut self, second: u64) {
+        while let Some(entry) = self.open.first_entry() {
+            if *entry.key() >= second {
+                break;
+            }
+            let (s, (requests, errors, h)) = entry.remove_entry();
+            self.done.push(SecondStats {
+                second: s,
+                requests,
+                errors,
+                p50_us: h.value_at_quantile(0.5),
+                p99_us: h.value_at_quantile(0.99),
+            });
+        }
+    }
+
+    /// Closes everything and fills the seconds nobody completed anything in.
+    fn finish(mut self, elapsed: Duration) -> Vec<SecondStats> {
+        self.close_before(u64::MAX);
+        let seconds = elapsed.as_secs_f64().ceil() as u64;
+        let mut out = Vec::with_capacity(seconds as usize);
+        let mut it = self.done.into_iter().peekable();
+        for second in 0..seconds.max(1) {
+            match it.peek() {
+                Some(s) if s.second == second => out.push(it.next().expect("peeked")),
+                _ => out.push(SecondStats {
+                    second,
+                    requests: 0,
+                    errors: 0,
+                    p50_us: 0,
+                    p99_us: 0,
+                }),
+            }
+        }
+        // Completions after the window's last full second (Requests mode rounding).
+        out.extend(it);
+        out
+    }
+}

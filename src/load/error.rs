@@ -1,0 +1,158 @@
+//! Errors: [`LoadError`] for a run that cannot happen at all, and
+//! [`ErrorCounts`] for requests that failed during a run (counted, never dropped).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Why a load run (or a probe) could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("invalid load configuration: {what}")]
+    InvalidConfig { what: String },
+    #[error(
+        "cannot start the load generator's worker thread or runtime: {0}; check the process and thread limits (ulimit -u)"
+    )]
+    Runtime(io::Error),
+    #[error(
+        "cannot pin the load generator to CPU {cpu}: {cause}; list CPUs this process may use (taskset -p $$)"
+    )]
+    Affinity { cpu: usize, cause: io::Error },
+    #[error("connection to {addr} refused: is the service listening on that port?")]
+    ConnectRefused { addr: SocketAddr },
+    #[error(
+        "connecting to {addr} took longer than {timeout:?}: is the host reachable and the service accepting?"
+    )]
+    ConnectTimeout { addr: SocketAddr, timeout: Duration },
+    #[error(
+        "no complete answer from {addr} within {timeout:?}: the service is stuck or too slow; raise the timeout"
+    )]
+    RequestTimeout { addr: SocketAddr, timeout: Duration },
+    #[error("HTTP exchange with {addr} failed: {cause}")]
+    Io { addr: SocketAddr, cause: io::Error },
+    #[error("malformed HTTP response from {addr}: {what}")]
+    Malformed { addr: SocketAddr, what: String },
+    #[error("a load generator worker thread panicked: {0}")]
+    WorkerPanicked(String),
+    #[error("cannot write the latency log: {0}")]
+    Hlog(String),
+}
+
+/// Class of a failed request; each has its own counter in [`ErrorCounts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    ConnectRefused,
+    ConnectTimeout,
+    RequestTimeout,
+    /// The connection was closed or reset before the whole response was read.
+    Reset,
+    /// A complete response with a status other than the expected one.
+    Status(u16),
+    /// Bytes that are not a valid HTTP/1.1 response.
+    Malformed,
+    /// Anything else (e.g. connect failing with another OS error).
+    Other,
+}
+
+/// Failed requests by class. Counts are exact: every request that started
+/// in the measured window ends up either in `LoadReport::requests` or here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ErrorCounts {
+    pub connect_refused: u64,
+    pub connect_timeout: u64,
+    pub request_timeout: u64,
+    pub reset: u64,
+    /// Unexpected statuses, by code.
+    pub status: BTreeMap<u16, u64>,
+    pub malformed: u64,
+    pub other: u64,
+}
+
+impl ErrorCounts {
+    pub fn record(&mut self, class: ErrorClass) {
+        match class {
+            ErrorClass::ConnectRefused => self.connect_refused += 1,
+            ErrorClass::ConnectTimeout => self.connect_timeout += 1,
+            ErrorClass::RequestTimeout => self.request_timeout += 1,
+            ErrorClass::Reset => self.reset += 1,
+            ErrorClass::Status(code) => *self.status.entry(code).or_default() += 1,
+            ErrorClass::Malformed => self.malformed += 1,
+            ErrorClass::Other => self.other += 1,
+        }
+    }
+
+    pub fn merge(&mut self, other: &ErrorCounts) {
+        self.connect_refused += other.connect_refused;
+        self.connect_timeout += other.connect_timeout;
+        self.request_timeout += other.request_timeout;
+        self.reset += other.reset;
+        for (code, n) in &other.status {
+            *self.status.entry(*code).or_default() += n;
+        }
+        self.malformed += other.malformed;
+        self.other += other.other;
+    }
+
+    /// All failed requests.
+    pub fn total(&self) -> u64 {
+        self.connect_refused
+            + self.connect_timeout
+            + self.request_timeout
+            + self.reset
+            + self.status.values().sum::<u64>()
+            + self.malformed
+            + self.other
+    }
+
+    /// Non-zero classes as (name, count), for printing: "status 500" per code.
+    pub fn by_class(&self) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        let mut push = |name: &str, n: u64| {
+            if n > 0 {
+                out.push((name.to_string(), n));
+            }
+        };
+        push("connect refused", self.connect_refused);
+        push("connect timeout", self.connect_timeout);
+        push("request timeout", self.request_timeout);
+        push("reset mid-response", self.reset);
+        push("malformed response", self.malformed);
+        push("other", self.other);
+        for (code, n) in &self.status {
+            out.push((format!("status {code}"), *n));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_every_class_and_merges() {
+        let mut a = ErrorCounts::default();
+        for c in [
+            ErrorClass::ConnectRefused,
+            ErrorClass::ConnectTimeout,
+            ErrorClass::RequestTimeout,
+            ErrorClass::Reset,
+            ErrorClass::Status(500),
+            ErrorClass::Status(500),
+            ErrorClass::Malformed,
+            ErrorClass::Other,
+        ] {
+            a.record(c);
+        }
+        assert_eq!(a.total(), 8);
+        let mut b = ErrorCounts::default();
+        b.record(ErrorClass::Status(404));
+        b.merge(&a);
+        assert_eq!(b.total(), 9);
+        assert_eq!(b.status[&500], 2);
+        assert_eq!(b.by_class().last().unwrap(), &("status 500".to_string(), 2));
+    }
+}

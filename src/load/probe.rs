@@ -1,0 +1,105 @@
+//! `probe`: one request on a fresh connection, through hyper. The executor
+//! uses it for health checks and first-request timing; tests use it as the
+//! reference HTTP client the lean measured loop must agree with.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use super::config::RequestSpec;
+use super::error::LoadError;
+
+/// Sends `request` to `addr` on a new connection and returns the status and
+/// the whole body. `timeout` bounds connect and exchange separately. The
+/// status is returned whatever it is: comparing it with `expect_status` is
+/// the caller's decision.
+pub fn probe(
+    addr: SocketAddr,
+    request: &RequestSpec,
+    timeout: Duration,
+) -> Result<(u16, Bytes), LoadError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LoadError::Runtime)?;
+    rt.block_on(probe_async(addr, request, timeout))
+}
+
+/// The async form of [`probe`], for callers already inside a runtime.
+pub async fn probe_async(
+    addr: SocketAddr,
+    request: &RequestSpec,
+    timeout: Duration,
+) -> Result<(u16, Bytes), LoadError> {
+    let io_err = |cause: io::Error| LoadError::Io { addr, cause };
+    let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
+        Err(_) => return Err(LoadError::ConnectTimeout { addr, timeout }),
+        Ok(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            return Err(LoadError::ConnectRefused { addr });
+        }
+        Ok(Err(e)) => return Err(io_err(e)),
+        Ok(Ok(s)) => s,
+    };
+    stream.set_nodelay(true).map_err(io_err)?;
+    let hyper_err = |e: hyper::Error| {
+        if e.is_parse() || e.is_parse_status() {
+            LoadError::Malformed {
+                addr,
+                what: e.to_string(),
+            }
+        } else {
+            let kind = if e.is_incomplete_message() {
+                io::ErrorKind::UnexpectedEof
+            } else {
+                io::ErrorKind::Other
+            };
+            LoadError::Io {
+                addr,
+                cause: io::Error::new(kind, e),
+            }
+        }
+    };
+    let exchange = async {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(hyper_err)?;
+        tokio::spawn(conn);
+        let mut builder = Request::builder()
+            .method(request.method.as_str())
+            .uri(request.path.as_str());
+        if !request
+            .headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("host"))
+        {
+            builder = builder.header("host", addr.to_string());
+        }
+        for (k, v) in &request.headers {
+            builder = builder.header(k.as_str(), v.as_str());
+        }
+        let req = builder
+            .body(Full::new(request.body.clone().unwrap_or_default()))
+            .map_err(|e| LoadError::InvalidConfig {
+                what: format!("cannot build the probe request: {e}"),
+            })?;
+        let resp = sender.send_request(req).await.map_err(hyper_err)?;
+        let status = resp.status().as_u16();
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(hyper_err)?
+            .to_bytes();
+        Ok((status, body))
+    };
+    match tokio::time::timeout(timeout, exchange).await {
+        Ok(result) => result,
+        Err(_) => Err(LoadError::RequestTimeout { addr, timeout }),
+    }
+}

@@ -1,0 +1,184 @@
+//! [`LoadReport`]: what a run measured, plus its JSON summary and hlog output.
+
+use std::io::{self, Write};
+use std::time::{Duration, SystemTime};
+
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+use serde::Serialize;
+
+use super::error::ErrorCounts;
+
+/// One second of the measured window, all workers merged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecondStats {
+    /// Seconds since the start of the measured window.
+    pub second: u64,
+    pub requests: u64,
+    pub errors: u64,
+    /// Latency of the requests completed in this second (0 when none).
+    pub p50_us: u64,
+    pub p99_us: u64,
+}
+
+/// The generator's own CPU use during the measured window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeneratorUsage {
+    pub user_s: f64,
+    pub system_s: f64,
+    pub threads: usize,
+    /// (user + system) / (elapsed * threads): 1.0 means every worker thread was always busy.
+    pub cpu_share: f64,
+}
+
+impl GeneratorUsage {
+    pub fn cpu_s(&self) -> f64 {
+        self.user_s + self.system_s
+    }
+}
+
+/// Open loop: how well the schedule was kept in the measured window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScheduleStats {
+    /// Requests the schedule called for.
+    pub scheduled: u64,
+    /// Requests actually sent.
+    pub sent: u64,
+    /// Requests sent more than 1 ms after their intended time (the connection
+    /// was still busy with an earlier answer, or the generator was slow).
+    pub late: u64,
+}
+
+/// Everything one run measured. Counts cover the measured window only.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// Length of the measured window.
+    pub elapsed: Duration,
+    /// Requests completed with the expected status.
+    pub requests: u64,
+    pub errors: ErrorCounts,
+    /// Microseconds; in open loop from the intended send time (coordinated
+    /// omission corrected), in closed loop equal to `service_time`.
+    pub latency: Histogram<u64>,
+    /// Microseconds from the actual send to the end of the response.
+    pub service_time: Histogram<u64>,
+    pub timeline: Vec<SecondStats>,
+    pub generator: GeneratorUsage,
+    /// Why the generator itself may have limited the result, if it did.
+    pub saturated: Option<String>,
+    pub target_rate: Option<f64>,
+    /// Requests completed (successes and errors) per second.
+    pub achieved_rate: f64,
+    pub schedule: Option<ScheduleStats>,
+    pub was_cancelled: bool,
+}
+
+/// Latency percentiles in microseconds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    pub mean: f64,
+}
+
+impl Percentiles {
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        Percentiles {
+            p50: h.value_at_quantile(0.5),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            max: h.max(),
+            mean: h.mean(),
+        }
+    }
+}
+
+/// The machine-readable form of a report (`runner load --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportSummary<'a> {
+    pub elapsed_s: f64,
+    pub requests: u64,
+    pub throughput: f64,
+    pub errors_total: u64,
+    pub errors: &'a ErrorCounts,
+    pub latency_us: Percentiles,
+    pub service_time_us: Percentiles,
+    pub generator: &'a GeneratorUsage,
+    pub requests_per_cpu_s: f64,
+    pub saturated: Option<&'a str>,
+    pub target_rate: Option<f64>,
+    pub achieved_rate: f64,
+    pub schedule: Option<&'a ScheduleStats>,
+    pub was_cancelled: bool,
+    pub timeline: &'a [SecondStats],
+}
+
+impl LoadReport {
+    /// Successful requests per second of the measured window.
+    pub fn throughput(&self) -> f64 {
+        per_second(self.requests, self.elapsed)
+    }
+
+    /// Requests (successes and errors) per CPU-second of the generator.
+    pub fn requests_per_cpu_s(&self) -> f64 {
+        let cpu = self.generator.cpu_s();
+        if cpu > 0.0 {
+            (self.requests + self.errors.total()) as f64 / cpu
+        } else {
+            0.0
+        }
+    }
+
+    pub fn summary(&self) -> ReportSummary<'_> {
+        ReportSummary {
+            elapsed_s: self.elapsed.as_secs_f64(),
+            requests: self.requests,
+            throughput: self.throughput(),
+            errors_total: self.errors.total(),
+            errors: &self.errors,
+            latency_us: Percentiles::of(&self.latency),
+            service_time_us: Percentiles::of(&self.service_time),
+            generator: &self.generator,
+            requests_per_cpu_s: self.requests_per_cpu_s(),
+            saturated: self.saturated.as_deref(),
+            target_rate: self.target_rate,
+            achieved_rate: self.achieved_rate,
+            schedule: self.schedule.as_ref(),
+            was_cancelled: self.was_cancelled,
+            timeline: &self.timeline,
+        }
+    }
+
+    /// Writes the HdrHistogram interval log format (readable by HdrHistogram's
+    /// HistogramLogReader and hdrhistogram's `IntervalLogIterator`): one
+    /// interval tagged `latency` and one tagged `service_time`, in microseconds.
+    pub fn write_hlog(&self, mut w: impl Write) -> io::Result<()> {
+        let mut serializer = V2DeflateSerializer::new();
+        let now = SystemTime::now();
+        let start = now.checked_sub(self.elapsed).unwrap_or(now);
+        let mut log = IntervalLogWriterBuilder::new()
+            .add_comment("runner load: latency in microseconds")
+            .with_start_time(start)
+            .with_base_time(start)
+            .with_max_value_divisor(1.0)
+            .begin_log_with(&mut w, &mut serializer)?;
+        for (tag, h) in [
+            ("latency", &self.latency),
+            ("service_time", &self.service_time),
+        ] {
+            log.write_histogram(h, Duration::ZERO, self.elapsed, Tag::new(tag))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn per_second(count: u64, elapsed: Duration) -> f64 {
+    let s = elapsed.as_secs_f64();
+    if s > 0.0 { count as f64 / s } else { 0.0 }
+}

@@ -1,0 +1,217 @@
+//! One worker thread: a single-threaded tokio runtime driving its share of
+//! the connections. Closed and open loop are the same loop; only the pacing
+//! (when the next request is intended) differs.
+
+use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use tokio::task::LocalSet;
+
+use super::config::StopCondition;
+use super::connection::{self, Connection, EncodedRequest};
+use super::control::LoadControl;
+use super::error::{ErrorClass, LoadError};
+use super::recorder::{Recorder, SecondSample};
+use super::schedule::{ConnectionSchedule, RateCurve};
+use super::timer::{PreciseTimer, tighten_timer_slack};
+use super::usage::{ThreadCpu, pin_current_thread};
+
+/// After a failed connect in closed loop, wait this long before the next
+/// attempt, so a dead server is not hammered in a tight loop.
+const RECONNECT_BACKOFF: Duration = Duration::from_millis(10);
+/// How often a worker checks the cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(5);
+
+/// What all workers share (read-only but for the ticket counter).
+pub struct Plan {
+    pub target: SocketAddr,
+    pub requests: Vec<EncodedRequest>,
+    pub timeout: Duration,
+    /// None: closed loop.
+    pub curve: Option<RateCurve>,
+    pub connections: usize,
+    pub stop: StopCondition,
+    /// Run start (schedule origin), measured window start and end (if timed).
+    pub start: Instant,
+    pub measure_start: Instant,
+    pub measure_end: Option<Instant>,
+    /// Measured requests handed out so far (for `StopCondition::Requests`).
+    pub tickets: AtomicU64,
+    pub control: LoadControl,
+}
+
+/// What one worker measured.
+pub struct WorkerResult {
+    pub recorder: Recorder,
+    pub cpu: ThreadCpu,
+    pub finished: Instant,
+}
+
+/// Runs worker `index` (connections index, index+threads, ...) to the end.
+pub fn run_worker(
+    plan: Arc<Plan>,
+    index: usize,
+    threads: usize,
+    cpu: Option<usize>,
+    timeline: Sender<SecondSample>,
+) -> Result<WorkerResult, LoadError> {
+    if let Some(cpu) = cpu {
+        pin_current_thread(cpu).map_err(|cause| LoadError::Affinity { cpu, cause })?;
+    }
+    if plan.curve.is_some() {
+        tighten_timer_slack();
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LoadError::Runtime)?;
+    let recorder = Rc::new(RefCell::new(Recorder::new(
+        index,
+        plan.measure_start,
+        timeline,
+        plan.control.clone(),
+    )));
+    let cpu_at_start = Rc::new(Cell::new(ThreadCpu::now()));
+    let local = LocalSet::new();
+    local.block_on(&rt, async {
+        let mut tasks = Vec::new();
+        for conn in (index..plan.connections).step_by(threads) {
+            tasks.push(tokio::task::spawn_local(drive(
+                plan.clone(),
+                recorder.clone(),
+                conn,
+            )));
+        }
+        let cpu_at_start = cpu_at_start.clone();
+        let measure_start = plan.measure_start;
+        tokio::task::spawn_local(async move {
+            tokio::time::sleep_until(measure_start.into()).await;
+            cpu_at_start.set(ThreadCpu::now());
+        });
+        let all_done = async {
+            for t in tasks {
+                let _ = t.await;
+            }
+        };
+        tokio::select! {
+            _ = all_done => {}
+            _ = stop_signal(&plan) => {}
+        }
+    });
+    let cpu = ThreadCpu::now().since(cpu_at_start.get());
+    let finished = Instant::now();
+    // Requests still in flight are abandoned with the runtime, not counted.
+    drop(local);
+    drop(rt);
+    let mut recorder = Rc::try_unwrap(recorder)
+        .map_err(|_| LoadError::WorkerPanicked("connection tasks outlived their runtime".into()))?
+        .into_inner();
+    recorder.finish();
+    Ok(WorkerResult {
+        recorder,
+        cpu,
+        finished,
+    })
+}
+
+/// Resolves at the end of the measured window, or soon after a cancel.
+async fn stop_signal(plan: &Plan) {
+    loop {
+        if plan.control.is_cancelled() {
+            return;
+        }
+        let mut nap = CANCEL_POLL;
+        if let Some(end) = plan.measure_end {
+            let now = Instant::now();
+            if now >= end {
+                return;
+            }
+            nap = nap.min(end - now);
+        }
+        tokio::time::sleep(nap).await;
+    }
+}
+
+/// The loop of one connection: pace, send, read, record; reconnect as needed.
+async fn drive(plan: Arc<Plan>, recorder: Rc<RefCell<Recorder>>, conn_index: usize) {
+    let mut schedule = plan
+        .curve
+        .map(|curve| ConnectionSchedule::new(curve, plan.start, conn_index, plan.connections));
+    let timer = match schedule {
+        Some(_) => match PreciseTimer::new() {
+            Ok(t) => Some(t),
+            Err(_) => return, // out of fds: this connection cannot pace; others still can
+        },
+        None => None,
+    };
+    let mut slot: Option<Connection> = None;
+    let mut next_request = conn_index % plan.requests.len();
+    let mut deadline = pin!(tokio::time::sleep(plan.timeout));
+    loop {
+        let intended = match (&mut schedule, &timer) {
+            (Some(schedule), Some(timer)) => {
+                let due = schedule.next_due();
+                if plan.measure_end.is_some_and(|end| due >= end) {
+                    return;
+                }
+                if timer.sleep_until(due).await.is_err() {
+                    return;
+                }
+                due
+            }
+            _ => Instant::now(),
+        };
+        let measured = intended >= plan.measure_start;
+        if measured
+            && let StopCondition::Requests(n) = plan.stop
+            && plan.tickets.fetch_add(1, Ordering::Relaxed) >= n
+        {
+            return;
+        }
+        let req = &plan.requests[next_request];
+        next_request = (next_request + 1) % plan.requests.len();
+        let sent = Instant::now();
+        if measured && schedule.is_some() {
+            recorder.borrow_mut().on_send(intended, sent);
+        }
+        let was_connected = slot.is_some();
+        deadline.as_mut().reset((sent + plan.timeout).into());
+        let outcome = tokio::select! {
+            biased;
+            r = connection::exchange(&mut slot, plan.target, req) => r,
+            _ = deadline.as_mut() => {
+                // Connecting (a fresh slot still empty) or waiting for the answer.
+                let class = if !was_connected && slot.is_none() {
+                    ErrorClass::ConnectTimeout
+                } else {
+                    ErrorClass::RequestTimeout
+                };
+                slot = None;
+                Err(class)
+            }
+        };
+        let done = Instant::now();
+        let connect_failed = matches!(
+            outcome,
+            Err(ErrorClass::ConnectRefused | ErrorClass::ConnectTimeout | ErrorClass::Other)
+        ) && slot.is_none();
+        // Answers after the window closed are abandoned like those still in flight.
+        if measured && plan.measure_end.is_none_or(|end| done <= end) {
+            let mut rec = recorder.borrow_mut();
+            match outcome {
+                Ok(status) if status == req.expect_status => rec.on_ok(intended, sent, done),
+                Ok(status) => rec.on_error(ErrorClass::Status(status), done),
+                Err(class) => rec.on_error(class, done),
+            }
+        }
+        if connect_failed && schedule.is_none() {
+            tokio::time::sleep(RECONNECT_BACKOFF).await;
+        }
+    }
+}

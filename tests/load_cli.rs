@@ -1,0 +1,200 @@
+//! `runner load` as a user runs it: the real binary against test servers on 127.0.0.1.
+
+mod load_support;
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use load_support::{Behavior, TestServer};
+use predicates::prelude::*;
+
+fn runner() -> Command {
+    let mut c = Command::cargo_bin("runner").unwrap();
+    c.timeout(Duration::from_secs(30));
+    c
+}
+
+fn json_of(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("--json prints one JSON document")
+}
+
+#[test]
+fn prints_throughput_latency_errors_and_generator_cpu() {
+    let server = TestServer::start(Behavior::Ok);
+    runner()
+        .args(["load", &server.url("/x"), "-c", "4", "-n", "300"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("closed loop, 4 connections"))
+        .stdout(predicate::str::contains("300 ok"))
+        .stdout(predicate::str::contains("0 errors"))
+        .stdout(predicate::str::contains("p99.9"))
+        .stdout(predicate::str::contains("req per CPU-second"))
+        .stdout(predicate::str::contains("saturated"));
+}
+
+#[test]
+fn json_report_counts_errors_by_class() {
+    let server = TestServer::start(Behavior::Status(503));
+    let out = runner()
+        .args(["load", &server.url("/"), "-c", "2", "-n", "25", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json_of(&out.stdout);
+    assert_eq!(j["requests"], 0);
+    assert_eq!(j["errors_total"], 25);
+    assert_eq!(j["errors"]["status"]["503"], 25);
+    assert!(j["generator"]["threads"] == 1);
+}
+
+#[test]
+fn open_loop_from_the_command_line_keeps_its_schedule() {
+    let server = TestServer::start(Behavior::Ok);
+    let out = runner()
+        .args([
+            "load",
+            &server.url("/"),
+            "-c",
+            "5",
+            "-d",
+            "1s",
+            "--rate",
+            "500",
+            "--warmup",
+            "200ms",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json_of(&out.stdout);
+    assert_eq!(j["schedule"]["scheduled"], 500);
+    assert_eq!(j["target_rate"], 500.0);
+    let requests = j["requests"].as_u64().unwrap();
+    assert!(requests.abs_diff(500) <= 3, "{requests}");
+    assert_eq!(j["timeline"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn hlog_reads_back_with_hdrhistogram_log_reader() {
+    let server = TestServer::start(Behavior::Chunked);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("latency.hlog");
+    runner()
+        .args(["load", &server.url("/"), "-c", "3", "-n", "200", "--hlog"])
+        .arg(&path)
+        .assert()
+        .success();
+    let text = std::fs::read(&path).unwrap();
+    let mut tags = Vec::new();
+    let mut deserializer = Deserializer::new();
+    for entry in IntervalLogIterator::new(&text) {
+        if let LogEntry::Interval(h) = entry.expect("valid interval log") {
+            let bytes = base64_decode(h.encoded_histogram());
+            let hist: hdrhistogram::Histogram<u64> =
+                deserializer.deserialize(&mut &bytes[..]).unwrap();
+            assert_eq!(hist.len(), 200);
+            assert!(hist.value_at_quantile(0.5) > 0);
+            tags.push(h.tag().unwrap().as_str().to_string());
+        }
+    }
+    assert_eq!(tags, ["latency", "service_time"]);
+}
+
+/// Standard base64 (the log's histogram encoding), to avoid a dependency for one test.
+fn base64_decode(s: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    } as u32;
+    let bytes: Vec<u8> = s.bytes().filter(|&c| c != b'=').collect();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= value(c) << (18 - 6 * i);
+        }
+        out.extend_from_slice(&acc.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+#[test]
+fn dead_server_ends_on_time_with_an_error_summary() {
+    let addr = load_support::refused_addr();
+    let start = std::time::Instant::now();
+    runner()
+        .args(["load", &format!("http://{addr}/"), "-c", "2", "-d", "500ms"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 ok"))
+        .stdout(predicate::str::contains("error       connect refused: "));
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+/// Messages a user sees for mistakes, compared with golden files.
+#[test]
+fn user_errors_match_golden_messages() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["load", "ftp://127.0.0.1/"], "load_bad_scheme.txt"),
+        (
+            &["load", "http://127.0.0.1:1/", "-H", "NoColon"],
+            "load_bad_header.txt",
+        ),
+        (
+            &["load", "http://127.0.0.1:1/", "-c", "0"],
+            "load_zero_connections.txt",
+        ),
+        (
+            &[
+                "load",
+                "http://127.0.0.1:1/",
+                "--body",
+                "@/nonexistent/body.json",
+            ],
+            "load_missing_body.txt",
+        ),
+    ];
+    for (args, golden) in cases {
+        let out = runner().args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} should fail");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/load_golden")
+            .join(golden);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&path, &stderr).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            stderr, expected,
+            "{golden} (rerun with UPDATE_GOLDEN=1 to accept)"
+        );
+    }
+}
+
+#[test]
+fn duration_typos_are_explained_by_clap() {
+    runner()
+        .args(["load", "http://127.0.0.1:1/", "-d", "10parsecs"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "invalid duration unit \"parsecs\"",
+        ));
+}

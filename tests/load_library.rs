@@ -1,0 +1,283 @@
+//! The load generator's library API against real servers on 127.0.0.1.
+
+mod load_support;
+
+use std::time::{Duration, Instant};
+
+use load_support::{Behavior, TestServer, refused_addr};
+use runner::load::{
+    Arrival, ErrorCounts, LoadConfig, LoadControl, RequestSpec, StopCondition, probe, run,
+};
+
+fn config(server: std::net::SocketAddr, connections: usize, stop: StopCondition) -> LoadConfig {
+    let mut c = LoadConfig::closed(server, RequestSpec::get("/"), connections);
+    c.stop = stop;
+    c
+}
+
+fn errors_only(f: impl FnOnce(&mut ErrorCounts)) -> ErrorCounts {
+    let mut e = ErrorCounts::default();
+    f(&mut e);
+    e
+}
+
+#[test]
+fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection() {
+    let server = TestServer::start(Behavior::Delay(Duration::from_millis(10)));
+    let connections = 8;
+    let mut c = config(
+        server.addr,
+        connections,
+        StopCondition::Duration(Duration::from_secs(2)),
+    );
+    c.warmup = Duration::from_millis(200);
+    let r = run(&c, &LoadControl::new()).unwrap();
+    // Each exchange takes 10 ms plus scheduling overhead, so slightly fewer than 200/s.
+    let expected = connections as f64 * 200.0;
+    let got = r.requests as f64;
+    assert!(
+        got <= expected * 1.02 && got >= expected * 0.90,
+        "{got} requests, expected ~{expected}"
+    );
+    assert_eq!(r.errors.total(), 0);
+    assert!(
+        (r.elapsed.as_secs_f64() - 2.0).abs() < 0.05,
+        "{:?}",
+        r.elapsed
+    );
+    let p50 = r.latency.value_at_quantile(0.5);
+    assert!((10_000..12_000).contains(&p50), "p50 {p50} us");
+    assert_eq!(r.timeline.len(), 2);
+    assert!(
+        r.timeline
+            .iter()
+            .all(|s| s.requests > 0 && s.p50_us >= 10_000)
+    );
+    assert_eq!(r.target_rate, None);
+}
+
+#[test]
+fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
+    let server = TestServer::start(Behavior::Ok);
+    let mut c = config(
+        server.addr,
+        10,
+        StopCondition::Duration(Duration::from_secs(2)),
+    );
+    c.arrival = Arrival::Open {
+        rate: 2000.0,
+        connections: 10,
+        ramp: None,
+    };
+    c.warmup = Duration::from_millis(300);
+    let r = run(&c, &LoadControl::new()).unwrap();
+    let s = r.schedule.clone().unwrap();
+    assert_eq!(s.scheduled, 4000);
+    assert!(s.sent.abs_diff(4000) <= 10, "{s:?}");
+    assert!(r.requests.abs_diff(4000) <= 10, "{} requests", r.requests);
+    assert_eq!(r.errors.total(), 0);
+    assert_eq!(r.target_rate, Some(2000.0));
+    // A local server answers in well under a millisecond; the corrected p50
+    // includes timer lag, which must stay well under tokio's 1 ms tick.
+    let p50 = r.latency.value_at_quantile(0.5);
+    assert!(p50 < 600, "corrected p50 {p50} us");
+    assert!(r.saturated.is_none(), "{:?}", r.saturated);
+}
+
+#[test]
+fn ramp_sends_half_the_full_rate_count_during_the_ramp() {
+    let server = TestServer::start(Behavior::Ok);
+    let mut c = config(
+        server.addr,
+        4,
+        StopCondition::Duration(Duration::from_secs(1)),
+    );
+    c.arrival = Arrival::Open {
+        rate: 1000.0,
+        connections: 4,
+        ramp: Some(Duration::from_secs(1)),
+    };
+    let r = run(&c, &LoadControl::new()).unwrap();
+    assert_eq!(r.schedule.as_ref().unwrap().scheduled, 500);
+    assert!(r.requests.abs_diff(500) <= 5, "{}", r.requests);
+}
+
+#[test]
+fn request_count_stop_is_exact() {
+    let server = TestServer::start(Behavior::Ok);
+    let c = config(server.addr, 7, StopCondition::Requests(1234));
+    let r = run(&c, &LoadControl::new()).unwrap();
+    assert_eq!(r.requests, 1234);
+    assert_eq!(
+        server.requests.load(std::sync::atomic::Ordering::Relaxed),
+        1234
+    );
+}
+
+#[test]
+fn refused_connections_are_counted_exactly() {
+    let c = config(refused_addr(), 2, StopCondition::Requests(5));
+    let r = run(&c, &LoadControl::new()).unwrap();
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.errors, errors_only(|e| e.connect_refused = 5));
+}
+
+#[test]
+fn a_dead_server_run_ends_on_time() {
+    let c = config(
+        refused_addr(),
+        4,
+        StopCondition::Duration(Duration::from_millis(500)),
+    );
+    let start = Instant::now();
+    let r = run(&c, &LoadControl::new()).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_millis(700),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(r.requests, 0);
+    assert!(r.errors.connect_refused > 0);
+    assert_eq!(r.errors.total(), r.errors.connect_refused);
+}
+
+#[test]
+fn reset_mid_body_is_counted_exactly() {
+    let server = TestServer::start(Behavior::ResetMidBody);
+    let r = run(
+        &config(server.addr, 2, StopCondition::Requests(6)),
+        &LoadControl::new(),
+    )
+    .unwrap();
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.errors, errors_only(|e| e.reset = 6));
+}
+
+#[test]
+fn unexpected_status_is_counted_per_code() {
+    let server = TestServer::start(Behavior::Status(500));
+    let r = run(
+        &config(server.addr, 3, StopCondition::Requests(50)),
+        &LoadControl::new(),
+    )
+    .unwrap();
+    assert_eq!(r.requests, 0);
+    assert_eq!(r.errors, errors_only(|e| _ = e.status.insert(500, 50)));
+    // Error answers keep the connection alive.
+    assert_eq!(
+        server
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed),
+        3
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_gives_timeouts() {
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let mut c = config(server.addr, 2, StopCondition::Requests(4));
+    c.timeout = Duration::from_millis(150);
+    let start = Instant::now();
+    let r = run(&c, &LoadControl::new()).unwrap();
+    assert_eq!(r.errors, errors_only(|e| e.request_timeout = 4));
+    // Two connections, two timeouts each, in sequence.
+    assert!(
+        start.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn chunked_connection_close_and_close_delimited_answers_succeed() {
+    for (behavior, fresh_connection_each) in [
+        (Behavior::Chunked, false),
+        (Behavior::ConnectionClose, true),
+        (Behavior::CloseDelimited, true),
+    ] {
+        let server = TestServer::start(behavior.clone());
+        let r = run(
+            &config(server.addr, 2, StopCondition::Requests(40)),
+            &LoadControl::new(),
+        )
+        .unwrap();
+        assert_eq!(r.requests, 40, "{behavior:?}: {:?}", r.errors);
+        assert_eq!(r.errors.total(), 0, "{behavior:?}");
+        let conns = server
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if fresh_connection_each {
+            assert_eq!(conns, 40, "{behavior:?}");
+        } else {
+            assert_eq!(conns, 2, "{behavior:?}");
+        }
+    }
+}
+
+#[test]
+fn cancel_returns_promptly() {
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let control = LoadControl::new();
+    let c = config(
+        server.addr,
+        4,
+        StopCondition::Duration(Duration::from_secs(30)),
+    );
+    let canceller = control.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        canceller.cancel();
+    });
+    let start = Instant::now();
+    let r = run(&c, &control).unwrap();
+    t.join().unwrap();
+    assert!(r.was_cancelled);
+    assert!(
+        start.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn probe_through_hyper_agrees_with_the_measured_loop() {
+    for behavior in [
+        Behavior::Ok,
+        Behavior::Chunked,
+        Behavior::ConnectionClose,
+        Behavior::CloseDelimited,
+    ] {
+        let server = TestServer::start(behavior.clone());
+        let (status, body) =
+            probe(server.addr, &RequestSpec::get("/"), Duration::from_secs(2)).unwrap();
+        assert_eq!(status, 200, "{behavior:?}");
+        assert!(!body.is_empty(), "{behavior:?}");
+        let r = run(
+            &config(server.addr, 1, StopCondition::Requests(3)),
+            &LoadControl::new(),
+        )
+        .unwrap();
+        assert_eq!(r.requests, 3, "{behavior:?}");
+    }
+    let server = TestServer::start(Behavior::Status(500));
+    let (status, body) =
+        probe(server.addr, &RequestSpec::get("/"), Duration::from_secs(2)).unwrap();
+    assert_eq!((status, &body[..]), (500, &b"oops"[..]));
+    let err = probe(
+        refused_addr(),
+        &RequestSpec::get("/"),
+        Duration::from_secs(1),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let err = probe(
+        server.addr,
+        &RequestSpec::get("/"),
+        Duration::from_millis(100),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("within 100ms"), "{err}");
+    let server = TestServer::start(Behavior::ResetMidBody);
+    assert!(probe(server.addr, &RequestSpec::get("/"), Duration::from_secs(1)).is_err());
+}

@@ -1,0 +1,193 @@
+//! Test HTTP servers for the load generator's tests, on 127.0.0.1 with an
+//! ephemeral port, each on its own thread and runtime, stopped on drop.
+#![allow(dead_code)] // each test crate uses a subset
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// How the server answers each request.
+#[derive(Debug, Clone)]
+pub enum Behavior {
+    /// 200 with a small Content-Length body, at once.
+    Ok,
+    /// 200 after exactly this delay.
+    Delay(Duration),
+    /// Stalls like a stop-the-world pause: every `period` (from server start +
+    /// `offset`) it answers nothing for `freeze`; requests received then are
+    /// answered when the freeze ends; otherwise at once.
+    Freeze {
+        period: Duration,
+        freeze: Duration,
+        offset: Duration,
+    },
+    /// This status with a small body.
+    Status(u16),
+    /// Headers announcing 100 bytes, 10 bytes of body, then a TCP reset.
+    ResetMidBody,
+    /// Reads the request and never answers (keeps the connection open).
+    NeverAnswer,
+    /// 200 with a chunked body of several chunks and a trailer.
+    Chunked,
+    /// 200 with `Connection: close`, then closes.
+    ConnectionClose,
+    /// 200 with no Content-Length: the body ends when the server closes.
+    CloseDelimited,
+}
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    /// Requests read (answered or not).
+    pub requests: Arc<AtomicU64>,
+    /// Connections accepted.
+    pub connections: Arc<AtomicU64>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    pub fn start(behavior: Behavior) -> TestServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(AtomicU64::new(0));
+        let connections = Arc::new(AtomicU64::new(0));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (req, conns) = (requests.clone(), connections.clone());
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let listener = TcpListener::from_std(listener).unwrap();
+                let origin = Instant::now();
+                let accept = async {
+                    loop {
+                        let (stream, _) = listener.accept().await.unwrap();
+                        conns.fetch_add(1, Ordering::Relaxed);
+                        let _ = stream.set_nodelay(true);
+                        tokio::spawn(serve(stream, behavior.clone(), req.clone(), origin));
+                    }
+                };
+                tokio::select! {
+                    _ = accept => {}
+                    _ = stopped => {}
+                }
+            });
+        });
+        TestServer {
+            addr,
+            requests,
+            connections,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A port nothing listens on (bound, then released).
+pub fn refused_addr() -> SocketAddr {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap()
+}
+
+async fn serve(
+    mut stream: TcpStream,
+    behavior: Behavior,
+    requests: Arc<AtomicU64>,
+    origin: Instant,
+) {
+    let mut buf = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 4096];
+    loop {
+        // Read one request head (test requests carry no body).
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        };
+        buf.drain(..head_end);
+        requests.fetch_add(1, Ordering::Relaxed);
+        let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".as_slice();
+        let result = match &behavior {
+            Behavior::Ok => stream.write_all(ok).await,
+            Behavior::Delay(d) => {
+                // tokio's timer rounds up to whole milliseconds (10 ms becomes ~11-12);
+                // a blocking-pool thread's sleep is exact to tens of microseconds.
+                let d = *d;
+                let _ = tokio::task::spawn_blocking(move || std::thread::sleep(d)).await;
+                stream.write_all(ok).await
+            }
+            Behavior::Freeze { period, freeze, offset } => {
+                let phase = (origin.elapsed().as_nanos() % period.as_nanos()) as u64;
+                let (start, end) = (offset.as_nanos() as u64, (*offset + *freeze).as_nanos() as u64);
+                if phase >= start && phase < end {
+                    tokio::time::sleep(Duration::from_nanos(end - phase)).await;
+                }
+                stream.write_all(ok).await
+            }
+            Behavior::Status(code) => {
+                let r = format!("HTTP/1.1 {code} Oops\r\nContent-Length: 4\r\n\r\noops");
+                stream.write_all(r.as_bytes()).await
+            }
+            Behavior::ResetMidBody => {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
+                    .await;
+                let _ = stream.flush().await;
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                // SO_LINGER 0: close sends RST instead of FIN.
+                let _ = stream.set_zero_linger();
+                return;
+            }
+            Behavior::NeverAnswer => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                return;
+            }
+            Behavior::Chunked => {
+                stream
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: yes\r\n\r\n",
+                    )
+                    .await
+            }
+            Behavior::ConnectionClose => {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello")
+                    .await;
+                return;
+            }
+            Behavior::CloseDelimited => {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n\r\nbody until close").await;
+                return;
+            }
+        };
+        if result.is_err() {
+            return;
+        }
+    }
+}

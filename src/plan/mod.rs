@@ -62,7 +62,11 @@ impl Collector {
         help: impl Into<String>,
     ) {
         let problem = loaded.problem(field, message).help(help);
-        if !self.problems.contains(&problem) {
+        let seen = self
+            .problems
+            .iter()
+            .any(|p| p.field == problem.field && p.message == problem.message);
+        if !seen {
             self.problems.push(problem);
         }
     }

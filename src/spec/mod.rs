@@ -86,12 +86,17 @@ pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
             .help("a key may appear once per map: remove or rename one of them"),
         );
     }
-    let spec = match de::read_all::<Spec>(&tree) {
-        Ok(spec) => spec,
-        Err(errors) => {
-            problems.extend(errors.iter().map(|e| explain::explain(e, &shown, &tree)));
-            return Err(SpecErrors { problems });
-        }
+    let (spec, read_errors) = de::read_all::<Spec>(&tree);
+    problems.extend(
+        read_errors
+            .iter()
+            .map(|e| explain::explain(e, &shown, &tree)),
+    );
+    // Checks still run on what could be read, except on the fields already
+    // reported (their value was dropped, so a check would only echo that).
+    let pruned: Vec<String> = read_errors.iter().map(|e| e.path.join(".")).collect();
+    let Some(spec) = spec else {
+        return Err(SpecErrors { problems });
     };
     let resolved = match extends::resolve(&spec.runtimes) {
         Ok(r) => r,
@@ -115,13 +120,23 @@ pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
         tree,
     };
     for f in validate::check(&loaded.spec, &loaded.runtimes) {
-        problems.push(loaded.problem(&f.field, f.message).help(f.help));
+        let echoes = pruned.iter().any(|p| related(p, &f.field));
+        if !echoes {
+            problems.push(loaded.problem(&f.field, f.message).help(f.help));
+        }
     }
     if problems.is_empty() {
         Ok(loaded)
     } else {
         Err(SpecErrors { problems })
     }
+}
+
+/// Whether one dotted path contains the other (`load` and `load.rate`).
+fn related(a: &str, b: &str) -> bool {
+    let inside =
+        |outer: &str, inner: &str| inner == outer || inner.starts_with(&format!("{outer}."));
+    inside(a, b) || inside(b, a)
 }
 
 fn extends_problem(e: &ExtendsError, spec: &Spec, tree: &Node, shown: &str) -> Problem {
@@ -140,7 +155,7 @@ fn extends_problem(e: &ExtendsError, spec: &Spec, tree: &Node, shown: &str) -> P
             )
             .at(pos_of(tree, &field))
             .field(&field)
-            .help(error::suggestion(parent, &names, "runtimes"))
+            .help(error::suggestion(parent, &names, "runtimes it can extend"))
         }
         ExtendsError::Cycle { runtime, cycle } => {
             let field = format!("runtimes.{runtime}.extends");

@@ -37,6 +37,8 @@ pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(200);
 pub const DEFAULT_MAX_RESTARTS: u32 = 1;
 pub const DEFAULT_OPEN_CONNECTIONS: u32 = 64;
+/// Largest matrix planned: beyond this a spec is a mistake, not an experiment.
+pub const MAX_CELLS: u64 = 100_000;
 
 /// Choices made on the command line.
 #[derive(Debug, Clone, Default)]

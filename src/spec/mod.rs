@@ -1,6 +1,7 @@
 //! Stage `spec`: YAML text -> a checked, typed [`LoadedSpec`].
 //!
-//! Entry point: [`load`]`(path) -> Result<LoadedSpec, SpecErrors>`.
+//! Entry point: [`load`]`(path) -> Result<LoadedSpec, SpecErrors>`
+//! ([`from_text`] for text already in memory).
 //!
 //! Steps, each collecting every problem it can before giving up:
 //! 1. [`source`]: read the file (4 MiB cap checked before reading, UTF-8),
@@ -62,6 +63,13 @@ pub struct LoadedSpec {
 pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let shown = path.display().to_string();
     let text = source::read_text(path, &shown).map_err(SpecErrors::one)?;
+    from_text(text, path)
+}
+
+/// Parses and checks spec `text` as if read from `path` (which names the
+/// file in messages and anchors relative paths); [`load`] without the file.
+pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
+    let shown = path.display().to_string();
     let mut tree = source::parse_tree(&text, &shown).map_err(SpecErrors::one)?;
     let mut problems = Vec::new();
     let mut duplicates = Vec::new();

@@ -198,14 +198,15 @@ pub fn absolute(path: &Path) -> PathBuf {
 }
 
 impl LoadedSpec {
-    /// The position of a dotted field path in the file. For a runtime field
-    /// that was inherited, the position where an ancestor wrote it; failing
-    /// that, the nearest enclosing key that exists.
-    pub fn position(&self, field: &str) -> Pos {
+    /// Where a dotted field path is written: its position, and the path
+    /// itself, or for a runtime field inherited through `extends`, the
+    /// ancestor's path (`runtimes.base.start`) where the value was written.
+    /// A path not in the file gives the nearest enclosing key's position.
+    pub fn locate(&self, field: &str) -> (String, Pos) {
         let path: Vec<String> = field.split('.').map(str::to_owned).collect();
         let (pos, found) = self.tree.lookup(&path);
         if found {
-            return pos;
+            return (field.to_owned(), pos);
         }
         if path.len() > 2 && path[0] == "runtimes" {
             for ancestor in self.ancestors.get(&path[1]).into_iter().flatten() {
@@ -213,17 +214,18 @@ impl LoadedSpec {
                 other[1] = ancestor.clone();
                 let (pos, found) = self.tree.lookup(&other);
                 if found {
-                    return pos;
+                    return (other.join("."), pos);
                 }
             }
         }
-        pos
+        (field.to_owned(), pos)
     }
 
     /// A problem located at `field` in this spec.
     pub fn problem(&self, field: &str, message: impl Into<String>) -> Problem {
+        let (field, pos) = self.locate(field);
         Problem::new(&self.path.display().to_string(), message)
-            .at(self.position(field))
+            .at(pos)
             .field(field)
     }
 }

@@ -429,9 +429,10 @@ fn load_plan<'s>(
     problems: &mut Collector,
 ) -> LoadPlan {
     let load = &loaded.spec.load;
-    let mut number = |field: &str, value: &'s NumberOrTemplate| -> Option<f64> {
+    // A positive number; `whole` also requires an integer (connections).
+    let mut number = |field: &str, value: &'s NumberOrTemplate, whole: bool| -> Option<f64> {
         let text = match value {
-            NumberOrTemplate::Number(n) => return Some(*n),
+            NumberOrTemplate::Number(n) => n.to_string(),
             NumberOrTemplate::Template(t) => match template::render(env, t, vars, hints) {
                 Ok(text) => text,
                 Err(e) => {
@@ -440,14 +441,27 @@ fn load_plan<'s>(
                 }
             },
         };
+        let kind = if whole {
+            "a whole number of 1 or more"
+        } else {
+            "a number above 0"
+        };
         match text.trim().parse::<f64>() {
-            Ok(n) if n.is_finite() && n > 0.0 => Some(n),
+            Ok(n)
+                if n.is_finite()
+                    && n > 0.0
+                    && (!whole || (n.fract() == 0.0 && n <= f64::from(u32::MAX))) =>
+            {
+                Some(n)
+            }
             _ => {
                 problems.add(
                     loaded,
                     field,
-                    format!("`{field}` is `{text}` for this cell, not a positive number"),
-                    "use a number, or a template giving one (e.g. an axis of numbers)",
+                    format!("`{field}` renders to `{text}`, not {kind}"),
+                    format!(
+                        "write {kind}, or a template giving one (e.g. an axis of such numbers)"
+                    ),
                 );
                 None
             }
@@ -463,7 +477,7 @@ fn load_plan<'s>(
     let connections = load
         .connections
         .as_ref()
-        .and_then(|c| number("load.connections", c))
+        .and_then(|c| number("load.connections", c, true))
         .map(|n| n as u32);
     let mode = match load.mode {
         LoadModeSpec::Closed => LoadMode::Closed {
@@ -473,7 +487,7 @@ fn load_plan<'s>(
             rate: load
                 .rate
                 .as_ref()
-                .and_then(|r| number("load.rate", r))
+                .and_then(|r| number("load.rate", r, false))
                 .unwrap_or(0.0),
             connections: connections
                 .or(concurrency)

@@ -157,7 +157,8 @@ fn schema_describes_the_spec() {
     let schema: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(schema["title"], "Spec");
     assert!(schema["properties"]["runtimes"].is_object());
-    assert!(schema["$defs"]["RuntimeSpec"]["properties"]["+jvm_flags"].is_object());
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert!(schema["definitions"]["RuntimeSpec"]["properties"]["+jvm_flags"].is_object());
     assert_eq!(schema["additionalProperties"], false);
     assert!(Path::new(SEED).exists());
 }

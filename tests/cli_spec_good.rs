@@ -247,3 +247,33 @@ fn open_loop_interleaved_spec_plans_its_rules_and_rates() {
         "{text}"
     );
 }
+
+/// `runner plan` output on tiny.yaml, pinned by a golden file (the repository
+/// path and the spec's hash are replaced by placeholders).
+/// Regenerate with `UPDATE_GOLDEN=1 cargo test --test cli_spec_good`.
+#[test]
+fn plan_table_matches_its_golden_file() {
+    let out = runner()
+        .args(["plan", "tests/specs/good/tiny.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let hash_line = text
+        .lines()
+        .find(|l| l.contains("spec sha256"))
+        .unwrap()
+        .to_owned();
+    let text = text
+        .replace(env!("CARGO_MANIFEST_DIR"), "<repo>")
+        .replace(&hash_line, "  spec sha256 <hash>");
+    let golden = Path::new("tests/specs/good/tiny.plan.expected");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden, &text).unwrap();
+    }
+    assert_eq!(text, std::fs::read_to_string(golden).unwrap());
+}

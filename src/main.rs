@@ -14,6 +14,27 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check specs: every problem is printed; exit 0 when all are fine, 2 otherwise.
+    Validate {
+        /// Spec files (YAML).
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+    },
+    /// Show what a spec will run: runtimes, cells, count and estimated wall time.
+    Plan {
+        /// Spec file (YAML).
+        spec: PathBuf,
+        /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
+        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+        only: Vec<String>,
+        /// Divide every warmup and duration by this factor.
+        #[arg(long, value_name = "FACTOR")]
+        quick: Option<u32>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: runner::spec::commands::PlanFormat,
+    },
+    /// Print the JSON Schema of the spec (for editors' YAML language servers).
+    Schema,
     /// Re-render the summaries, charts and reports of a past run (runs nothing).
     Report {
         /// The run directory, e.g. results/<experiment>/<run-id>.
@@ -47,24 +68,42 @@ fn parse_threshold(text: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Report { run_dir, templates } => report(&run_dir, &templates),
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let status = match cli.command {
+        Command::Validate { specs } => runner::spec::commands::validate(&specs, &mut out, &mut err),
+        Command::Plan {
+            spec,
+            only,
+            quick,
+            format,
+        } => runner::spec::commands::plan(
+            &spec,
+            &runner::plan::PlanOptions { only, quick },
+            format,
+            &mut out,
+            &mut err,
+        ),
+        Command::Schema => runner::spec::commands::schema(&mut out),
+        Command::Report { run_dir, templates } => return report(&run_dir, &templates),
         Command::Compare {
             run_a,
             run_b,
             threshold,
             format,
             force,
-        } => compare(
-            &run_a,
-            &run_b,
-            runner::report::CompareOptions {
-                threshold,
-                force,
-                format,
-            },
-        ),
-    }
+        } => {
+            return compare(
+                &run_a,
+                &run_b,
+                runner::report::CompareOptions {
+                    threshold,
+                    force,
+                    format,
+                },
+            );
+        }
+    };
+    ExitCode::from(status)
 }
 
 fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
@@ -83,7 +122,7 @@ fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

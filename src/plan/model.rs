@@ -40,6 +40,19 @@ pub struct Plan {
     pub max_restarts: u32,
     /// Set by `--quick`: every duration was divided by this factor.
     pub quick_factor: Option<u32>,
+    /// Requests `runner verify` sends to every runtime, comparing answers.
+    pub verify: Vec<VerifyPlan>,
+}
+
+/// One `verify` request: sent to every runtime, the answers compared.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyPlan {
+    pub name: String,
+    pub method: String,
+    pub path: String,
+    pub expect_status: u16,
+    /// JSON field names of the answer that must be equal across runtimes.
+    pub compare: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,0 +1,176 @@
+//! `runner plan` output: a readable table, or JSON for scripts.
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::estimate::human;
+use super::{Estimate, LoadMode, Measure, Plan};
+
+/// The JSON shape of `runner plan --format json`: the plan plus its estimate.
+#[derive(Serialize)]
+pub struct PlanJson<'a> {
+    #[serde(flatten)]
+    pub plan: &'a Plan,
+    pub estimate: Estimate,
+}
+
+/// The plan as JSON (pretty).
+pub fn json(plan: &Plan) -> String {
+    serde_json::to_string_pretty(&PlanJson {
+        plan,
+        estimate: plan.estimate(),
+    })
+    .unwrap_or_default()
+}
+
+/// The plan as text: runtimes, cells, count, estimate.
+pub fn table(plan: &Plan) -> String {
+    let mut out = String::new();
+    let e = plan.estimate();
+    let _ = writeln!(
+        out,
+        "experiment {}  ({})",
+        plan.experiment.name,
+        plan.spec_path.display()
+    );
+    if !plan.experiment.title.is_empty() {
+        let _ = writeln!(out, "  {}", plan.experiment.title);
+    }
+    let _ = writeln!(out, "  spec sha256 {}", plan.spec_hash);
+    let _ = writeln!(out, "  results in {}", plan.results_dir.display());
+    if let Some(factor) = plan.quick_factor {
+        let _ = writeln!(out, "  quick: every duration divided by {factor}");
+    }
+    let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
+    for rt in &plan.runtimes {
+        let _ = writeln!(out, "  {}", rt.name);
+        let _ = writeln!(out, "    dir     {}", rt.dir.display());
+        for b in &rt.build {
+            let _ = writeln!(out, "    build   {b}");
+        }
+        let _ = writeln!(out, "    start   {}", rt.start);
+        let _ = writeln!(out, "    port    {}", rt.port);
+        let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(out, "    env     {}", env.join(" "));
+        if let Some(java) = &rt.java {
+            match &java.home {
+                Some(home) => {
+                    let version = java.version.as_deref().unwrap_or("?");
+                    let _ = writeln!(
+                        out,
+                        "    java    {} -> {} ({version})",
+                        java.requested,
+                        home.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "    java    {} -> NOT FOUND: this runtime will be skipped (install the JDK or set JAVA_HOME)",
+                        java.requested
+                    );
+                }
+            }
+        }
+        if let Some(t) = &rt.train {
+            let _ = writeln!(
+                out,
+                "    train   {} for {} ({} requests, {} connections)",
+                t.start,
+                human(t.duration),
+                t.requests.len(),
+                t.connections
+            );
+            for (k, v) in &t.env {
+                let _ = writeln!(out, "      env   {k}={v}");
+            }
+            for a in &t.after {
+                let _ = writeln!(out, "      after {a}");
+            }
+            for p in &t.produces {
+                let _ = writeln!(out, "      makes {}", p.display());
+            }
+        }
+        let _ = writeln!(
+            out,
+            "    health  GET {} (timeout {}), stop SIG{} (grace {})",
+            rt.health.path,
+            human(rt.health.timeout),
+            rt.stop.signal_name,
+            human(rt.stop.grace)
+        );
+        if !rt.tools.is_empty() {
+            let _ = writeln!(out, "    tools   {}", rt.tools.join(" "));
+        }
+    }
+    let order = format!("{:?}", plan.order).to_lowercase();
+    let _ = writeln!(
+        out,
+        "\ncells ({}, {order}, {} repeats):",
+        plan.cells.len(),
+        plan.repeats
+    );
+    let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for (i, cell) in plan.cells.iter().enumerate() {
+        let load = match cell.load.mode {
+            LoadMode::Closed { connections } => format!("closed {connections} conn"),
+            LoadMode::Open { rate, connections } => {
+                format!("open {rate} req/s over {connections} conn")
+            }
+        };
+        let measure = match cell.measure {
+            Measure::Duration(d) => human(d),
+            Measure::Requests(n) => format!("{n} requests"),
+        };
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<width$}  {load}, warmup {}, measure {measure}",
+            i + 1,
+            cell.id,
+            human(cell.warmup)
+        );
+    }
+    let _ = writeln!(out, "\n{} cells", plan.cells.len());
+    let _ = writeln!(out, "estimated wall time: {}", human(e.total));
+    let _ = writeln!(
+        out,
+        "  = {} x {} (warmup {} + {} start/stop allowance) + {} of cell warmups and measurements",
+        plural(e.service_starts, "service start"),
+        human(e.per_start),
+        human(plan.service_warmup),
+        human(super::estimate::START_ALLOWANCE),
+        human(e.cells_time)
+    );
+    if e.cells_by_requests > 0 {
+        let _ = writeln!(
+            out,
+            "  not counted: {} measured by request count",
+            plural(e.cells_by_requests, "cell")
+        );
+    }
+    let training: Vec<String> = e
+        .training
+        .iter()
+        .map(|(n, d)| format!("{n} trains for {}", human(*d)))
+        .collect();
+    let mut uncounted = Vec::new();
+    if e.builds > 0 {
+        uncounted.push(format!("builds ({})", plural(e.builds, "runtime")));
+    }
+    if !training.is_empty() {
+        uncounted.push(format!("training ({})", training.join(", ")));
+    }
+    if !uncounted.is_empty() {
+        let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
+    }
+    out
+}
+
+/// `1 service start`, `3 service starts`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}

@@ -1,0 +1,332 @@
+//! The typed spec: what a user writes in an experiment YAML file.
+//!
+//! These types mirror the file one to one (`deny_unknown_fields` everywhere,
+//! so a typo is an error, not a silently ignored key). They carry no
+//! positions: errors find their `file:line:col` from the field path in the
+//! loose tree (see [`crate::spec::tree`]). Everything that needs the whole
+//! spec to check (templates, `extends`, axes) is done in
+//! [`crate::spec::validate`] and [`crate::plan`].
+//!
+//! The JSON Schema printed by `runner schema` is derived from these types, so
+//! the doc comments here are what editors show as hover help.
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::values::{HumanDuration, NumberOrTemplate, PortSpec, Workload};
+use crate::plan::AxisValue;
+
+/// A benchmark experiment: what to compare, how to start it, which load to apply.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with the spec's sections (experiment, runtimes, workload, ...)"
+)]
+pub struct Spec {
+    pub experiment: Experiment,
+    /// Environment variables given to every runtime (a runtime's own `env` wins).
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// The services under test, by name, in the order they run.
+    pub runtimes: IndexMap<String, RuntimeSpec>,
+    /// The request, or the list of named requests (sent round-robin), of every cell.
+    pub workload: Workload,
+    /// Named lists of values; the matrix is their cartesian product.
+    /// `payload` and `concurrency` are standard; any other name is usable in templates.
+    #[serde(default)]
+    pub axes: IndexMap<String, Vec<AxisValue>>,
+    #[serde(default)]
+    pub load: LoadSpec,
+    /// How many times every cell is measured.
+    #[serde(default = "one")]
+    pub repeats: u32,
+    #[serde(default)]
+    pub warmup: WarmupSpec,
+    pub measure: MeasureSpec,
+    /// `sequential` (default): runtime by runtime; `interleaved`: repeat 1 of every runtime, then repeat 2, ...
+    #[serde(default)]
+    pub order: OrderSpec,
+    /// If present, only cells matching at least one rule are kept.
+    #[serde(default)]
+    pub include: Vec<IndexMap<String, AxisValue>>,
+    /// Cells matching any rule are dropped (after `include`).
+    #[serde(default)]
+    pub exclude: Vec<IndexMap<String, AxisValue>>,
+    pub affinity: Option<AffinitySpec>,
+    pub sample: Option<SampleSpec>,
+    pub faults: Option<FaultsSpec>,
+    /// Requests `runner verify` sends to every runtime to compare their answers.
+    #[serde(default)]
+    pub verify: Vec<VerifySpec>,
+    pub report: Option<ReportSpec>,
+    /// Results folder, relative to the spec file's folder (default `results`).
+    pub results: Option<String>,
+    /// Metric names the reports should show.
+    #[serde(default)]
+    pub metrics: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Names the experiment; `name` becomes a folder under the results dir.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with name, title, description")]
+pub struct Experiment {
+    /// A safe file name: letters, digits, `-`, `_`, `.`; no `/`, no `..`.
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// One service under test. Every field is optional here because a runtime
+/// may inherit it through `extends`; after inheritance `start` is required.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map of runtime settings (dir, build, start, env, ...)"
+)]
+pub struct RuntimeSpec {
+    /// Name of another runtime whose settings this one starts from.
+    pub extends: Option<String>,
+    /// Working directory, relative to the spec file's folder.
+    pub dir: Option<String>,
+    /// Shell commands run in `dir`, in order, before anything starts.
+    pub build: Option<Vec<String>>,
+    /// Appended to the inherited `build` list.
+    #[serde(rename = "+build")]
+    pub build_append: Option<Vec<String>>,
+    /// Shell command starting the service in the foreground.
+    pub start: Option<String>,
+    /// Environment variables for this runtime (merged by key over the inherited ones).
+    pub env: Option<IndexMap<String, String>>,
+    /// JVM flags, available in templates as `{{ jvm_flags }}` (space-joined).
+    pub jvm_flags: Option<Vec<String>>,
+    /// Appended to the inherited `jvm_flags` list.
+    #[serde(rename = "+jvm_flags")]
+    pub jvm_flags_append: Option<Vec<String>>,
+    pub java: Option<JavaSpec>,
+    pub health: Option<HealthSpec>,
+    pub stop: Option<StopSpec>,
+    /// A fixed port, or `auto` (default): a free 127.0.0.1 port chosen at plan time.
+    pub port: Option<PortSpec>,
+    pub train: Option<TrainSpec>,
+    /// Free-form labels shown in reports.
+    pub tags: Option<Vec<String>>,
+    /// Appended to the inherited `tags` list.
+    #[serde(rename = "+tags")]
+    pub tags_append: Option<Vec<String>>,
+}
+
+/// The JDK a runtime needs: a major version looked up in JAVA_HOME and
+/// /usr/lib/jvm, or an explicit JDK home.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with `version` (e.g. \"25\") or `home`"
+)]
+pub struct JavaSpec {
+    pub version: Option<String>,
+    pub home: Option<String>,
+}
+
+/// How readiness is checked: GET `path` on 127.0.0.1:port until 200.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with path, timeout, interval")]
+pub struct HealthSpec {
+    /// Default `/health`.
+    pub path: Option<String>,
+    /// Default `60s`.
+    pub timeout: Option<HumanDuration>,
+    /// Default `100ms`.
+    pub interval: Option<HumanDuration>,
+}
+
+/// How the service is stopped: `signal` to its process group, SIGKILL after `grace`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with signal, grace")]
+pub struct StopSpec {
+    /// TERM (default), INT, HUP, QUIT or KILL (a `SIG` prefix is allowed).
+    pub signal: Option<String>,
+    /// Default `10s`.
+    pub grace: Option<HumanDuration>,
+}
+
+/// A training run before measuring (e.g. a Leyden AOT cache, Go PGO).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with start, env, workload, connections, duration, after, produces"
+)]
+pub struct TrainSpec {
+    /// Start command while training (default: the runtime's `start`).
+    pub start: Option<String>,
+    /// Extra environment while training (merged over the runtime's).
+    pub env: Option<IndexMap<String, String>>,
+    /// Names of workload requests to drive (default: all).
+    pub workload: Option<Vec<String>>,
+    /// Closed-loop connections while training (default 4).
+    pub connections: Option<u32>,
+    /// How long load is driven (default `30s`).
+    pub duration: Option<HumanDuration>,
+    /// Shell commands run in `dir` after the training service stopped.
+    pub after: Option<Vec<String>>,
+    /// Files (relative to `dir`) that must exist and be non-empty afterwards.
+    pub produces: Option<Vec<String>>,
+}
+
+/// One HTTP request of the workload; every string is a template.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a request map with method, path, headers, body, expect"
+)]
+pub struct RequestSpec {
+    /// Needed when the workload has several requests (default `request`).
+    pub name: Option<String>,
+    /// Default GET.
+    #[serde(default = "get")]
+    pub method: String,
+    /// Path and query, starting with `/`.
+    pub path: String,
+    #[serde(default)]
+    pub headers: IndexMap<String, String>,
+    pub body: Option<String>,
+    #[serde(default)]
+    pub expect: ExpectSpec,
+}
+
+fn get() -> String {
+    "GET".into()
+}
+
+/// What a correct answer looks like.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with status")]
+pub struct ExpectSpec {
+    /// Default 200.
+    #[serde(default = "ok")]
+    pub status: u16,
+}
+
+impl Default for ExpectSpec {
+    fn default() -> Self {
+        ExpectSpec { status: ok() }
+    }
+}
+
+fn ok() -> u16 {
+    200
+}
+
+/// How load is applied.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with mode, rate, connections, timeout, threads"
+)]
+pub struct LoadSpec {
+    #[serde(default)]
+    pub mode: LoadModeSpec,
+    /// Open mode: requests per second (a number or a template such as `"{{ rate }}"`).
+    pub rate: Option<NumberOrTemplate>,
+    /// Open mode: connections to spread the rate over; closed mode: overrides the
+    /// `concurrency` axis. A number or a template.
+    pub connections: Option<NumberOrTemplate>,
+    /// Per-request timeout (default `10s`).
+    pub timeout: Option<HumanDuration>,
+    /// Load generator threads (default 1, or the number of `affinity.load` CPUs).
+    pub threads: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadModeSpec {
+    /// Each connection sends its next request when the previous answer arrived.
+    #[default]
+    Closed,
+    /// A constant request rate, independent of the answers.
+    Open,
+}
+
+/// Load applied but not recorded.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with service, cell")]
+pub struct WarmupSpec {
+    /// Once after each service start.
+    pub service: Option<HumanDuration>,
+    /// Before each cell.
+    pub cell: Option<HumanDuration>,
+}
+
+/// When a measurement ends: after `duration`, or after `requests` answers.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with duration or requests")]
+pub struct MeasureSpec {
+    pub duration: Option<HumanDuration>,
+    pub requests: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OrderSpec {
+    #[default]
+    Sequential,
+    Interleaved,
+}
+
+/// CPU pinning (Linux): CPU indices for the service and for the load generator.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with service and load CPU lists"
+)]
+pub struct AffinitySpec {
+    pub service: Vec<usize>,
+    pub load: Vec<usize>,
+}
+
+/// Resource sampling of the service's process tree.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with interval")]
+pub struct SampleSpec {
+    /// Default `200ms`.
+    pub interval: HumanDuration,
+}
+
+/// What happens when a service dies.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with max_restarts")]
+pub struct FaultsSpec {
+    /// Restarts before the runtime is skipped (default 1).
+    pub max_restarts: u32,
+}
+
+/// A request `runner verify` sends to every runtime, comparing the answers.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with name, method, path, expect_status, compare"
+)]
+pub struct VerifySpec {
+    pub name: String,
+    #[serde(default = "get")]
+    pub method: String,
+    pub path: String,
+    #[serde(default = "ok")]
+    pub expect_status: u16,
+    /// JSON field names of the answer that must be equal across runtimes.
+    #[serde(default)]
+    pub compare: Vec<String>,
+}
+
+/// Report rendering.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with templates")]
+pub struct ReportSpec {
+    /// minijinja templates, relative to the spec file's folder.
+    pub templates: Vec<String>,
+}

@@ -1,0 +1,505 @@
+//! Checks that need more than one field's type: names, axes, modes,
+//! cross-references. Templates are checked by the plan stage, which renders
+//! every one of them for every cell.
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+
+use super::error::suggestion;
+use super::model::{LoadModeSpec, RequestSpec, RuntimeSpec, Spec};
+use crate::plan::AxisValue;
+
+/// A problem found by a check: a field path, what is wrong, what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub field: String,
+    pub message: String,
+    pub help: String,
+}
+
+fn finding(
+    field: impl Into<String>,
+    message: impl Into<String>,
+    help: impl Into<String>,
+) -> Finding {
+    Finding {
+        field: field.into(),
+        message: message.into(),
+        help: help.into(),
+    }
+}
+
+/// HTTP methods a workload or verify request may use.
+pub const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
+
+/// Template variable names an axis may not take.
+pub const RESERVED_NAMES: &[&str] = &[
+    "runtime",
+    "host",
+    "port",
+    "java",
+    "jvm_flags",
+    "work_dir",
+    "repeat",
+];
+
+/// Stop signals accepted, with their numbers.
+pub const SIGNALS: &[(&str, i32)] = &[
+    ("TERM", libc::SIGTERM),
+    ("INT", libc::SIGINT),
+    ("HUP", libc::SIGHUP),
+    ("QUIT", libc::SIGQUIT),
+    ("KILL", libc::SIGKILL),
+];
+
+/// Why `name` cannot be used as a file name, if it cannot.
+pub fn unsafe_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".into());
+    }
+    if name.contains('/') || name.contains('\\') {
+        return Some("contains a path separator".into());
+    }
+    if name.contains("..") {
+        return Some("contains `..`".into());
+    }
+    if name.starts_with('.') || name.starts_with('-') {
+        return Some("starts with `.` or `-`".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Some(format!("contains `{c}`"));
+    }
+    None
+}
+
+/// Every check on the spec; `runtimes` are the runtimes after `extends`.
+pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(why) = unsafe_name(&spec.experiment.name) {
+        out.push(finding(
+            "experiment.name",
+            format!("experiment name `{}` {why}", spec.experiment.name),
+            "use letters, digits, `-`, `_` and `.` only: the name becomes a folder under the results dir",
+        ));
+    }
+    if spec.runtimes.is_empty() {
+        out.push(finding(
+            "runtimes",
+            "no runtimes are defined",
+            "add at least one runtime under `runtimes:`",
+        ));
+    }
+    check_env("env", spec.env.keys(), &mut out);
+    for (name, runtime) in runtimes {
+        check_runtime(name, runtime, spec, &mut out);
+    }
+    check_axes(spec, &mut out);
+    check_workload(&spec.workload.0, &mut out);
+    check_load(spec, &mut out);
+    check_rules(spec, &mut out);
+    if spec.repeats == 0 {
+        out.push(finding(
+            "repeats",
+            "repeats is 0",
+            "measure every cell at least once: `repeats: 1` or more",
+        ));
+    }
+    match (&spec.measure.duration, spec.measure.requests) {
+        (Some(_), Some(_)) => out.push(finding(
+            "measure",
+            "measure has both `duration` and `requests`",
+            "keep one: a measurement ends after a duration or after a number of requests",
+        )),
+        (None, None) => out.push(finding(
+            "measure",
+            "measure has neither `duration` nor `requests`",
+            "add `duration: 5s` (or `requests: 10000`)",
+        )),
+        (Some(d), None) if d.0.is_zero() => out.push(finding(
+            "measure.duration",
+            "measure duration is zero",
+            "measure for a while, e.g. `5s`",
+        )),
+        (None, Some(0)) => out.push(finding(
+            "measure.requests",
+            "measure requests is 0",
+            "measure at least one request",
+        )),
+        _ => {}
+    }
+    let mut names = HashSet::new();
+    for (i, v) in spec.verify.iter().enumerate() {
+        if !METHODS.contains(&v.method.as_str()) {
+            out.push(bad_method(&format!("verify.{i}.method"), &v.method));
+        }
+        if !v.path.starts_with('/') {
+            out.push(finding(
+                format!("verify.{i}.path"),
+                format!("path `{}` does not start with `/`", v.path),
+                "write the path from the root, e.g. `/api/info`",
+            ));
+        }
+        if !names.insert(v.name.as_str()) {
+            out.push(finding(
+                format!("verify.{i}.name"),
+                format!("verify name `{}` is used twice", v.name),
+                "give every verify request its own name",
+            ));
+        }
+    }
+    if let Some(a) = &spec.affinity
+        && (a.service.is_empty() || a.load.is_empty())
+    {
+        out.push(finding(
+            "affinity",
+            "affinity needs CPUs for both `service` and `load`",
+            "e.g. `affinity: {service: [1], load: [0]}`, or remove it",
+        ));
+    }
+    if let Some(s) = &spec.sample
+        && s.interval.0.as_millis() < 10
+    {
+        out.push(finding(
+            "sample.interval",
+            "sample interval is under 10ms",
+            "sampling that often disturbs the service: use 100ms or more",
+        ));
+    }
+    out
+}
+
+/// Environment variable names a shell and `execve` accept.
+fn valid_env_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn check_env<'a>(
+    prefix: &str,
+    names: impl IntoIterator<Item = &'a String>,
+    out: &mut Vec<Finding>,
+) {
+    for name in names {
+        if !valid_env_name(name) {
+            out.push(finding(
+                format!("{prefix}.{name}"),
+                format!("`{name}` is not a valid environment variable name"),
+                "use letters, digits and `_`, not starting with a digit",
+            ));
+        }
+    }
+}
+
+/// HTTP header names are tokens (RFC 9110): no spaces, colons or quotes.
+fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+fn bad_method(field: &str, method: &str) -> Finding {
+    let upper = method.to_ascii_uppercase();
+    let help = if METHODS.contains(&upper.as_str()) {
+        format!("write it in upper case: `{upper}`")
+    } else {
+        suggestion(method, METHODS, "valid methods")
+    };
+    finding(field, format!("invalid HTTP method `{method}`"), help)
+}
+
+fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Finding>) {
+    let at = |field: &str| format!("runtimes.{name}.{field}");
+    if let Some(why) =
+        unsafe_name(name).or_else(|| name.contains('=').then(|| "contains `=`".to_owned()))
+    {
+        out.push(finding(
+            format!("runtimes.{name}"),
+            format!("runtime name `{name}` {why}"),
+            "use letters, digits, `-`, `_` and `.` only: the name is part of cell ids and file names",
+        ));
+    }
+    check_env(&at("env"), rt.env.iter().flat_map(|e| e.keys()), out);
+    check_env(
+        &at("train.env"),
+        rt.train
+            .iter()
+            .flat_map(|t| t.env.iter().flat_map(|e| e.keys())),
+        out,
+    );
+    if rt.start.is_none() {
+        out.push(finding(
+            format!("runtimes.{name}"),
+            format!("runtime `{name}` has no `start` command"),
+            "add `start: <command that runs the service in the foreground>`, or `extends:` a runtime that has one",
+        ));
+    }
+    if let Some(java) = &rt.java {
+        match (&java.version, &java.home) {
+            (None, None) | (Some(_), Some(_)) => out.push(finding(
+                at("java"),
+                "java needs exactly one of `version` or `home`",
+                "e.g. `java: { version: \"25\" }` or `java: { home: /usr/lib/jvm/temurin-25-jdk-amd64 }`",
+            )),
+            (Some(v), None) if v.is_empty() || !v.chars().all(|c| c.is_ascii_digit()) => out.push(finding(
+                at("java.version"),
+                format!("java version `{v}` is not a major version number"),
+                "write the feature release only, e.g. \"25\" or \"21\"",
+            )),
+            _ => {}
+        }
+    }
+    if let Some(signal) = rt.stop.as_ref().and_then(|s| s.signal.as_ref())
+        && signal_number(signal).is_none()
+    {
+        let names: Vec<&str> = SIGNALS.iter().map(|(n, _)| *n).collect();
+        out.push(finding(
+            at("stop.signal"),
+            format!("unknown stop signal `{signal}`"),
+            suggestion(signal, &names, "valid signals"),
+        ));
+    }
+    if let Some(path) = rt.health.as_ref().and_then(|h| h.path.as_ref())
+        && !path.starts_with('/')
+    {
+        out.push(finding(
+            at("health.path"),
+            format!("health path `{path}` does not start with `/`"),
+            "e.g. `/health`",
+        ));
+    }
+    if let Some(train) = &rt.train {
+        for (i, wanted) in train.workload.iter().flatten().enumerate() {
+            let names: Vec<&str> = spec.workload.0.iter().map(request_name).collect();
+            if !names.contains(&wanted.as_str()) {
+                out.push(finding(
+                    at(&format!("train.workload.{i}")),
+                    format!("training workload `{wanted}` is not a workload request"),
+                    suggestion(wanted, &names, "workload requests"),
+                ));
+            }
+        }
+        if train.connections == Some(0) {
+            out.push(finding(
+                at("train.connections"),
+                "training connections is 0",
+                "use at least 1",
+            ));
+        }
+    }
+}
+
+/// The signal number for `TERM`, `SIGTERM`, ...
+pub fn signal_number(name: &str) -> Option<i32> {
+    let bare = name.strip_prefix("SIG").unwrap_or(name);
+    SIGNALS.iter().find(|(n, _)| *n == bare).map(|(_, v)| *v)
+}
+
+/// The name a workload request goes by (`request` when unnamed).
+pub fn request_name(r: &RequestSpec) -> &str {
+    r.name.as_deref().unwrap_or("request")
+}
+
+fn check_axes(spec: &Spec, out: &mut Vec<Finding>) {
+    for (axis, values) in &spec.axes {
+        let valid_name = axis
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && axis.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid_name {
+            out.push(finding(
+                format!("axes.{axis}"),
+                format!("axis name `{axis}` is not usable in templates"),
+                "use letters, digits and `_`, starting with a letter",
+            ));
+        } else if RESERVED_NAMES.contains(&axis.as_str()) {
+            out.push(finding(
+                format!("axes.{axis}"),
+                format!("axis name `{axis}` is reserved"),
+                format!(
+                    "rename it: {} are template variables",
+                    RESERVED_NAMES.join(", ")
+                ),
+            ));
+        }
+        if values.is_empty() {
+            out.push(finding(
+                format!("axes.{axis}"),
+                format!("axis `{axis}` is empty"),
+                "list at least one value, or remove the axis",
+            ));
+        }
+        let mut seen = HashSet::new();
+        for (i, value) in values.iter().enumerate() {
+            let field = format!("axes.{axis}.{i}");
+            if !seen.insert(value.to_string()) {
+                out.push(finding(
+                    &field,
+                    format!("axis `{axis}` lists `{value}` twice"),
+                    "remove the repeated value",
+                ));
+            }
+            match (axis.as_str(), value) {
+                ("payload", AxisValue::Int(n)) if *n < 0 => out.push(finding(
+                    field,
+                    format!("payload `{n}` is negative"),
+                    "payload is a size in bytes: 0 or more",
+                )),
+                ("payload", AxisValue::Float(_) | AxisValue::Text(_)) => out.push(finding(
+                    field,
+                    format!("payload `{value}` is not a whole number"),
+                    "payload is a size in bytes: write whole numbers such as 128",
+                )),
+                ("concurrency", AxisValue::Int(n)) if *n < 1 => out.push(finding(
+                    field,
+                    format!("concurrency `{n}` is not positive"),
+                    "concurrency is a number of connections: 1 or more",
+                )),
+                ("concurrency", AxisValue::Float(_) | AxisValue::Text(_)) => out.push(finding(
+                    field,
+                    format!("concurrency `{value}` is not a whole number"),
+                    "concurrency is a number of connections: write whole numbers such as 12",
+                )),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
+    let prefix = |i: usize| {
+        if requests.len() == 1 {
+            "workload".to_owned()
+        } else {
+            format!("workload.{i}")
+        }
+    };
+    if requests.is_empty() {
+        out.push(finding(
+            "workload",
+            "the workload has no requests",
+            "add a request: `workload: { method: GET, path: / }`",
+        ));
+    }
+    let mut names = HashSet::new();
+    for (i, r) in requests.iter().enumerate() {
+        if !METHODS.contains(&r.method.as_str()) {
+            out.push(bad_method(&format!("{}.method", prefix(i)), &r.method));
+        }
+        for name in r.headers.keys() {
+            if !valid_header_name(name) {
+                out.push(finding(
+                    format!("{}.headers.{name}", prefix(i)),
+                    format!("`{name}` is not a valid HTTP header name"),
+                    "use letters, digits and `-` (e.g. `content-type`)",
+                ));
+            }
+        }
+        if !(100..=599).contains(&r.expect.status) {
+            out.push(finding(
+                format!("{}.expect.status", prefix(i)),
+                format!("status {} is not an HTTP status", r.expect.status),
+                "use a status from 100 to 599",
+            ));
+        }
+        if requests.len() > 1 && r.name.is_none() {
+            out.push(finding(
+                prefix(i),
+                "a request of a multi-request workload has no `name`",
+                "name every request: the names appear in results and `train.workload`",
+            ));
+        } else if !names.insert(request_name(r)) {
+            out.push(finding(
+                format!("{}.name", prefix(i)),
+                format!("request name `{}` is used twice", request_name(r)),
+                "give every request its own name",
+            ));
+        }
+    }
+}
+
+fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
+    let load = &spec.load;
+    match load.mode {
+        LoadModeSpec::Open if load.rate.is_none() => out.push(finding(
+            "load.rate",
+            "open mode needs a `rate`",
+            "add `rate: 5000` (requests per second) or `rate: \"{{ rate }}\"` with a `rate` axis",
+        )),
+        LoadModeSpec::Closed if load.rate.is_some() => out.push(finding(
+            "load.rate",
+            "`rate` is only used in open mode",
+            "remove `rate`, or set `mode: open`",
+        )),
+        LoadModeSpec::Closed if load.connections.is_none() && !spec.axes.contains_key("concurrency") => out.push(finding(
+            "load",
+            "closed mode needs a number of connections: there is no `concurrency` axis and no `load.connections`",
+            "add a `concurrency` axis (e.g. `concurrency: [1, 12]`) or `load.connections: 8`",
+        )),
+        _ => {}
+    }
+    if load.threads == Some(0) {
+        out.push(finding(
+            "load.threads",
+            "load threads is 0",
+            "use at least 1 thread",
+        ));
+    }
+    if load.timeout.is_some_and(|t| t.0.is_zero()) {
+        out.push(finding(
+            "load.timeout",
+            "request timeout is zero",
+            "e.g. `timeout: 10s`",
+        ));
+    }
+}
+
+fn check_rules(spec: &Spec, out: &mut Vec<Finding>) {
+    for (kind, rules) in [("include", &spec.include), ("exclude", &spec.exclude)] {
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.is_empty() {
+                out.push(finding(
+                    format!("{kind}.{i}"),
+                    format!("{kind} rule {i} is empty"),
+                    "name a runtime and/or axis values, e.g. `{runtime: go-stdlib, payload: 8192}`",
+                ));
+            }
+            for (key, value) in rule {
+                let field = format!("{kind}.{i}.{key}");
+                if key == "runtime" {
+                    if !spec.runtimes.contains_key(&value.to_string()) {
+                        let names: Vec<&str> = spec.runtimes.keys().map(String::as_str).collect();
+                        out.push(finding(
+                            field,
+                            format!("{kind} rule names unknown runtime `{value}`"),
+                            suggestion(&value.to_string(), &names, "runtimes"),
+                        ));
+                    }
+                } else if let Some(values) = spec.axes.get(key) {
+                    if !values.iter().any(|v| v.to_string() == value.to_string()) {
+                        let list: Vec<String> = values.iter().map(ToString::to_string).collect();
+                        out.push(finding(
+                            field,
+                            format!("{kind} rule value `{value}` is not a value of axis `{key}`"),
+                            format!("the axis has: {}", list.join(", ")),
+                        ));
+                    }
+                } else {
+                    let mut keys: Vec<&str> = vec!["runtime"];
+                    keys.extend(spec.axes.keys().map(String::as_str));
+                    out.push(finding(
+                        field,
+                        format!("{kind} rule key `{key}` is neither `runtime` nor an axis"),
+                        suggestion(key, &keys, "valid keys"),
+                    ));
+                }
+            }
+        }
+    }
+}

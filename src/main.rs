@@ -159,7 +159,7 @@ fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

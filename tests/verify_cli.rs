@@ -25,6 +25,7 @@ const VERIFY: &str = r#"verify:
   - { name: generated-7, path: /api/generated/7, compare: [input, hash, workFactor, workScore] }
   - { name: strings-gruesse, path: "/api/strings/Gr%C3%BC%C3%9Fe", compare: [input, uppercase, reversed, hash, workScore] }
   - { name: bad-size, path: /api/generated/0, expect_status: 400 }
+  - { name: bad-size-plus, path: /api/generated/+7, expect_status: 400 }
   - { name: unknown, path: /nope, expect_status: 404 }
   - { name: post, method: POST, path: /api/generated/7, expect_status: 405 }
 "#;
@@ -132,6 +133,16 @@ fn a_service_with_another_work_score_fails_naming_the_field() {
 }
 
 #[test]
+fn a_wrong_status_is_named_with_the_request_to_replay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runtimes = service("alpha", "") + &service("lax", ", LAX_SIZE: \"1\"");
+    let path = spec(tmp.path(), &runtimes, VERIFY);
+    let (code, out, err) = verify(&path, &[]);
+    assert_eq!(code, 1, "stdout:\n{out}\nstderr:\n{err}");
+    golden("status.golden", &normalise(&out));
+}
+
+#[test]
 fn a_service_that_never_becomes_healthy_is_reported_with_its_log() {
     let tmp = tempfile::tempdir().unwrap();
     let mut sick = service("sick", ", NEVER_HEALTHY: \"1\"");
@@ -216,7 +227,7 @@ fn only_and_json_select_runtimes_and_format() {
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["equivalent"], true);
     assert_eq!(report["verdict"]["runtimes"], serde_json::json!(["alpha"]));
-    assert_eq!(report["requests"].as_array().unwrap().len(), 6);
+    assert_eq!(report["requests"].as_array().unwrap().len(), 7);
 }
 
 #[test]

@@ -188,7 +188,7 @@ pub fn run(
     let report_path = folder.join(REPORT_FILE);
     crate::results::run_dir::write_atomic(&report_path, json.as_bytes())?;
     let text = match options.format {
-        VerifyFormat::Table => render::table(&verdict, &records),
+        VerifyFormat::Table => render::table(&verdict, &records, &plan.verify),
         VerifyFormat::Json => json,
     };
     let _ = out.write_all(text.as_bytes());

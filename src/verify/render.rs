@@ -7,12 +7,13 @@ use sha2::{Digest, Sha256};
 
 use super::compare::{Difference, Verdict};
 use super::outcome::{Outcome, RuntimeRecord};
+use crate::plan::VerifyPlan;
 
 /// Values longer than this (as compact JSON) are shortened in the text output.
 const MAX_VALUE_CHARS: usize = 72;
 
 /// The full text report.
-pub fn table(verdict: &Verdict, records: &[RuntimeRecord]) -> String {
+pub fn table(verdict: &Verdict, records: &[RuntimeRecord], requests: &[VerifyPlan]) -> String {
     let mut out = String::new();
     grid(&mut out, verdict);
     out.push('\n');
@@ -44,7 +45,7 @@ pub fn table(verdict: &Verdict, records: &[RuntimeRecord]) -> String {
         if n == 1 { "" } else { "s" }
     );
     for d in &verdict.differences {
-        difference(&mut out, d);
+        difference(&mut out, d, requests);
     }
     let short = in_short(&verdict.differences);
     if !short.is_empty() {
@@ -158,7 +159,12 @@ fn lifecycle(out: &mut String, records: &[RuntimeRecord]) {
     }
 }
 
-fn difference(out: &mut String, d: &Difference) {
+fn difference(out: &mut String, d: &Difference, requests: &[VerifyPlan]) {
+    // The request's name with what was sent, so it can be replayed by hand.
+    let label = |name: &str| match requests.iter().find(|r| r.name == name) {
+        Some(r) => format!("{name} ({} {})", r.method, r.path),
+        None => name.to_string(),
+    };
     match d {
         Difference::Skipped { runtime, reason } => {
             let _ = writeln!(
@@ -180,7 +186,11 @@ fn difference(out: &mut String, d: &Difference) {
             runtime,
             error,
         } => {
-            let _ = writeln!(out, "- {request}: {runtime} gave no answer: {error}");
+            let _ = writeln!(
+                out,
+                "- {}: {runtime} gave no answer: {error}",
+                label(request)
+            );
         }
         Difference::Status {
             request,
@@ -190,7 +200,8 @@ fn difference(out: &mut String, d: &Difference) {
         } => {
             let _ = writeln!(
                 out,
-                "- {request}: {runtime} answered status {got}, expected {expected}"
+                "- {}: {runtime} answered status {got}, expected {expected}",
+                label(request)
             );
         }
         Difference::NotJson {
@@ -198,7 +209,7 @@ fn difference(out: &mut String, d: &Difference) {
             runtime,
             error,
         } => {
-            let _ = writeln!(out, "- {request}: {runtime}: {error}");
+            let _ = writeln!(out, "- {}: {runtime}: {error}", label(request));
         }
         Difference::Field {
             request,
@@ -206,7 +217,7 @@ fn difference(out: &mut String, d: &Difference) {
             values,
             odd,
         } => {
-            let _ = writeln!(out, "- {request}: field `{field}` differs:");
+            let _ = writeln!(out, "- {}: field `{field}` differs:", label(request));
             let width = values.iter().map(|(r, _)| r.len()).max().unwrap_or(0);
             for (runtime, value) in values {
                 let flag = if odd.contains(runtime) && odd.len() < values.len() {

@@ -14,3 +14,4 @@ pub mod sample;
 pub mod service;
 pub mod spec;
 pub mod train;
+pub mod verify;

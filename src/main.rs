@@ -1,5 +1,4 @@
 //! The `runner` CLI: the only place that uses anyhow and prints.
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,8 +35,47 @@ enum Command {
     },
     /// Print the JSON Schema of the spec (for editors' YAML language servers).
     Schema,
+    /// Re-render the summaries, charts and reports of a past run (runs nothing).
+    Report {
+        /// The run directory, e.g. results/<experiment>/<run-id>.
+        run_dir: PathBuf,
+        /// Templates to render (default: the spec's report.templates, else the built-in
+        /// report.md.j2 and report.html.j2).
+        #[arg(long, num_args = 1..)]
+        templates: Vec<PathBuf>,
+    },
+    /// Compare two runs cell by cell; exit 1 on a significant regression, 2 if not comparable.
+    Compare {
+        /// The baseline run directory.
+        run_a: PathBuf,
+        /// The run to judge against the baseline.
+        run_b: PathBuf,
+        /// Smallest relative throughput change that is flagged, e.g. 5%.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        threshold: f64,
+        /// Output: a Markdown table, or JSON for scripts.
+        #[arg(long, value_enum, default_value = "md")]
+        format: runner::report::CompareFormat,
+        /// Compare even when host, toolchains or spec differ (with a loud warning).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Check that the runtimes answer the spec's `verify` requests identically:
+    /// exit 0 when equivalent, 1 on any difference, 2 on spec/preflight errors.
+    Verify {
+        /// Spec file (YAML) with a `verify:` list.
+        spec: PathBuf,
+        /// Keep only KEY (usually `runtime`) in VALUE[,VALUE]; repeatable.
+        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+        only: Vec<String>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: runner::verify::VerifyFormat,
+        /// Do not fail because a runtime was skipped for a missing toolchain.
+        #[arg(long)]
+        allow_skipped: bool,
+    },
     /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
-    Load(runner::load::cli::LoadArgs),
+    Load(Box<runner::load::cli::LoadArgs>),
     /// Build, train and measure every cell of a spec, one service at a time,
     /// recording everything under results/<experiment>/<run-id>/.
     Exec {
@@ -58,29 +96,66 @@ enum Command {
     },
 }
 
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    runner::report::parse_threshold(text).map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let status = match cli.command {
-        Command::Validate { specs } => runner::spec::commands::validate(&specs, &mut out, &mut err),
+    match cli.command {
+        Command::Validate { specs } => {
+            ExitCode::from(runner::spec::commands::validate(&specs, &mut out, &mut err))
+        }
         Command::Plan {
             spec,
             only,
             quick,
             format,
-        } => runner::spec::commands::plan(
+        } => ExitCode::from(runner::spec::commands::plan(
             &spec,
             &runner::plan::PlanOptions { only, quick },
             format,
             &mut out,
             &mut err,
+        )),
+        Command::Schema => ExitCode::from(runner::spec::commands::schema(&mut out)),
+        Command::Report { run_dir, templates } => report(&run_dir, &templates),
+        Command::Compare {
+            run_a,
+            run_b,
+            threshold,
+            format,
+            force,
+        } => compare(
+            &run_a,
+            &run_b,
+            runner::report::CompareOptions {
+                threshold,
+                force,
+                format,
+            },
         ),
-        Command::Schema => runner::spec::commands::schema(&mut out),
-        Command::Load(args) => match runner::load::cli::run(args).map_err(anyhow::Error::from) {
-            Ok(()) => 0,
+        Command::Verify {
+            spec,
+            only,
+            format,
+            allow_skipped,
+        } => ExitCode::from(runner::verify::verify_command(
+            &spec,
+            &runner::verify::VerifyOptions {
+                only,
+                format,
+                allow_skipped,
+            },
+            &mut out,
+            &mut err,
+        )),
+        Command::Load(args) => match runner::load::cli::run(*args).map_err(anyhow::Error::from) {
+            Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                let _ = writeln!(err, "error: {e:#}");
-                1
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
             }
         },
         Command::Exec {
@@ -89,7 +164,7 @@ fn main() -> ExitCode {
             force,
             quick,
             only,
-        } => runner::exec::exec_command(
+        } => ExitCode::from(runner::exec::exec_command(
             &runner::exec::ExecOptions {
                 spec,
                 resume,
@@ -98,7 +173,48 @@ fn main() -> ExitCode {
                 only,
             },
             &mut err,
-        ),
-    };
-    ExitCode::from(status)
+        )),
+    }
+}
+
+fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
+    match runner::report::report_command(run_dir, templates) {
+        Ok(rendered) => {
+            for file in &rendered.files {
+                println!("wrote {}", file.display());
+            }
+            if rendered.failed_rows + rendered.suspect_rows > 0 {
+                eprintln!(
+                    "note: {} failed and {} suspect measurement row(s), listed in the report",
+                    rendered.failed_rows, rendered.suspect_rows
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn compare(
+    run_a: &std::path::Path,
+    run_b: &std::path::Path,
+    options: runner::report::CompareOptions,
+) -> ExitCode {
+    match runner::report::compare_command(run_a, run_b, &options) {
+        Ok(outcome) => {
+            for w in &outcome.warnings {
+                eprintln!("{w}");
+            }
+            print!("{}", outcome.output);
+            ExitCode::from(outcome.exit_code)
+        }
+        // Not comparable, or unreadable: 2, never 1 (which means "regression").
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -157,7 +157,123 @@ fn schema_describes_the_spec() {
     let schema: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(schema["title"], "Spec");
     assert!(schema["properties"]["runtimes"].is_object());
-    assert!(schema["$defs"]["RuntimeSpec"]["properties"]["+jvm_flags"].is_object());
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert!(schema["definitions"]["RuntimeSpec"]["properties"]["+jvm_flags"].is_object());
     assert_eq!(schema["additionalProperties"], false);
     assert!(Path::new(SEED).exists());
+}
+
+#[test]
+fn open_loop_interleaved_spec_plans_its_rules_and_rates() {
+    let out = runner()
+        .args([
+            "plan",
+            "tests/specs/good/open-interleaved.yaml",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = plan["cells"].as_array().unwrap();
+    let ids: Vec<&str> = cells.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    // node: include keeps all 4 points, exclude drops rate=5000 -> 2;
+    // rust, java-home: payload=128 only -> 2 each; x 3 repeats.
+    assert_eq!(cells.len(), 18);
+    assert_eq!(
+        &ids[..6],
+        [
+            "node/payload=7/rate=1000/r1",
+            "node/payload=128/rate=1000/r1",
+            "rust/payload=128/rate=1000/r1",
+            "rust/payload=128/rate=5000/r1",
+            "java-home/payload=128/rate=1000/r1",
+            "java-home/payload=128/rate=5000/r1"
+        ]
+    );
+    assert_eq!(
+        ids[6], "node/payload=7/rate=1000/r2",
+        "interleaved: repeat 2 after every runtime's repeat 1"
+    );
+    let load = &cells[3]["load"];
+    assert_eq!(load["mode"]["mode"], "open");
+    assert_eq!(load["mode"]["rate"], 5000.0);
+    assert_eq!(load["mode"]["connections"], 32);
+    assert_eq!(load["threads"], 2);
+    let echo = &cells[2]["requests"][1];
+    assert_eq!(echo["method"], "POST");
+    assert_eq!(echo["body"], r#"{"size": 128, "from": "rust"}"#);
+    assert_eq!(echo["expect_status"], 201);
+    assert_eq!(cells[0]["measure"]["requests"], 20000);
+    let runtimes = plan["runtimes"].as_array().unwrap();
+    assert_eq!(runtimes[0]["port"], 18080);
+    assert_eq!(runtimes[0]["env"]["UV_THREADPOOL_SIZE"], "4");
+    assert_eq!(runtimes[0]["stop"]["signal_name"], "INT");
+    assert_eq!(runtimes[0]["health"]["interval"]["nanos"], 250_000_000);
+    let rust_port = runtimes[1]["port"].as_u64().unwrap();
+    assert!(
+        runtimes[1]["start"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("--port {rust_port} "))
+    );
+    assert_eq!(runtimes[1]["tools"][0], "cargo");
+    assert!(
+        runtimes[2]["java"]["home"].is_null(),
+        "a missing JDK is recorded, not an error"
+    );
+    assert_eq!(runtimes[2]["tools"].as_array().unwrap().len(), 0);
+    assert_eq!(plan["estimate"]["cells_by_requests"], 18);
+    assert_eq!(plan["estimate"]["service_starts"], 9);
+    assert!(
+        plan["results_dir"]
+            .as_str()
+            .unwrap()
+            .ends_with("tests/specs/good/out/open-loop-demo")
+    );
+
+    let table = runner()
+        .args(["plan", "tests/specs/good/open-interleaved.yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("NOT FOUND: this runtime will be skipped"),
+        "{text}"
+    );
+}
+
+/// `runner plan` output on tiny.yaml, pinned by a golden file (the repository
+/// path and the spec's hash are replaced by placeholders).
+/// Regenerate with `UPDATE_GOLDEN=1 cargo test --test cli_spec_good`.
+#[test]
+fn plan_table_matches_its_golden_file() {
+    let out = runner()
+        .args(["plan", "tests/specs/good/tiny.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let hash_line = text
+        .lines()
+        .find(|l| l.contains("spec sha256"))
+        .unwrap()
+        .to_owned();
+    let text = text
+        .replace(env!("CARGO_MANIFEST_DIR"), "<repo>")
+        .replace(&hash_line, "  spec sha256 <hash>");
+    let golden = Path::new("tests/specs/good/tiny.plan.expected");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden, &text).unwrap();
+    }
+    assert_eq!(text, std::fs::read_to_string(golden).unwrap());
 }

@@ -60,16 +60,32 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     }
 }
 
-/// The report stage after a run: the single call site.
-///
-/// LEAD: wire the report stage here once the `report` branch is on main:
-/// `crate::report::render_run(&outcome.run_dir, &outcome.report_templates)`,
-/// printing the files it wrote and, on error, the error (the run itself
-/// stays valid either way). Until then, say how to render it by hand.
+/// The report stage after every run that started (interrupted runs too):
+/// summaries, charts and the spec's report templates, from the run
+/// directory alone. A report failure is printed; the run stays valid and
+/// `runner report RUN_DIR` can render it again.
 fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
-    let _ = writeln!(
-        err,
-        "render the report with: runner report {}",
-        outcome.run_dir.display()
-    );
+    match crate::report::report_command(&outcome.run_dir, &[]) {
+        Ok(rendered) => {
+            let _ = writeln!(
+                err,
+                "report: {} file(s) written, e.g. {}",
+                rendered.files.len(),
+                rendered
+                    .files
+                    .iter()
+                    .find(|f| f.extension().is_some_and(|e| e == "md"))
+                    .or(rendered.files.first())
+                    .map_or_else(String::new, |f| f.display().to_string())
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: the report could not be rendered: {e}; the run is complete on disk, \
+                 fix the cause and run `runner report {}`",
+                outcome.run_dir.display()
+            );
+        }
+    }
 }

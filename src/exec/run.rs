@@ -48,8 +48,6 @@ pub struct RunOutcome {
     pub cells_failed: u64,
     /// Runtime -> why it was skipped.
     pub skipped: BTreeMap<String, String>,
-    /// The spec's report templates (empty: the report stage's defaults).
-    pub report_templates: Vec<PathBuf>,
 }
 
 impl RunOutcome {
@@ -484,7 +482,6 @@ impl<'a> Executor<'a> {
             cells_done: self.status.cells_done,
             cells_failed: self.cells_failed,
             skipped: self.skipped,
-            report_templates: self.plan.report_templates.clone(),
         })
     }
 }

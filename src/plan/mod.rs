@@ -6,6 +6,7 @@
 //! ports for `port: auto`, and expands the matrix ([`matrix`]).
 //! [`Plan::quick`] shortens every duration for `--quick` runs and
 //! [`Plan::estimate`] predicts the wall time ([`estimate`]).
+pub mod cell;
 pub mod estimate;
 pub mod java;
 pub mod matrix;
@@ -22,12 +23,10 @@ pub use estimate::Estimate;
 pub use model::*;
 
 use crate::spec::error::suggestion;
-use crate::spec::model::{LoadModeSpec, OrderSpec, RequestSpec};
+use crate::spec::model::{OrderSpec, RequestSpec};
 use crate::spec::validate::request_name;
-use crate::spec::values::NumberOrTemplate;
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 use matrix::OnlyFilter;
-use template::{Hints, Vars};
 
 /// Plan problems are spec problems (templates, filters), shown the same way.
 pub type PlanErrors = SpecErrors;
@@ -37,6 +36,8 @@ pub const DEFAULT_LOAD_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_SAMPLE_INTERVAL: Duration = Duration::from_millis(200);
 pub const DEFAULT_MAX_RESTARTS: u32 = 1;
 pub const DEFAULT_OPEN_CONNECTIONS: u32 = 64;
+/// Largest matrix planned: beyond this a spec is a mistake, not an experiment.
+pub const MAX_CELLS: u64 = 100_000;
 
 /// Choices made on the command line.
 #[derive(Debug, Clone, Default)]
@@ -62,7 +63,11 @@ impl Collector {
         help: impl Into<String>,
     ) {
         let problem = loaded.problem(field, message).help(help);
-        if !self.problems.contains(&problem) {
+        let seen = self
+            .problems
+            .iter()
+            .any(|p| p.field == problem.field && p.message == problem.message);
+        if !seen {
             self.problems.push(problem);
         }
     }
@@ -158,9 +163,10 @@ pub fn build_on(
             })
             .collect();
         for &p in rt_points {
-            let vars = cell_vars(ctx, &points[p]);
+            let vars = cell::cell_vars(ctx, &points[p]);
             for request in &requests {
-                let plan = render_request(loaded, &env, request, &vars, &ctx.hints, &mut problems);
+                let plan =
+                    cell::render_request(loaded, &env, request, &vars, &ctx.hints, &mut problems);
                 let duplicate = train
                     .requests
                     .iter()
@@ -186,14 +192,16 @@ pub fn build_on(
     for (r, p, repeat) in matrix::order(&kept, spec.repeats, order) {
         let rt = &runtimes[r];
         let point = &points[p];
-        let vars = cell_vars(&contexts[r], point);
+        let vars = cell::cell_vars(&contexts[r], point);
         let requests = spec
             .workload
             .0
             .iter()
-            .map(|req| render_request(loaded, &env, req, &vars, &contexts[r].hints, &mut problems))
+            .map(|req| {
+                cell::render_request(loaded, &env, req, &vars, &contexts[r].hints, &mut problems)
+            })
             .collect();
-        let load = load_plan(
+        let load = cell::load_plan(
             loaded,
             &env,
             &vars,
@@ -342,151 +350,5 @@ fn parse_only_filters(
         Ok(filters)
     } else {
         Err(SpecErrors { problems })
-    }
-}
-
-/// The runtime's variables plus the axis values of this point.
-fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
-    let mut vars = ctx.vars.clone();
-    for (name, value) in point {
-        match value {
-            AxisValue::Int(i) => vars.set(name, *i),
-            AxisValue::Float(f) => vars.set(name, *f),
-            AxisValue::Text(t) => vars.set(name, t.clone()),
-        }
-    }
-    vars
-}
-
-fn render_request<'s>(
-    loaded: &'s LoadedSpec,
-    env: &minijinja::Environment<'s>,
-    request: &'s RequestSpec,
-    vars: &Vars,
-    hints: &Hints,
-    problems: &mut Collector,
-) -> RequestPlan {
-    let many = loaded.spec.workload.0.len() > 1;
-    let index = loaded
-        .spec
-        .workload
-        .0
-        .iter()
-        .position(|r| std::ptr::eq(r, request))
-        .unwrap_or(0);
-    let at = |field: &str| {
-        if many {
-            format!("workload.{index}.{field}")
-        } else {
-            format!("workload.{field}")
-        }
-    };
-    let mut render =
-        |field: String, source: &'s str| match template::render(env, source, vars, hints) {
-            Ok(text) => text,
-            Err(e) => {
-                problems.add(loaded, &field, e.message, e.help);
-                String::new()
-            }
-        };
-    let path = render(at("path"), &request.path);
-    let headers = request
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), render(at(&format!("headers.{k}")), v)))
-        .collect();
-    let body = request.body.as_deref().map(|b| render(at("body"), b));
-    if !path.is_empty() && !path.starts_with('/') {
-        problems.add(
-            loaded,
-            &at("path"),
-            format!("request path `{path}` does not start with `/`"),
-            "write the path from the root, e.g. `/api/{{ payload }}`",
-        );
-    }
-    RequestPlan {
-        name: request_name(request).to_owned(),
-        method: request.method.clone(),
-        path,
-        headers,
-        body,
-        expect_status: request.expect.status,
-    }
-}
-
-fn load_plan<'s>(
-    loaded: &'s LoadedSpec,
-    env: &minijinja::Environment<'s>,
-    vars: &Vars,
-    hints: &Hints,
-    point: &matrix::Point,
-    problems: &mut Collector,
-) -> LoadPlan {
-    let load = &loaded.spec.load;
-    let mut number = |field: &str, value: &'s NumberOrTemplate| -> Option<f64> {
-        let text = match value {
-            NumberOrTemplate::Number(n) => return Some(*n),
-            NumberOrTemplate::Template(t) => match template::render(env, t, vars, hints) {
-                Ok(text) => text,
-                Err(e) => {
-                    problems.add(loaded, field, e.message, e.help);
-                    return None;
-                }
-            },
-        };
-        match text.trim().parse::<f64>() {
-            Ok(n) if n.is_finite() && n > 0.0 => Some(n),
-            _ => {
-                problems.add(
-                    loaded,
-                    field,
-                    format!("`{field}` is `{text}` for this cell, not a positive number"),
-                    "use a number, or a template giving one (e.g. an axis of numbers)",
-                );
-                None
-            }
-        }
-    };
-    let concurrency = point
-        .iter()
-        .find(|(k, _)| k == "concurrency")
-        .and_then(|(_, v)| match v {
-            AxisValue::Int(i) => u32::try_from(*i).ok(),
-            _ => None,
-        });
-    let connections = load
-        .connections
-        .as_ref()
-        .and_then(|c| number("load.connections", c))
-        .map(|n| n as u32);
-    let mode = match load.mode {
-        LoadModeSpec::Closed => LoadMode::Closed {
-            connections: connections.or(concurrency).unwrap_or(1),
-        },
-        LoadModeSpec::Open => LoadMode::Open {
-            rate: load
-                .rate
-                .as_ref()
-                .and_then(|r| number("load.rate", r))
-                .unwrap_or(0.0),
-            connections: connections
-                .or(concurrency)
-                .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
-        },
-    };
-    let threads = load
-        .threads
-        .or_else(|| {
-            loaded
-                .spec
-                .affinity
-                .as_ref()
-                .map(|a| a.load.len().max(1) as u32)
-        })
-        .unwrap_or(1);
-    LoadPlan {
-        mode,
-        timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
-        threads,
     }
 }

@@ -134,8 +134,8 @@ pub fn table(plan: &Plan) -> String {
     let _ = writeln!(out, "estimated wall time: {}", human(e.total));
     let _ = writeln!(
         out,
-        "  = {} service starts x {} (warmup {} + {} start/stop allowance) + {} of cell warmups and measurements",
-        e.service_starts,
+        "  = {} x {} (warmup {} + {} start/stop allowance) + {} of cell warmups and measurements",
+        plural(e.service_starts, "service start"),
         human(e.per_start),
         human(plan.service_warmup),
         human(super::estimate::START_ALLOWANCE),
@@ -144,8 +144,8 @@ pub fn table(plan: &Plan) -> String {
     if e.cells_by_requests > 0 {
         let _ = writeln!(
             out,
-            "  not counted: {} cells measured by request count",
-            e.cells_by_requests
+            "  not counted: {} measured by request count",
+            plural(e.cells_by_requests, "cell")
         );
     }
     let training: Vec<String> = e
@@ -153,15 +153,24 @@ pub fn table(plan: &Plan) -> String {
         .iter()
         .map(|(n, d)| format!("{n} trains for {}", human(*d)))
         .collect();
-    let _ = writeln!(
-        out,
-        "  not counted: builds ({} runtimes){}",
-        e.builds,
-        if training.is_empty() {
-            String::new()
-        } else {
-            format!(", training ({})", training.join(", "))
-        }
-    );
+    let mut uncounted = Vec::new();
+    if e.builds > 0 {
+        uncounted.push(format!("builds ({})", plural(e.builds, "runtime")));
+    }
+    if !training.is_empty() {
+        uncounted.push(format!("training ({})", training.join(", ")));
+    }
+    if !uncounted.is_empty() {
+        let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
+    }
     out
+}
+
+/// `1 service start`, `3 service starts`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }

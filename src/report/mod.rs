@@ -1,1 +1,95 @@
-//! Stage `report`: see docs/ARCHITECTURE.md.
+//! Stage `report`: turns a run directory into summaries, charts and
+//! rendered reports, and compares two runs.
+//!
+//! It reads only the run directory (see `results::model`), so any past run
+//! can be re-rendered (`runner report RUN_DIR`) without running anything.
+//! The tie rule, the significance test and the template context are
+//! documented in docs/templates.md.
+mod charts;
+pub mod compare;
+mod context;
+mod csv_out;
+mod error;
+mod format;
+mod run_data;
+pub mod stats;
+pub mod summary;
+mod templating;
+
+use std::path::{Path, PathBuf};
+
+pub use compare::{
+    CompareFormat, CompareOptions, CompareOutcome, compare_command, parse_threshold,
+};
+pub use error::ReportError;
+pub use run_data::RunData;
+pub use summary::Summary;
+
+/// Directory of the chart files inside a run directory.
+pub const CHARTS_DIR: &str = "charts";
+
+/// What `render_run` wrote.
+#[derive(Debug, Clone)]
+pub struct RenderedReport {
+    /// Every file written, in order: CSVs, charts, rendered templates.
+    pub files: Vec<PathBuf>,
+    pub failed_rows: usize,
+    pub suspect_rows: usize,
+}
+
+/// Renders a run directory: summary CSVs, charts/*.svg and every template
+/// (the defaults when `templates` is empty). Called by exec at the end of
+/// every run and by `runner report`.
+pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedReport, ReportError> {
+    let run = RunData::load(run_dir)?;
+    let summary = Summary::of(&run);
+    let charts = charts::all(&summary)?;
+    let templates = templating::load_templates(templates)?;
+    let env = templating::environment(&templates)?;
+    let ctx = context::build(&run, &summary, &charts, &context::generated_now());
+
+    let mut files = csv_out::write_all(run_dir, &summary)?;
+    let charts_dir = run_dir.join(CHARTS_DIR);
+    std::fs::create_dir_all(&charts_dir).map_err(|source| ReportError::Write {
+        path: charts_dir.clone(),
+        source,
+    })?;
+    for chart in &charts {
+        files.push(write(&charts_dir.join(&chart.file), &chart.svg)?);
+    }
+    // Render everything before writing any report, so a template error
+    // leaves the previous reports in place.
+    let rendered: Vec<(String, String)> = templates
+        .iter()
+        .map(|t| Ok((t.output.clone(), templating::render(&env, t, &ctx)?)))
+        .collect::<Result<_, ReportError>>()?;
+    for (output, text) in rendered {
+        files.push(write(&run_dir.join(output), &text)?);
+    }
+    Ok(RenderedReport {
+        files,
+        failed_rows: summary.failed.len(),
+        suspect_rows: summary.suspect.len(),
+    })
+}
+
+/// `runner report RUN_DIR [--templates ...]`: the given templates, else the
+/// spec's `report.templates` recorded in the run's plan.json, else the defaults.
+pub fn report_command(
+    run_dir: &Path,
+    templates: &[PathBuf],
+) -> Result<RenderedReport, ReportError> {
+    if templates.is_empty() {
+        let run = RunData::load(run_dir)?;
+        return render_run(run_dir, &run.report_templates);
+    }
+    render_run(run_dir, templates)
+}
+
+fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(path.to_path_buf())
+}

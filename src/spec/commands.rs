@@ -64,9 +64,12 @@ pub fn plan(
     }
 }
 
-/// `runner schema`: the JSON Schema of the spec, for editors.
+/// `runner schema`: the JSON Schema of the spec, for editors. Draft-07,
+/// the version YAML language servers support best.
 pub fn schema(out: &mut dyn Write) -> u8 {
-    let schema = schemars::schema_for!(Spec);
+    let schema = schemars::generate::SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<Spec>();
     let _ = writeln!(
         out,
         "{}",

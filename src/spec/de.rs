@@ -115,7 +115,10 @@ impl de::Error for ReadError {
 /// value, a bad list item) and the read is repeated. A missing required field
 /// ends the loop: nothing can be pruned to fix it. Errors caused by an
 /// earlier pruning (the field now missing) are not reported twice.
-pub fn read_all<T: DeserializeOwned>(root: &Node) -> Result<T, Vec<ReadError>> {
+///
+/// Returns the value read from the pruned tree when there is one (so later
+/// checks can still run on the rest of the spec) and the errors.
+pub fn read_all<T: DeserializeOwned>(root: &Node) -> (Option<T>, Vec<ReadError>) {
     const MAX_ROUNDS: usize = 64;
     let mut tree = root.clone();
     let mut errors: Vec<ReadError> = Vec::new();
@@ -124,8 +127,7 @@ pub fn read_all<T: DeserializeOwned>(root: &Node) -> Result<T, Vec<ReadError>> {
             node: &tree,
             path: Vec::new(),
         }) {
-            Ok(value) if errors.is_empty() => return Ok(value),
-            Ok(_) => return Err(errors),
+            Ok(value) => return (Some(value), errors),
             Err(error) => {
                 if let ReadErrorKind::MissingField(field) = &error.kind {
                     let mut path = error.path.clone();
@@ -134,17 +136,17 @@ pub fn read_all<T: DeserializeOwned>(root: &Node) -> Result<T, Vec<ReadError>> {
                     if !pruned_before {
                         errors.push(error);
                     }
-                    return Err(errors);
+                    return (None, errors);
                 }
                 let pruned = !error.path.is_empty() && prune(&mut tree, &error.path);
                 errors.push(error);
                 if !pruned {
-                    return Err(errors);
+                    return (None, errors);
                 }
             }
         }
     }
-    Err(errors)
+    (None, errors)
 }
 
 /// Removes the node at `path` (a map entry or a list item). False if absent.
@@ -330,7 +332,14 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_> {
         _: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, ReadError> {
-        self.deserialize_any(v)
+        // Only a map is a struct in a spec (serde would also take a list).
+        match self.node.kind {
+            Kind::Map(_) => self.deserialize_any(v),
+            _ => Err(self.locate(de::Error::invalid_type(
+                de::Unexpected::Other("non-map"),
+                &v,
+            ))),
+        }
     }
 }
 
@@ -444,8 +453,8 @@ mod tests {
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
     struct Outer {
+        #[allow(dead_code)]
         inner: Inner,
         list: Vec<u32>,
     }
@@ -456,10 +465,10 @@ mod tests {
 
     #[test]
     fn collects_every_unknown_key_and_bad_item_with_paths() {
-        let errors = read_all::<Outer>(&tree(
+        let (value, errors) = read_all::<Outer>(&tree(
             "inner:\n  timout: 1\n  timeout: 2\n  nam: x\nlist: [1, x, 3]\n",
-        ))
-        .unwrap_err();
+        ));
+        assert_eq!(value.unwrap().list, [1, 3], "the rest is still read");
         let paths: Vec<String> = errors.iter().map(|e| e.path.join(".")).collect();
         assert_eq!(paths, ["inner.timout", "inner.nam", "list.1"]);
         assert_eq!(errors[0].pos, Pos { line: 2, col: 3 });
@@ -471,14 +480,15 @@ mod tests {
 
     #[test]
     fn a_pruned_required_field_is_not_reported_again_as_missing() {
-        let errors = read_all::<Outer>(&tree("inner:\n  timeout: x\nlist: []\n")).unwrap_err();
+        let (_, errors) = read_all::<Outer>(&tree("inner:\n  timeout: x\nlist: []\n"));
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].path.join("."), "inner.timeout");
     }
 
     #[test]
     fn a_missing_field_names_its_parent() {
-        let errors = read_all::<Outer>(&tree("list: []\n")).unwrap_err();
+        let (value, errors) = read_all::<Outer>(&tree("list: []\n"));
+        assert!(value.is_none());
         assert_eq!(errors[0].kind, ReadErrorKind::MissingField("inner"));
         assert!(errors[0].path.is_empty());
     }

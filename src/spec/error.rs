@@ -108,7 +108,8 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score >= 0.8)
+        // One edit away also counts: short words (`GOT`) score low otherwise.
+        .filter(|(score, c)| *score >= 0.8 || strsim::levenshtein(word, c) == 1)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }

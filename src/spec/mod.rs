@@ -1,6 +1,7 @@
 //! Stage `spec`: YAML text -> a checked, typed [`LoadedSpec`].
 //!
-//! Entry point: [`load`]`(path) -> Result<LoadedSpec, SpecErrors>`.
+//! Entry point: [`load`]`(path) -> Result<LoadedSpec, SpecErrors>`
+//! ([`from_text`] for text already in memory).
 //!
 //! Steps, each collecting every problem it can before giving up:
 //! 1. [`source`]: read the file (4 MiB cap checked before reading, UTF-8),
@@ -62,6 +63,13 @@ pub struct LoadedSpec {
 pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let shown = path.display().to_string();
     let text = source::read_text(path, &shown).map_err(SpecErrors::one)?;
+    from_text(text, path)
+}
+
+/// Parses and checks spec `text` as if read from `path` (which names the
+/// file in messages and anchors relative paths); [`load`] without the file.
+pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
+    let shown = path.display().to_string();
     let mut tree = source::parse_tree(&text, &shown).map_err(SpecErrors::one)?;
     let mut problems = Vec::new();
     let mut duplicates = Vec::new();
@@ -86,12 +94,17 @@ pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
             .help("a key may appear once per map: remove or rename one of them"),
         );
     }
-    let spec = match de::read_all::<Spec>(&tree) {
-        Ok(spec) => spec,
-        Err(errors) => {
-            problems.extend(errors.iter().map(|e| explain::explain(e, &shown, &tree)));
-            return Err(SpecErrors { problems });
-        }
+    let (spec, read_errors) = de::read_all::<Spec>(&tree);
+    problems.extend(
+        read_errors
+            .iter()
+            .map(|e| explain::explain(e, &shown, &tree)),
+    );
+    // Checks still run on what could be read, except on the fields already
+    // reported (their value was dropped, so a check would only echo that).
+    let pruned: Vec<String> = read_errors.iter().map(|e| e.path.join(".")).collect();
+    let Some(spec) = spec else {
+        return Err(SpecErrors { problems });
     };
     let resolved = match extends::resolve(&spec.runtimes) {
         Ok(r) => r,
@@ -115,13 +128,23 @@ pub fn load(path: &Path) -> Result<LoadedSpec, SpecErrors> {
         tree,
     };
     for f in validate::check(&loaded.spec, &loaded.runtimes) {
-        problems.push(loaded.problem(&f.field, f.message).help(f.help));
+        let echoes = pruned.iter().any(|p| related(p, &f.field));
+        if !echoes {
+            problems.push(loaded.problem(&f.field, f.message).help(f.help));
+        }
     }
     if problems.is_empty() {
         Ok(loaded)
     } else {
         Err(SpecErrors { problems })
     }
+}
+
+/// Whether one dotted path contains the other (`load` and `load.rate`).
+fn related(a: &str, b: &str) -> bool {
+    let inside =
+        |outer: &str, inner: &str| inner == outer || inner.starts_with(&format!("{outer}."));
+    inside(a, b) || inside(b, a)
 }
 
 fn extends_problem(e: &ExtendsError, spec: &Spec, tree: &Node, shown: &str) -> Problem {
@@ -140,7 +163,7 @@ fn extends_problem(e: &ExtendsError, spec: &Spec, tree: &Node, shown: &str) -> P
             )
             .at(pos_of(tree, &field))
             .field(&field)
-            .help(error::suggestion(parent, &names, "runtimes"))
+            .help(error::suggestion(parent, &names, "runtimes it can extend"))
         }
         ExtendsError::Cycle { runtime, cycle } => {
             let field = format!("runtimes.{runtime}.extends");
@@ -175,14 +198,15 @@ pub fn absolute(path: &Path) -> PathBuf {
 }
 
 impl LoadedSpec {
-    /// The position of a dotted field path in the file. For a runtime field
-    /// that was inherited, the position where an ancestor wrote it; failing
-    /// that, the nearest enclosing key that exists.
-    pub fn position(&self, field: &str) -> Pos {
+    /// Where a dotted field path is written: its position, and the path
+    /// itself, or for a runtime field inherited through `extends`, the
+    /// ancestor's path (`runtimes.base.start`) where the value was written.
+    /// A path not in the file gives the nearest enclosing key's position.
+    pub fn locate(&self, field: &str) -> (String, Pos) {
         let path: Vec<String> = field.split('.').map(str::to_owned).collect();
         let (pos, found) = self.tree.lookup(&path);
         if found {
-            return pos;
+            return (field.to_owned(), pos);
         }
         if path.len() > 2 && path[0] == "runtimes" {
             for ancestor in self.ancestors.get(&path[1]).into_iter().flatten() {
@@ -190,17 +214,18 @@ impl LoadedSpec {
                 other[1] = ancestor.clone();
                 let (pos, found) = self.tree.lookup(&other);
                 if found {
-                    return pos;
+                    return (other.join("."), pos);
                 }
             }
         }
-        pos
+        (field.to_owned(), pos)
     }
 
     /// A problem located at `field` in this spec.
     pub fn problem(&self, field: &str, message: impl Into<String>) -> Problem {
+        let (field, pos) = self.locate(field);
         Problem::new(&self.path.display().to_string(), message)
-            .at(self.position(field))
+            .at(pos)
             .field(field)
     }
 }

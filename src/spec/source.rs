@@ -73,7 +73,7 @@ pub fn parse_tree(text: &str, shown: &str) -> Result<Node, Problem> {
     options.budget = Some(budget());
     options.duplicate_keys = DuplicateKeyPolicy::PassThrough;
     options.with_snippet = false;
-    options.alias_limits.max_total_replayed_events = 100_000;
+    options.alias_limits.max_total_replayed_events = 20_000;
     options.alias_limits.max_replay_stack_depth = 16;
     serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| yaml_problem(&e, shown))
 }
@@ -81,18 +81,19 @@ pub fn parse_tree(text: &str, shown: &str) -> Result<Node, Problem> {
 fn budget() -> Budget {
     let mut b = Budget::default();
     b.max_reader_input_bytes = Some(MAX_SPEC_BYTES as usize);
-    b.max_events = 200_000;
+    b.max_events = 100_000;
     b.max_aliases = 1_000;
     b.max_anchors = 1_000;
     b.max_nodes = 100_000;
     b.max_depth = 32;
     b.max_documents = 1;
     b.max_total_scalar_bytes = MAX_SPEC_BYTES as usize;
-    b.max_recorded_anchor_events = 100_000;
+    b.max_recorded_anchor_events = 20_000;
     b
 }
 
 fn yaml_problem(e: &serde_saphyr::Error, shown: &str) -> Problem {
+    use serde_saphyr::Error as E;
     let pos = e
         .location()
         .map(|l| Pos {
@@ -100,26 +101,35 @@ fn yaml_problem(e: &serde_saphyr::Error, shown: &str) -> Problem {
             col: l.column(),
         })
         .unwrap_or_default();
-    let text = e.to_string();
+    // Alias and snippet wrappers only add context: look at the cause.
+    let mut cause = e;
+    while let E::AliasError { error, .. } | E::WithSnippet { error, .. } = cause {
+        cause = error;
+    }
+    let text = cause.to_string();
     // serde-saphyr appends " at line X column Y"; the position has its own line.
     let text = match text.find(" at line ") {
         Some(i) => text[..i].to_owned(),
         None => text,
     };
-    let (message, help) = match e {
-        serde_saphyr::Error::Budget { .. }
-        | serde_saphyr::Error::AliasReplayLimitExceeded { .. } => (
-            format!("the YAML expands too much ({text})"),
-            "a spec needs no deep alias chains: write the values out, or use `extends`",
-        ),
-        serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
-        | serde_saphyr::Error::AliasReplayStackDepthExceeded { .. } => (
-            format!("the YAML expands too much ({text})"),
-            "a spec needs no deep alias chains: write the values out, or use `extends`",
-        ),
-        serde_saphyr::Error::MultipleDocuments { .. } => (
+    let (message, help) = match cause {
+        E::MultipleDocuments { .. }
+        | E::Budget {
+            breach: serde_saphyr::budget::BudgetBreach::Documents { .. },
+            ..
+        } => (
             "the spec file holds more than one YAML document".to_owned(),
-            "keep one spec per file (remove the extra `---`)",
+            "keep one spec per file: remove the `---` and what follows",
+        ),
+        E::Budget { breach, .. } => (
+            format!("the YAML is too large or expands too much (limit reached: {breach:?})"),
+            "a spec is a short file: write values out instead of nesting aliases, or use `extends` to share settings",
+        ),
+        E::AliasReplayLimitExceeded { .. }
+        | E::AliasExpansionLimitExceeded { .. }
+        | E::AliasReplayStackDepthExceeded { .. } => (
+            format!("the YAML expands too much through aliases ({text})"),
+            "write values out instead of nesting aliases, or use `extends` to share settings",
         ),
         _ => (
             format!("invalid YAML: {text}"),

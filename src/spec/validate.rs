@@ -92,6 +92,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
             "add at least one runtime under `runtimes:`",
         ));
     }
+    check_env("env", spec.env.keys(), &mut out);
     for (name, runtime) in runtimes {
         check_runtime(name, runtime, spec, &mut out);
     }
@@ -170,6 +171,38 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     out
 }
 
+/// Environment variable names a shell and `execve` accept.
+fn valid_env_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn check_env<'a>(
+    prefix: &str,
+    names: impl IntoIterator<Item = &'a String>,
+    out: &mut Vec<Finding>,
+) {
+    for name in names {
+        if !valid_env_name(name) {
+            out.push(finding(
+                format!("{prefix}.{name}"),
+                format!("`{name}` is not a valid environment variable name"),
+                "use letters, digits and `_`, not starting with a digit",
+            ));
+        }
+    }
+}
+
+/// HTTP header names are tokens (RFC 9110): no spaces, colons or quotes.
+fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
 fn bad_method(field: &str, method: &str) -> Finding {
     let upper = method.to_ascii_uppercase();
     let help = if METHODS.contains(&upper.as_str()) {
@@ -191,6 +224,14 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
             "use letters, digits, `-`, `_` and `.` only: the name is part of cell ids and file names",
         ));
     }
+    check_env(&at("env"), rt.env.iter().flat_map(|e| e.keys()), out);
+    check_env(
+        &at("train.env"),
+        rt.train
+            .iter()
+            .flat_map(|t| t.env.iter().flat_map(|e| e.keys())),
+        out,
+    );
     if rt.start.is_none() {
         out.push(finding(
             format!("runtimes.{name}"),
@@ -350,6 +391,15 @@ fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
     for (i, r) in requests.iter().enumerate() {
         if !METHODS.contains(&r.method.as_str()) {
             out.push(bad_method(&format!("{}.method", prefix(i)), &r.method));
+        }
+        for name in r.headers.keys() {
+            if !valid_header_name(name) {
+                out.push(finding(
+                    format!("{}.headers.{name}", prefix(i)),
+                    format!("`{name}` is not a valid HTTP header name"),
+                    "use letters, digits and `-` (e.g. `content-type`)",
+                ));
+            }
         }
         if !(100..=599).contains(&r.expect.status) {
             out.push(finding(

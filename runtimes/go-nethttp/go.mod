@@ -1,0 +1,3 @@
+module runner/go-nethttp
+
+go 1.26.0

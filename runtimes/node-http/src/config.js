@@ -1,0 +1,48 @@
+// Environment parsing for the node-http service (see ../../CONTRACT.md).
+// An invalid setting is an error at start, never a silent default: a benchmark
+// must not run with a setting it was not given.
+
+export class ConfigError extends Error {}
+
+function intEnv(env, name, def, min, max) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const text = raw.trim();
+  if (!/^[0-9]+$/.test(text)) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a decimal integer (expected ${min}..${max})`);
+  }
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is out of range (expected ${min}..${max})`);
+  }
+  return value;
+}
+
+function boolEnv(env, name, def) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const text = raw.trim().toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw new ConfigError(`${name}=${JSON.stringify(raw)} is not "true" or "false"`);
+}
+
+/**
+ * Reads the service configuration from an environment object.
+ * Throws ConfigError with a message naming the variable on invalid input.
+ */
+export function loadConfig(env = process.env) {
+  return {
+    host: env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST,
+    // PORT=0 asks the OS for an ephemeral port (used by the tests); the
+    // startup line on stdout says which one.
+    port: intEnv(env, 'PORT', 8080, 0, 65535),
+    workFactor: intEnv(env, 'WORK_FACTOR', 1, 1, Number.MAX_SAFE_INTEGER),
+    logRequests: boolEnv(env, 'LOG_REQUESTS', false),
+    workers: intEnv(env, 'NODE_WORKERS', 1, 1, 1024),
+    // Keep-alive: benchmarks reuse connections, so idle ones are kept long.
+    keepAliveTimeoutMs: intEnv(env, 'KEEP_ALIVE_TIMEOUT_MS', 120_000, 1, 3_600_000),
+    // Grace period for in-flight requests on SIGTERM before sockets are cut.
+    shutdownGraceMs: intEnv(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+  };
+}

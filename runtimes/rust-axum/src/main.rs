@@ -1,0 +1,100 @@
+//! Entry point: validate the environment, build the tokio multi-thread
+//! runtime by hand (worker count from TOKIO_WORKERS), bind, serve until
+//! SIGTERM/SIGINT.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use rust_axum_service::{AppState, Settings, serve};
+
+fn main() -> ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(message) => {
+            eprintln!("rust-axum-service: invalid configuration: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if settings.log_requests {
+        tracing_subscriber::fmt().with_target(false).init();
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(settings.workers)
+        .thread_name("tokio-worker")
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("rust-axum-service: cannot start the tokio runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(settings))
+}
+
+async fn run(settings: Settings) -> ExitCode {
+    let addr = SocketAddr::new(settings.host, settings.port);
+    let listener = match listen(addr) {
+        Ok(listener) => listener,
+        Err(err) => {
+            eprintln!("rust-axum-service: cannot listen on {addr}: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let local = listener.local_addr().unwrap_or(addr);
+    let state = AppState::leak(&settings);
+    eprintln!(
+        "rust-axum-service: listening on http://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, {})",
+        settings.workers,
+        settings.cpus,
+        settings.work_factor,
+        settings.log_requests,
+        rust_axum_service::RUNTIME,
+    );
+    match serve(listener, state, shutdown_signal()).await {
+        Ok(()) => {
+            eprintln!("rust-axum-service: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("rust-axum-service: server error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Binds like `TcpListener::bind` (SO_REUSEADDR) but with a backlog of
+/// 4096 (the kernel clamps it to net.core.somaxconn, as Go does) instead of
+/// the 128 that std/mio/tokio use, so a load generator opening hundreds of
+/// connections at once does not see SYN drops.
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = match signal(SignalKind::terminate()) {
+        Ok(s) => Some(s),
+        Err(err) => {
+            eprintln!("rust-axum-service: cannot watch SIGTERM ({err}); only SIGINT stops gracefully");
+            None
+        }
+    };
+    let term = async {
+        match terminate.as_mut() {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term => {},
+    }
+}

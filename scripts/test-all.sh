@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The project's whole test suite: the runner (cargo test) and every service
+# under test with its own ecosystem's runner. Used by .ci/run; run it locally
+# the same way: scripts/test-all.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/jdk25.sh
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "runner: cargo test"
+cargo test --locked
+
+step "runtimes/go-nethttp: go test"
+(cd runtimes/go-nethttp && go vet ./... && go test ./...)
+
+step "runtimes/node-http: node --test"
+(cd runtimes/node-http && npm test --silent)
+
+step "runtimes/rust-axum: cargo test"
+(cd runtimes/rust-axum && cargo test --locked)
+
+step "runtimes/java-helidon: mvn test (JDK 25)"
+(cd runtimes/java-helidon && mvn -B -q test)
+
+echo
+echo "all test suites passed"

@@ -1,0 +1,173 @@
+//! Rendering one cell: the workload requests and the load settings, with
+//! the runtime's variables plus the cell's axis values.
+use minijinja::Environment;
+
+use super::template::{self, Hints, Vars};
+use super::{
+    AxisValue, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan,
+    RequestPlan, matrix, runtime,
+};
+use crate::spec::LoadedSpec;
+use crate::spec::model::{LoadModeSpec, RequestSpec};
+use crate::spec::validate::request_name;
+use crate::spec::values::NumberOrTemplate;
+
+/// The runtime's variables plus the axis values of this point.
+pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
+    let mut vars = ctx.vars.clone();
+    for (name, value) in point {
+        match value {
+            AxisValue::Int(i) => vars.set(name, *i),
+            AxisValue::Float(f) => vars.set(name, *f),
+            AxisValue::Text(t) => vars.set(name, t.clone()),
+        }
+    }
+    vars
+}
+
+pub fn render_request<'s>(
+    loaded: &'s LoadedSpec,
+    env: &Environment<'s>,
+    request: &'s RequestSpec,
+    vars: &Vars,
+    hints: &Hints,
+    problems: &mut Collector,
+) -> RequestPlan {
+    let many = loaded.spec.workload.0.len() > 1;
+    let index = loaded
+        .spec
+        .workload
+        .0
+        .iter()
+        .position(|r| std::ptr::eq(r, request))
+        .unwrap_or(0);
+    let at = |field: &str| {
+        if many {
+            format!("workload.{index}.{field}")
+        } else {
+            format!("workload.{field}")
+        }
+    };
+    let mut render =
+        |field: String, source: &'s str| match template::render(env, source, vars, hints) {
+            Ok(text) => text,
+            Err(e) => {
+                problems.add(loaded, &field, e.message, e.help);
+                String::new()
+            }
+        };
+    let path = render(at("path"), &request.path);
+    let headers = request
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), render(at(&format!("headers.{k}")), v)))
+        .collect();
+    let body = request.body.as_deref().map(|b| render(at("body"), b));
+    if !path.is_empty() && !path.starts_with('/') {
+        problems.add(
+            loaded,
+            &at("path"),
+            format!("request path `{path}` does not start with `/`"),
+            "write the path from the root, e.g. `/api/{{ payload }}`",
+        );
+    }
+    RequestPlan {
+        name: request_name(request).to_owned(),
+        method: request.method.clone(),
+        path,
+        headers,
+        body,
+        expect_status: request.expect.status,
+    }
+}
+
+pub fn load_plan<'s>(
+    loaded: &'s LoadedSpec,
+    env: &Environment<'s>,
+    vars: &Vars,
+    hints: &Hints,
+    point: &matrix::Point,
+    problems: &mut Collector,
+) -> LoadPlan {
+    let load = &loaded.spec.load;
+    // A positive number; `whole` also requires an integer (connections).
+    let mut number = |field: &str, value: &'s NumberOrTemplate, whole: bool| -> Option<f64> {
+        let text = match value {
+            NumberOrTemplate::Number(n) => n.to_string(),
+            NumberOrTemplate::Template(t) => match template::render(env, t, vars, hints) {
+                Ok(text) => text,
+                Err(e) => {
+                    problems.add(loaded, field, e.message, e.help);
+                    return None;
+                }
+            },
+        };
+        let kind = if whole {
+            "a whole number of 1 or more"
+        } else {
+            "a number above 0"
+        };
+        match text.trim().parse::<f64>() {
+            Ok(n)
+                if n.is_finite()
+                    && n > 0.0
+                    && (!whole || (n.fract() == 0.0 && n <= f64::from(u32::MAX))) =>
+            {
+                Some(n)
+            }
+            _ => {
+                problems.add(
+                    loaded,
+                    field,
+                    format!("`{field}` renders to `{text}`, not {kind}"),
+                    format!(
+                        "write {kind}, or a template giving one (e.g. an axis of such numbers)"
+                    ),
+                );
+                None
+            }
+        }
+    };
+    let concurrency = point
+        .iter()
+        .find(|(k, _)| k == "concurrency")
+        .and_then(|(_, v)| match v {
+            AxisValue::Int(i) => u32::try_from(*i).ok(),
+            _ => None,
+        });
+    let connections = load
+        .connections
+        .as_ref()
+        .and_then(|c| number("load.connections", c, true))
+        .map(|n| n as u32);
+    let mode = match load.mode {
+        LoadModeSpec::Closed => LoadMode::Closed {
+            connections: connections.or(concurrency).unwrap_or(1),
+        },
+        LoadModeSpec::Open => LoadMode::Open {
+            rate: load
+                .rate
+                .as_ref()
+                .and_then(|r| number("load.rate", r, false))
+                .unwrap_or(0.0),
+            connections: connections
+                .or(concurrency)
+                .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
+        },
+    };
+    let threads = load
+        .threads
+        .or_else(|| {
+            loaded
+                .spec
+                .affinity
+                .as_ref()
+                .map(|a| a.load.len().max(1) as u32)
+        })
+        .unwrap_or(1);
+    LoadPlan {
+        mode,
+        timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
+        threads,
+    }
+}

@@ -1,0 +1,428 @@
+//! SVG charts drawn with plotters' SVG backend (text stays SVG `<text>`,
+//! escaped by plotters). Colours follow the Okabe-Ito palette, which stays
+//! distinguishable under the common colour-vision deficiencies; a runtime
+//! keeps its colour in every chart.
+use plotters::coord::ranged1d::SegmentValue;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::Serialize;
+
+use super::error::ReportError;
+use super::format;
+use super::summary::{CellSummary, Summary};
+
+/// Okabe-Ito, most distinct first (black last: it reads as an axis).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(240, 228, 66),  // yellow
+    RGBColor(0, 0, 0),       // black
+];
+const FONT: &str = "sans-serif";
+const PANEL_W: u32 = 620;
+const PANEL_H: u32 = 420;
+const TITLE_H: u32 = 48;
+
+pub fn colour(runtime_index: usize) -> RGBColor {
+    PALETTE[runtime_index % PALETTE.len()]
+}
+
+/// One rendered chart: `charts/<file>` and inline in report.html.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chart {
+    pub name: &'static str,
+    pub file: String,
+    pub title: String,
+    pub svg: String,
+}
+
+/// Every chart the run's data allows (a chart without data is left out).
+pub fn all(summary: &Summary) -> Result<Vec<Chart>, ReportError> {
+    let mut charts = Vec::new();
+    if let Some(c) = throughput(summary)? {
+        charts.push(c);
+    }
+    for chart in [
+        p99_at_peak(summary)?,
+        resources(summary)?,
+        startup(summary)?,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        charts.push(chart);
+    }
+    Ok(charts)
+}
+
+fn err<E: std::fmt::Display>(chart: &'static str) -> impl Fn(E) -> ReportError {
+    move |e| ReportError::Chart {
+        chart,
+        detail: e.to_string(),
+    }
+}
+
+fn grid(panels: usize) -> (usize, usize) {
+    let cols = panels.clamp(1, 2);
+    (panels.div_ceil(cols).max(1), cols)
+}
+
+fn payload_label(payload: Option<i64>) -> String {
+    payload.map_or_else(|| "all payloads".to_string(), |p| format!("payload {p}"))
+}
+
+/// Throughput against concurrency, one panel per payload, log-scale x, one
+/// line per runtime (median) with a min-max band over repeats.
+fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+    const NAME: &str = "throughput";
+    let cells: Vec<&CellSummary> = summary
+        .cells
+        .iter()
+        .filter(|c| c.concurrency.is_some_and(|v| v > 0) && c.rps_median.is_some())
+        .collect();
+    if cells.is_empty() {
+        return Ok(None);
+    }
+    let conc = |c: &CellSummary| c.concurrency.unwrap_or(1) as f64;
+    let x_min = cells.iter().map(|c| conc(c)).fold(f64::INFINITY, f64::min) / 1.4;
+    let x_max = cells.iter().map(|c| conc(c)).fold(0.0, f64::max) * 1.4;
+    let y_max = cells.iter().filter_map(|c| c.rps_max).fold(0.0, f64::max) * 1.12;
+    let title = "Throughput vs concurrency (line: median of repeats, band: min-max)".to_string();
+    let (rows, cols) = grid(summary.payloads.len());
+    let mut svg = String::new();
+    {
+        let size = (cols as u32 * PANEL_W, rows as u32 * PANEL_H + TITLE_H);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err(NAME))?;
+        let root = root.titled(&title, (FONT, 22)).map_err(err(NAME))?;
+        for (panel, payload) in root
+            .split_evenly((rows, cols))
+            .iter()
+            .zip(&summary.payloads)
+        {
+            let mut chart = ChartBuilder::on(panel)
+                .caption(payload_label(*payload), (FONT, 17))
+                .margin(14)
+                .x_label_area_size(48)
+                .y_label_area_size(78)
+                .build_cartesian_2d((x_min..x_max).log_scale(), 0f64..y_max)
+                .map_err(err(NAME))?;
+            chart
+                .configure_mesh()
+                .x_desc("concurrency (connections, log scale)")
+                .y_desc("throughput (req/s)")
+                .axis_desc_style((FONT, 14))
+                .label_style((FONT, 12))
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format::rps(*y))
+                .light_line_style(WHITE)
+                .draw()
+                .map_err(err(NAME))?;
+            for (i, runtime) in summary.runtimes.iter().enumerate() {
+                let mut points: Vec<&&CellSummary> = cells
+                    .iter()
+                    .filter(|c| &c.runtime == runtime && c.payload == *payload)
+                    .collect();
+                if points.is_empty() {
+                    continue;
+                }
+                points.sort_by_key(|c| c.concurrency);
+                let colour = colour(i);
+                let band: Vec<(f64, f64)> = points
+                    .iter()
+                    .map(|c| (conc(c), c.rps_max.unwrap_or_default()))
+                    .chain(
+                        points
+                            .iter()
+                            .rev()
+                            .map(|c| (conc(c), c.rps_min.unwrap_or_default())),
+                    )
+                    .collect();
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        band,
+                        colour.mix(0.2).filled(),
+                    )))
+                    .map_err(err(NAME))?;
+                let line: Vec<(f64, f64)> = points
+                    .iter()
+                    .map(|c| (conc(c), c.rps_median.unwrap_or_default()))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
+                    .map_err(err(NAME))?
+                    .label(runtime.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3))
+                    });
+                chart
+                    .draw_series(line.into_iter().map(|p| Circle::new(p, 4, colour.filled())))
+                    .map_err(err(NAME))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.5))
+                .label_font((FONT, 13))
+                .draw()
+                .map_err(err(NAME))?;
+        }
+        root.present().map_err(err(NAME))?;
+    }
+    Ok(Some(Chart {
+        name: NAME,
+        file: format!("{NAME}.svg"),
+        title,
+        svg,
+    }))
+}
+
+/// One bar panel: a value per runtime (aligned with `Summary::runtimes`).
+struct BarPanel {
+    caption: String,
+    y_desc: &'static str,
+    values: Vec<Option<f64>>,
+    label: fn(f64) -> String,
+}
+
+fn bar_chart(
+    name: &'static str,
+    title: String,
+    runtimes: &[String],
+    panels: Vec<BarPanel>,
+) -> Result<Option<Chart>, ReportError> {
+    let panels: Vec<BarPanel> = panels
+        .into_iter()
+        .filter(|p| p.values.iter().any(Option::is_some))
+        .collect();
+    if panels.is_empty() || runtimes.is_empty() {
+        return Ok(None);
+    }
+    let (rows, cols) = grid(panels.len());
+    // Integer ranges are inclusive in plotters: 0..n-1 gives one segment per runtime.
+    let last = runtimes.len() as u32 - 1;
+    let mut svg = String::new();
+    {
+        let size = (cols as u32 * PANEL_W, rows as u32 * PANEL_H + TITLE_H);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err(name))?;
+        let root = root.titled(&title, (FONT, 22)).map_err(err(name))?;
+        for (area, panel) in root.split_evenly((rows, cols)).iter().zip(&panels) {
+            let y_max = panel
+                .values
+                .iter()
+                .flatten()
+                .fold(0.0, |a: f64, b| a.max(*b))
+                * 1.18;
+            let mut chart = ChartBuilder::on(area)
+                .caption(&panel.caption, (FONT, 17))
+                .margin(14)
+                .x_label_area_size(40)
+                .y_label_area_size(78)
+                .build_cartesian_2d(
+                    (0..last).into_segmented(),
+                    0f64..y_max.max(f64::MIN_POSITIVE),
+                )
+                .map_err(err(name))?;
+            let label_of = |v: &SegmentValue<u32>| match v {
+                SegmentValue::CenterOf(i) => runtimes.get(*i as usize).cloned().unwrap_or_default(),
+                _ => String::new(),
+            };
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(runtimes.len())
+                .x_label_formatter(&label_of)
+                .y_desc(panel.y_desc)
+                .axis_desc_style((FONT, 14))
+                .label_style((FONT, 12))
+                .light_line_style(WHITE)
+                .draw()
+                .map_err(err(name))?;
+            let data: Vec<(u32, f64)> = panel
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.map(|v| (i as u32, v)))
+                .collect();
+            chart
+                .draw_series(
+                    Histogram::vertical(&chart)
+                        .margin(18)
+                        .style_func(|x, _| {
+                            let i = match x {
+                                SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => *i as usize,
+                                SegmentValue::Last => 0,
+                            };
+                            colour(i).filled()
+                        })
+                        .data(data.iter().copied()),
+                )
+                .map_err(err(name))?;
+            let value_style =
+                TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+            chart
+                .draw_series(data.iter().map(|(i, v)| {
+                    Text::new(
+                        (panel.label)(*v),
+                        (SegmentValue::CenterOf(*i), *v),
+                        value_style.clone(),
+                    )
+                }))
+                .map_err(err(name))?;
+        }
+        root.present().map_err(err(name))?;
+    }
+    Ok(Some(Chart {
+        name,
+        file: format!("{name}.svg"),
+        title,
+        svg,
+    }))
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / 1_048_576.0
+}
+
+fn peak_value(
+    summary: &Summary,
+    runtime: &str,
+    payload: Option<i64>,
+    f: fn(&super::summary::PeakRow) -> Option<f64>,
+) -> Option<f64> {
+    summary
+        .peaks
+        .iter()
+        .find(|p| p.runtime == runtime && p.payload == payload)
+        .and_then(f)
+}
+
+/// p99 latency at each runtime's peak-throughput cell, one panel per payload.
+fn p99_at_peak(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+    let panels = summary
+        .payloads
+        .iter()
+        .map(|payload| BarPanel {
+            caption: format!(
+                "{} (at each runtime's peak concurrency)",
+                payload_label(*payload)
+            ),
+            y_desc: "p99 latency (ms)",
+            values: summary
+                .runtimes
+                .iter()
+                .map(|rt| peak_value(summary, rt, *payload, |p| p.p99_ms))
+                .collect(),
+            label: format::ms,
+        })
+        .collect();
+    bar_chart(
+        "p99-at-peak",
+        "p99 latency at peak throughput (median of repeats)".into(),
+        &summary.runtimes,
+        panels,
+    )
+}
+
+/// Memory (idle and under load) and CPU at peak, per runtime.
+fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+    let idle = summary
+        .runtimes
+        .iter()
+        .map(|rt| {
+            summary
+                .startup
+                .iter()
+                .find(|s| &s.runtime == rt)
+                .and_then(|s| s.idle_rss_bytes)
+                .map(mib)
+        })
+        .collect();
+    let loaded = summary
+        .runtimes
+        .iter()
+        .map(|rt| {
+            summary
+                .cells
+                .iter()
+                .filter(|c| &c.runtime == rt)
+                .filter_map(|c| c.rss_max_bytes)
+                .max()
+                .map(mib)
+        })
+        .collect();
+    let mut panels = vec![
+        BarPanel {
+            caption: "RSS when idle, after startup".into(),
+            y_desc: "RSS (MiB)",
+            values: idle,
+            label: |v| format!("{v:.0} MiB"),
+        },
+        BarPanel {
+            caption: "Max RSS under load (any cell)".into(),
+            y_desc: "RSS (MiB)",
+            values: loaded,
+            label: |v| format!("{v:.0} MiB"),
+        },
+    ];
+    for payload in &summary.payloads {
+        panels.push(BarPanel {
+            caption: format!("CPU used at peak, {}", payload_label(*payload)),
+            y_desc: "service CPU (cores)",
+            values: summary
+                .runtimes
+                .iter()
+                .map(|rt| peak_value(summary, rt, *payload, |p| p.cpu_cores))
+                .collect(),
+            label: |v| format!("{v:.2}"),
+        });
+    }
+    bar_chart(
+        "resources",
+        "Memory and CPU per runtime (medians of repeats)".into(),
+        &summary.runtimes,
+        panels,
+    )
+}
+
+/// Startup: spawn to healthy, and spawn to first successful request.
+fn startup(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+    let pick = |f: fn(&super::summary::StartupRow) -> Option<f64>| -> Vec<Option<f64>> {
+        summary
+            .runtimes
+            .iter()
+            .map(|rt| {
+                summary
+                    .startup
+                    .iter()
+                    .find(|s| &s.runtime == rt)
+                    .and_then(f)
+            })
+            .collect()
+    };
+    bar_chart(
+        "startup",
+        "Startup time per runtime (median over service starts)".into(),
+        &summary.runtimes,
+        vec![
+            BarPanel {
+                caption: "Spawn to first healthy answer".into(),
+                y_desc: "time (ms)",
+                values: pick(|s| s.startup_ms),
+                label: format::ms,
+            },
+            BarPanel {
+                caption: "Spawn to first successful request".into(),
+                y_desc: "time (ms)",
+                values: pick(|s| s.first_request_ms),
+                label: format::ms,
+            },
+        ],
+    )
+}

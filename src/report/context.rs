@@ -1,0 +1,89 @@
+//! The template context: every variable documented in docs/templates.md.
+use minijinja::{Value, context};
+use serde::Serialize;
+
+use super::charts::Chart;
+use super::run_data::RunData;
+use super::summary::{Summary, TIE_RULE};
+use crate::results::model::{ConfigurationRow, Environment, RunStatus};
+
+#[derive(Serialize)]
+struct Experiment<'a> {
+    name: &'a str,
+    title: &'a str,
+    description: &'a str,
+}
+
+#[derive(Serialize)]
+struct EnvironmentView<'a> {
+    #[serde(flatten)]
+    environment: &'a Environment,
+    fingerprint: String,
+}
+
+#[derive(Serialize)]
+struct Data<'a> {
+    generated_at: &'a str,
+    runner_version: &'static str,
+    experiment: Experiment<'a>,
+    run: &'a RunStatus,
+    run_dir: String,
+    environment: EnvironmentView<'a>,
+    configurations: &'a [ConfigurationRow],
+    skipped: Vec<&'a ConfigurationRow>,
+    tie_rule: &'static str,
+    #[serde(flatten)]
+    summary: &'a Summary,
+}
+
+/// The generation time, RFC 3339 UTC (the one volatile part of a report).
+pub fn generated_now() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
+pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &str) -> Value {
+    let data = Data {
+        generated_at,
+        runner_version: env!("CARGO_PKG_VERSION"),
+        experiment: Experiment {
+            name: &run.status.experiment,
+            title: run.title.as_deref().unwrap_or(&run.status.experiment),
+            description: run.description.as_deref().unwrap_or(""),
+        },
+        run: &run.status,
+        run_dir: run.dir.display().to_string(),
+        environment: EnvironmentView {
+            environment: &run.environment,
+            fingerprint: run.environment.host.fingerprint(),
+        },
+        configurations: &run.configurations,
+        skipped: run
+            .configurations
+            .iter()
+            .filter(|c| c.status != "ran")
+            .collect(),
+        tie_rule: TIE_RULE,
+        summary,
+    };
+    // SVG from plotters is trusted markup (it escapes its own text), so it is
+    // marked safe; everything else goes through auto-escaping.
+    let charts: Vec<Value> = charts
+        .iter()
+        .map(|c| {
+            context! {
+                name => c.name,
+                file => c.file.clone(),
+                title => c.title.clone(),
+                svg => Value::from_safe_string(c.svg.clone()),
+            }
+        })
+        .collect();
+    context! { charts => charts, ..Value::from(minijinja::value::Serde(&data)) }
+}

@@ -1,0 +1,99 @@
+//! The report stage's typed errors. Every message says what went wrong,
+//! where (file, line, template) and what to do about it.
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ReportError {
+    #[error(
+        "{path}: missing ({what}); is this a run directory (results/<experiment>/<run-id>/)? \
+         Pass the run's own directory, or re-run `runner exec` if the run never got that far"
+    )]
+    Missing { path: PathBuf, what: &'static str },
+
+    #[error("{path}: cannot read: {source}; check the file's permissions")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error(
+        "{path}:{line}: {detail}; the file is damaged or from another runner version: fix or remove the row, or re-run"
+    )]
+    Csv {
+        path: PathBuf,
+        line: u64,
+        detail: String,
+    },
+
+    #[error(
+        "{path}:{line}:{column}: {detail}; the file is damaged or from another runner version: fix it or re-run"
+    )]
+    Json {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        detail: String,
+    },
+
+    #[error(
+        "{path}: cannot write: {source}; check that the run directory is writable and the disk is not full"
+    )]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error(
+        "template {template}{}: {detail}\n{debug}\n\
+         See docs/templates.md for every context variable and filter.",
+        line.map(|l| format!(", line {l}")).unwrap_or_default()
+    )]
+    Template {
+        template: String,
+        line: Option<usize>,
+        detail: String,
+        /// minijinja's debug rendering (source excerpt and the values in scope).
+        debug: String,
+    },
+
+    #[error(
+        "chart {chart}: {detail}; this is a bug in the report stage, please report it with the run directory"
+    )]
+    Chart { chart: &'static str, detail: String },
+
+    #[error(
+        "runs are not comparable:\n{}\nCompare runs of the same spec on the same host and toolchains, \
+         or pass --force to compare anyway (the verdicts will then mix in those differences)",
+        differences.iter().map(|d| format!("  - {d}")).collect::<Vec<_>>().join("\n")
+    )]
+    NotComparable { differences: Vec<String> },
+
+    #[error(
+        "--threshold {given:?}: expected a percentage such as `5%` or `2.5%` (between 0 and 100)"
+    )]
+    Threshold { given: String },
+}
+
+impl ReportError {
+    /// Wraps a minijinja error with the template's name, line and debug info
+    /// (the undefined name, the source excerpt), following the error chain so
+    /// that an error raised inside an included template is not lost.
+    pub(crate) fn template(template: &str, err: &minijinja::Error) -> Self {
+        let mut innermost = err;
+        while let Some(next) =
+            std::error::Error::source(innermost).and_then(|s| s.downcast_ref::<minijinja::Error>())
+        {
+            innermost = next;
+        }
+        ReportError::Template {
+            template: innermost.name().unwrap_or(template).to_string(),
+            line: innermost.line(),
+            detail: format!("{}: {}", innermost.kind(), innermost.detail().unwrap_or("")),
+            debug: innermost.display_debug_info().to_string(),
+        }
+    }
+}

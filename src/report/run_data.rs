@@ -1,0 +1,172 @@
+//! Reading a run directory with the contract types of `results::model`.
+//! The report stage reads nothing else, so any past run can be re-rendered.
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use super::error::ReportError;
+use crate::results::model::{
+    CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
+    LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
+    TIMELINES_DIR, TimelineRow, cell_file_stem,
+};
+
+/// Everything the report needs from one run directory.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub dir: PathBuf,
+    pub status: RunStatus,
+    pub environment: Environment,
+    pub configurations: Vec<ConfigurationRow>,
+    /// Empty when the run died before any service started.
+    pub lifecycle: Vec<LifecycleRow>,
+    pub measurements: Vec<MeasurementRow>,
+    /// Title and description from plan.json, when present.
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The spec's `report.templates` as resolved in plan.json (empty: defaults).
+    pub report_templates: Vec<PathBuf>,
+}
+
+impl RunData {
+    pub fn load(dir: &Path) -> Result<Self, ReportError> {
+        if !dir.is_dir() {
+            return Err(ReportError::Missing {
+                path: dir.to_path_buf(),
+                what: "the run directory itself",
+            });
+        }
+        let status: RunStatus = read_json(
+            &dir.join(STATUS_FILE),
+            "status.json, written when a run starts",
+        )?;
+        let environment: Environment = read_json(
+            &dir.join(ENVIRONMENT_FILE),
+            "environment.json, written when a run starts",
+        )?;
+        let configurations = read_csv(&dir.join(CONFIGURATIONS_FILE), "configurations.csv")?;
+        let lifecycle_path = dir.join(LIFECYCLE_FILE);
+        let lifecycle = if lifecycle_path.exists() {
+            read_csv(&lifecycle_path, "lifecycle.csv")?
+        } else {
+            Vec::new()
+        };
+        let measurements = read_csv(
+            &dir.join(MEASUREMENTS_FILE),
+            "measurements.csv, one row per measured cell",
+        )?;
+        let plan = read_plan(&dir.join(PLAN_FILE))?;
+        Ok(RunData {
+            dir: dir.to_path_buf(),
+            status,
+            environment,
+            configurations,
+            lifecycle,
+            measurements,
+            title: plan.title,
+            description: plan.description,
+            report_templates: plan.report_templates,
+        })
+    }
+
+    /// Per-second timeline of one cell; `None` when the run has none for it.
+    pub fn timeline(&self, cell_id: &str) -> Result<Option<Vec<TimelineRow>>, ReportError> {
+        let path = self
+            .dir
+            .join(TIMELINES_DIR)
+            .join(format!("{}.csv", cell_file_stem(cell_id)));
+        if !path.exists() {
+            return Ok(None);
+        }
+        read_csv(&path, "timeline").map(Some)
+    }
+}
+
+fn read_text(path: &Path, what: &'static str) -> Result<String, ReportError> {
+    std::fs::read_to_string(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            ReportError::Missing {
+                path: path.to_path_buf(),
+                what,
+            }
+        } else {
+            ReportError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    })
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, ReportError> {
+    let text = read_text(path, what)?;
+    serde_json::from_str(&text).map_err(|e| ReportError::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        detail: e.to_string(),
+    })
+}
+
+/// What the report uses from plan.json (read loosely: the Plan is the plan
+/// stage's contract, and a report must not break when it gains fields).
+#[derive(Default)]
+struct PlanExtract {
+    title: Option<String>,
+    description: Option<String>,
+    report_templates: Vec<PathBuf>,
+}
+
+fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
+    if !path.exists() {
+        return Ok(PlanExtract::default());
+    }
+    let plan: serde_json::Value = read_json(path, "plan.json")?;
+    let field = |name: &str| {
+        plan.pointer(&format!("/experiment/{name}"))
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let report_templates = plan
+        .get("report_templates")
+        .and_then(|v| v.as_array())
+        .map(|list| {
+            list.iter()
+                .filter_map(|t| t.as_str())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(PlanExtract {
+        title: field("title"),
+        description: field("description"),
+        report_templates,
+    })
+}
+
+fn read_csv<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {
+    let text = read_text(path, what)?;
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().cloned().unwrap_or_default();
+    let mut rows = Vec::new();
+    for record in reader.deserialize() {
+        let row = record.map_err(|e| {
+            // Name the column: "field 21" alone sends the reader counting commas.
+            let column = match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err
+                    .field()
+                    .and_then(|i| headers.get(i as usize))
+                    .map(|name| format!("column `{name}`: {}", err.kind())),
+                _ => None,
+            };
+            ReportError::Csv {
+                path: path.to_path_buf(),
+                line: e.position().map(|p| p.line()).unwrap_or(0),
+                detail: column.unwrap_or_else(|| e.to_string()),
+            }
+        })?;
+        rows.push(row);
+    }
+    Ok(rows)
+}

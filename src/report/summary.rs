@@ -1,0 +1,577 @@
+//! Rolling repeats up into the tables of a report: per-cell summary, peak
+//! per runtime and payload, the throughput pivot, wins with ties, startup.
+//!
+//! Failed rows are never averaged in (they are listed instead); suspect rows
+//! are kept in the statistics but counted, so the tables flag them.
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::run_data::RunData;
+use super::stats::{Spread, median, median_of_some};
+use crate::results::model::MeasurementRow;
+
+/// With a single usable repeat the noise is unknown: below this relative
+/// difference the leader is called a tie.
+pub const SINGLE_REPEAT_TIE: f64 = 0.05;
+
+/// The tie rule, quoted in reports so that readers know what "tie" means.
+pub const TIE_RULE: &str = "A cell is won by the runtime with the highest median throughput over its repeats. \
+It is a tie instead when the leader is within the noise of another runtime: their min-max ranges over \
+repeats overlap, or their medians differ by less than the wider of the two ranges; with a single usable \
+repeat on either side (noise unknown), when the medians differ by less than 5%.";
+
+/// One configuration (runtime x axes) rolled up over its repeats.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellSummary {
+    pub config_id: String,
+    pub runtime: String,
+    pub axes: String,
+    pub payload: Option<i64>,
+    pub concurrency: Option<i64>,
+    /// Repeats used in the statistics (ok + suspect).
+    pub repeats: usize,
+    pub failed: usize,
+    pub suspect: usize,
+    pub rps_median: Option<f64>,
+    pub rps_mean: Option<f64>,
+    pub rps_min: Option<f64>,
+    pub rps_max: Option<f64>,
+    /// `(max - min) / median` of throughput over repeats; none with a single repeat.
+    pub rps_spread: Option<f64>,
+    /// Latency percentiles: median over repeats, milliseconds.
+    pub p50_ms: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub p999_ms: Option<f64>,
+    /// Errors summed over the used repeats, and their share of all requests.
+    pub errors: u64,
+    pub error_rate: f64,
+    /// Median over repeats of the service's max RSS during the measurement.
+    pub rss_max_bytes: Option<u64>,
+    /// Median over repeats of the service's CPU seconds / measured seconds.
+    pub cpu_cores: Option<f64>,
+    /// Median over repeats of successful requests per service CPU-second.
+    pub rps_per_cpu_s: Option<f64>,
+}
+
+impl CellSummary {
+    pub fn spread(&self) -> Option<Spread> {
+        Some(Spread {
+            n: self.repeats,
+            median: self.rps_median?,
+            mean: self.rps_mean?,
+            min: self.rps_min?,
+            max: self.rps_max?,
+            spread: self.rps_spread.unwrap_or(0.0),
+        })
+    }
+}
+
+/// The best configuration of a runtime at one payload.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeakRow {
+    pub runtime: String,
+    pub payload: Option<i64>,
+    pub config_id: String,
+    pub concurrency: Option<i64>,
+    pub rps_median: f64,
+    pub rps_min: f64,
+    pub rps_max: f64,
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub p999_ms: Option<f64>,
+    pub rss_max_bytes: Option<u64>,
+    pub cpu_cores: Option<f64>,
+    pub rps_per_cpu_s: Option<f64>,
+}
+
+/// Throughput medians, one row per point of the axes, one column per runtime.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pivot {
+    pub runtimes: Vec<String>,
+    pub rows: Vec<PivotRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PivotRow {
+    pub axes: String,
+    pub payload: Option<i64>,
+    pub concurrency: Option<i64>,
+    /// Aligned with `Pivot::runtimes`; `None` where nothing usable was measured.
+    pub rps: Vec<Option<f64>>,
+}
+
+/// Who won one point of the axes.
+#[derive(Debug, Clone, Serialize)]
+pub struct WinRow {
+    pub axes: String,
+    pub payload: Option<i64>,
+    pub concurrency: Option<i64>,
+    /// The winning runtime, or `tie`.
+    pub winner: String,
+    /// Highest median throughput, whether or not it won outright.
+    pub leader: String,
+    pub leader_rps: f64,
+    /// Runtimes within the noise of the leader, joined with `;`.
+    pub tied_with: String,
+    pub runner_up: String,
+    /// Leader over runner-up, in percent.
+    pub margin_pct: Option<f64>,
+    /// Which part of the tie rule decided.
+    pub rule: String,
+}
+
+/// Outright wins and ties per runtime.
+#[derive(Debug, Clone, Serialize)]
+pub struct WinCount {
+    pub runtime: String,
+    pub wins: usize,
+    pub ties: usize,
+}
+
+/// Service starts of one runtime in the measure phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct StartupRow {
+    pub runtime: String,
+    pub starts: usize,
+    /// Starts that ended with `died` or `killed`.
+    pub bad_stops: usize,
+    pub startup_ms: Option<f64>,
+    pub first_request_ms: Option<f64>,
+    pub idle_rss_bytes: Option<u64>,
+    pub post_load_rss_bytes: Option<u64>,
+    /// Median startup in the training phase, if the runtime was trained.
+    pub train_startup_ms: Option<f64>,
+}
+
+/// A failed or suspect measurement row, listed as is.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlaggedRow {
+    pub cell_id: String,
+    pub runtime: String,
+    pub axes: String,
+    pub status: String,
+    pub reason: String,
+    pub throughput_rps: f64,
+    pub errors: u64,
+}
+
+/// Every table of a report, computed once from a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Runtimes with measurements, in configuration order.
+    pub runtimes: Vec<String>,
+    pub cells: Vec<CellSummary>,
+    pub peaks: Vec<PeakRow>,
+    pub pivot: Pivot,
+    pub wins: Vec<WinRow>,
+    pub win_counts: Vec<WinCount>,
+    pub startup: Vec<StartupRow>,
+    pub failed: Vec<FlaggedRow>,
+    pub suspect: Vec<FlaggedRow>,
+    pub payloads: Vec<Option<i64>>,
+}
+
+impl Summary {
+    pub fn of(run: &RunData) -> Self {
+        let runtimes = runtimes_in_order(run);
+        let cells = summarize_cells(&run.measurements);
+        let peaks = peaks(&runtimes, &cells);
+        let pivot = pivot(&runtimes, &cells);
+        let wins = wins(&cells);
+        let win_counts = runtimes
+            .iter()
+            .map(|rt| WinCount {
+                runtime: rt.clone(),
+                wins: wins.iter().filter(|w| &w.winner == rt).count(),
+                ties: wins
+                    .iter()
+                    .filter(|w| {
+                        w.winner == "tie"
+                            && (&w.leader == rt || w.tied_with.split(';').any(|t| t == rt))
+                    })
+                    .count(),
+            })
+            .collect();
+        let mut payloads: Vec<Option<i64>> = Vec::new();
+        for c in &cells {
+            if !payloads.contains(&c.payload) {
+                payloads.push(c.payload);
+            }
+        }
+        Summary {
+            startup: startup(run, &runtimes),
+            failed: flagged(&run.measurements, "failed"),
+            suspect: flagged(&run.measurements, "suspect"),
+            runtimes,
+            cells,
+            peaks,
+            pivot,
+            wins,
+            win_counts,
+            payloads,
+        }
+    }
+}
+
+/// Runtimes that have measurements: configurations.csv order first, then any
+/// runtime only seen in measurements.csv.
+fn runtimes_in_order(run: &RunData) -> Vec<String> {
+    let measured: Vec<&str> = run
+        .measurements
+        .iter()
+        .map(|m| m.runtime.as_str())
+        .collect();
+    let mut out: Vec<String> = run
+        .configurations
+        .iter()
+        .map(|c| c.runtime.clone())
+        .filter(|r| measured.contains(&r.as_str()))
+        .collect();
+    for r in measured {
+        if !out.iter().any(|o| o == r) {
+            out.push(r.to_string());
+        }
+    }
+    out
+}
+
+fn round_to(value: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (value * f).round() / f
+}
+
+pub fn summarize_cells(rows: &[MeasurementRow]) -> Vec<CellSummary> {
+    let mut groups: IndexMap<&str, Vec<&MeasurementRow>> = IndexMap::new();
+    for row in rows {
+        groups.entry(row.config_id.as_str()).or_default().push(row);
+    }
+    groups
+        .into_iter()
+        .map(|(config_id, repeats)| summarize_cell(config_id, &repeats))
+        .collect()
+}
+
+fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
+    let used: Vec<&&MeasurementRow> = repeats.iter().filter(|r| r.status != "failed").collect();
+    let rps: Vec<f64> = used.iter().map(|r| r.throughput_rps).collect();
+    let spread = Spread::of(&rps);
+    let med = |f: fn(&MeasurementRow) -> f64| {
+        median(&used.iter().map(|r| f(r)).collect::<Vec<_>>()).map(|v| round_to(v, 3))
+    };
+    let errors: u64 = used.iter().map(|r| r.errors).sum();
+    let requests: u64 = used.iter().map(|r| r.requests + r.errors).sum();
+    let first = repeats[0];
+    CellSummary {
+        config_id: config_id.to_string(),
+        runtime: first.runtime.clone(),
+        axes: first.axes.clone(),
+        payload: first.payload,
+        concurrency: first.concurrency,
+        repeats: used.len(),
+        failed: repeats.len() - used.len(),
+        suspect: used.iter().filter(|r| r.status == "suspect").count(),
+        rps_median: spread.map(|s| round_to(s.median, 1)),
+        rps_mean: spread.map(|s| round_to(s.mean, 1)),
+        rps_min: spread.map(|s| round_to(s.min, 1)),
+        rps_max: spread.map(|s| round_to(s.max, 1)),
+        // One repeat says nothing about noise: no spread rather than a reassuring 0%.
+        rps_spread: spread.filter(|s| s.n >= 2).map(|s| round_to(s.spread, 4)),
+        p50_ms: med(|r| r.latency_p50_ms),
+        p95_ms: med(|r| r.latency_p95_ms),
+        p99_ms: med(|r| r.latency_p99_ms),
+        p999_ms: med(|r| r.latency_p999_ms),
+        errors,
+        error_rate: if requests > 0 {
+            round_to(errors as f64 / requests as f64, 6)
+        } else {
+            0.0
+        },
+        rss_max_bytes: median_of_some(
+            used.iter()
+                .map(|r| r.service_rss_max_bytes.map(|b| b as f64)),
+        )
+        .map(|b| b.round() as u64),
+        cpu_cores: median_of_some(used.iter().map(|r| {
+            r.service_cpu_s
+                .filter(|_| r.duration_s > 0.0)
+                .map(|cpu| cpu / r.duration_s)
+        }))
+        .map(|v| round_to(v, 3)),
+        rps_per_cpu_s: median_of_some(used.iter().map(|r| {
+            r.service_cpu_s
+                .filter(|cpu| *cpu > 0.0)
+                .map(|cpu| r.requests.saturating_sub(r.errors) as f64 / cpu)
+        }))
+        .map(|v| round_to(v, 1)),
+    }
+}
+
+fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
+    let mut out = Vec::new();
+    for rt in runtimes {
+        let mut by_payload: IndexMap<Option<i64>, &CellSummary> = IndexMap::new();
+        for c in cells
+            .iter()
+            .filter(|c| &c.runtime == rt && c.rps_median.is_some())
+        {
+            let best = by_payload.entry(c.payload).or_insert(c);
+            if c.rps_median > best.rps_median {
+                *best = c;
+            }
+        }
+        for (payload, c) in by_payload {
+            let s = c.spread().expect("filtered on rps_median");
+            out.push(PeakRow {
+                runtime: rt.clone(),
+                payload,
+                config_id: c.config_id.clone(),
+                concurrency: c.concurrency,
+                rps_median: s.median,
+                rps_min: s.min,
+                rps_max: s.max,
+                p50_ms: c.p50_ms,
+                p99_ms: c.p99_ms,
+                p999_ms: c.p999_ms,
+                rss_max_bytes: c.rss_max_bytes,
+                cpu_cores: c.cpu_cores,
+                rps_per_cpu_s: c.rps_per_cpu_s,
+            });
+        }
+    }
+    out
+}
+
+/// Cells grouped by their point of the axes (the runtime-independent key).
+fn by_axes(cells: &[CellSummary]) -> IndexMap<&str, Vec<&CellSummary>> {
+    let mut groups: IndexMap<&str, Vec<&CellSummary>> = IndexMap::new();
+    for c in cells {
+        groups.entry(c.axes.as_str()).or_default().push(c);
+    }
+    groups
+}
+
+fn pivot(runtimes: &[String], cells: &[CellSummary]) -> Pivot {
+    let rows = by_axes(cells)
+        .into_iter()
+        .map(|(axes, group)| PivotRow {
+            axes: axes.to_string(),
+            payload: group[0].payload,
+            concurrency: group[0].concurrency,
+            rps: runtimes
+                .iter()
+                .map(|rt| {
+                    group
+                        .iter()
+                        .find(|c| &c.runtime == rt)
+                        .and_then(|c| c.rps_median)
+                })
+                .collect(),
+        })
+        .collect();
+    Pivot {
+        runtimes: runtimes.to_vec(),
+        rows,
+    }
+}
+
+/// Whether `other` is within the noise of `leader`, and which part of the
+/// rule said so. See [`TIE_RULE`].
+pub fn within_noise(leader: &Spread, other: &Spread) -> Option<&'static str> {
+    if leader.n < 2 || other.n < 2 {
+        let rel = (leader.median - other.median) / other.median.max(f64::MIN_POSITIVE);
+        return (rel < SINGLE_REPEAT_TIE)
+            .then_some("single repeat, medians differ by less than 5%");
+    }
+    if leader.overlaps(other) {
+        return Some("min-max ranges overlap");
+    }
+    let wider = (leader.max - leader.min).max(other.max - other.min);
+    ((leader.median - other.median).abs() < wider)
+        .then_some("medians differ by less than the wider range")
+}
+
+fn wins(cells: &[CellSummary]) -> Vec<WinRow> {
+    let mut out = Vec::new();
+    for (axes, group) in by_axes(cells) {
+        let mut ranked: Vec<(&CellSummary, Spread)> = group
+            .iter()
+            .filter_map(|c| c.spread().map(|s| (*c, s)))
+            .collect();
+        if ranked.is_empty() {
+            continue;
+        }
+        ranked.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
+        let (leader, lead) = ranked[0];
+        let mut tied = Vec::new();
+        let mut reasons = Vec::new();
+        for (c, s) in &ranked[1..] {
+            if let Some(reason) = within_noise(&lead, s) {
+                tied.push(c.runtime.clone());
+                reasons.push(format!("{}: {reason}", c.runtime));
+            }
+        }
+        let runner_up = ranked.get(1);
+        let margin_pct =
+            runner_up.map(|(_, s)| round_to((lead.median / s.median - 1.0) * 100.0, 2));
+        let rule = match (tied.is_empty(), runner_up) {
+            (true, Some((c, _))) => format!(
+                "clear lead over {}: ranges disjoint, gap wider than the noise",
+                c.runtime
+            ),
+            (true, None) => "only runtime measured".to_string(),
+            (false, _) => reasons.join("; "),
+        };
+        out.push(WinRow {
+            axes: axes.to_string(),
+            payload: leader.payload,
+            concurrency: leader.concurrency,
+            winner: if tied.is_empty() {
+                leader.runtime.clone()
+            } else {
+                "tie".to_string()
+            },
+            leader: leader.runtime.clone(),
+            leader_rps: lead.median,
+            tied_with: tied.join(";"),
+            runner_up: runner_up
+                .map(|(c, _)| c.runtime.clone())
+                .unwrap_or_default(),
+            margin_pct,
+            rule,
+        });
+    }
+    out
+}
+
+fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
+    let mut names: Vec<String> = runtimes.to_vec();
+    for l in &run.lifecycle {
+        if !names.contains(&l.runtime) {
+            names.push(l.runtime.clone());
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|rt| {
+            let measure: Vec<_> = run
+                .lifecycle
+                .iter()
+                .filter(|l| l.runtime == rt && l.phase == "measure")
+                .collect();
+            let train: Vec<_> = run
+                .lifecycle
+                .iter()
+                .filter(|l| l.runtime == rt && l.phase == "train")
+                .collect();
+            if measure.is_empty() && train.is_empty() {
+                return None;
+            }
+            let med_bytes = |f: fn(&crate::results::model::LifecycleRow) -> Option<u64>| {
+                median_of_some(measure.iter().map(|l| f(l).map(|b| b as f64)))
+                    .map(|b| b.round() as u64)
+            };
+            Some(StartupRow {
+                starts: measure.len(),
+                bad_stops: measure
+                    .iter()
+                    .filter(|l| l.stop == "died" || l.stop == "killed")
+                    .count(),
+                startup_ms: median_of_some(measure.iter().map(|l| l.startup_ms)),
+                first_request_ms: median_of_some(measure.iter().map(|l| l.first_request_ms)),
+                idle_rss_bytes: med_bytes(|l| l.idle_rss_bytes),
+                post_load_rss_bytes: med_bytes(|l| l.post_load_rss_bytes),
+                train_startup_ms: median_of_some(train.iter().map(|l| l.startup_ms)),
+                runtime: rt,
+            })
+        })
+        .collect()
+}
+
+fn flagged(rows: &[MeasurementRow], status: &str) -> Vec<FlaggedRow> {
+    rows.iter()
+        .filter(|r| r.status == status)
+        .map(|r| FlaggedRow {
+            cell_id: r.cell_id.clone(),
+            runtime: r.runtime.clone(),
+            axes: r.axes.clone(),
+            status: r.status.clone(),
+            reason: r.reason.clone(),
+            throughput_rps: r.throughput_rps,
+            errors: r.errors,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(runtime: &str, axes: &str, repeat: u32, rps: f64, status: &str) -> MeasurementRow {
+        MeasurementRow {
+            cell_id: format!("{runtime}/{axes}/r{repeat}"),
+            config_id: format!("{runtime}/{axes}"),
+            runtime: runtime.into(),
+            repeat,
+            axes: axes.into(),
+            duration_s: 5.0,
+            requests: (rps * 5.0) as u64,
+            throughput_rps: rps,
+            latency_p99_ms: 2.0,
+            service_cpu_s: Some(5.0),
+            status: status.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn failed_repeats_are_left_out_and_counted() {
+        let cells = summarize_cells(&[
+            row("go", "c=1", 1, 100.0, "ok"),
+            row("go", "c=1", 2, 0.0, "failed"),
+        ]);
+        assert_eq!((cells[0].repeats, cells[0].failed), (1, 1));
+        assert_eq!(cells[0].rps_median, Some(100.0));
+        assert_eq!(cells[0].cpu_cores, Some(1.0));
+        assert_eq!(cells[0].rps_per_cpu_s, Some(100.0));
+        let all_failed = summarize_cells(&[row("go", "c=1", 1, 0.0, "failed")]);
+        assert_eq!(all_failed[0].rps_median, None);
+    }
+
+    #[test]
+    fn overlapping_repeats_are_a_tie_and_clear_gaps_a_win() {
+        let cells = summarize_cells(&[
+            row("go", "c=1", 1, 100.0, "ok"),
+            row("go", "c=1", 2, 104.0, "ok"),
+            row("java", "c=1", 1, 103.0, "ok"),
+            row("java", "c=1", 2, 106.0, "suspect"),
+            row("go", "c=2", 1, 200.0, "ok"),
+            row("go", "c=2", 2, 202.0, "ok"),
+            row("java", "c=2", 1, 150.0, "ok"),
+            row("java", "c=2", 2, 151.0, "ok"),
+        ]);
+        let w = wins(&cells);
+        assert_eq!(
+            (w[0].winner.as_str(), w[0].leader.as_str()),
+            ("tie", "java")
+        );
+        assert_eq!(w[0].tied_with, "go");
+        assert_eq!(w[1].winner, "go");
+        assert_eq!(w[1].margin_pct, Some(33.55)); // 201 / 150.5
+    }
+
+    #[test]
+    fn disjoint_but_close_medians_are_a_tie() {
+        let a = Spread::of(&[100.0, 120.0]).unwrap();
+        let b = Spread::of(&[95.0, 99.0]).unwrap();
+        assert_eq!(
+            within_noise(&a, &b),
+            Some("medians differ by less than the wider range")
+        );
+        let one = Spread::of(&[100.0]).unwrap();
+        let close = Spread::of(&[97.0]).unwrap();
+        let far = Spread::of(&[90.0]).unwrap();
+        assert!(within_noise(&one, &close).is_some());
+        assert!(within_noise(&one, &far).is_none());
+    }
+}

@@ -1,0 +1,192 @@
+//! One runtime's verify session: build (with exec's cache and logs), start
+//! in its own process group, wait for health, send every verify request,
+//! stop, and confirm the port is free. Failures become the runtime's
+//! [`Outcome`], never a crash of the whole verify.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
+use super::toolchain::missing_toolchain;
+use crate::build::{BuildCache, build_runtime, runtime_env};
+use crate::load::{RequestSpec, probe};
+use crate::plan::{RuntimePlan, VerifyPlan};
+use crate::service::{Service, ServiceCommand, ServiceError, StopReport, port_is_free};
+
+/// What every session shares.
+pub struct Context<'a> {
+    pub cache: &'a BuildCache,
+    /// `<verify folder>/logs`.
+    pub logs: &'a Path,
+    /// Bounds each verify request (connect, and the whole exchange).
+    pub timeout: Duration,
+    /// Progress lines ("go: building ...") go here (stderr in the CLI).
+    pub progress: &'a mut dyn Write,
+}
+
+/// Runs the whole session of `rt` and records what happened.
+pub fn check_runtime(
+    rt: &RuntimePlan,
+    requests: &[VerifyPlan],
+    ctx: &mut Context,
+) -> RuntimeRecord {
+    let mut record = RuntimeRecord {
+        name: rt.name.clone(),
+        outcome: Outcome::Ran,
+        answers: Vec::new(),
+        notes: Vec::new(),
+    };
+    if let Some(reason) = missing_toolchain(rt) {
+        let _ = writeln!(ctx.progress, "verify: {}: skipped: {reason}", rt.name);
+        record.outcome = Outcome::Skipped { reason };
+        return record;
+    }
+    let build_log = ctx.logs.join(format!("build-{}.log", rt.name));
+    let service_log = ctx.logs.join(format!("{}.log", rt.name));
+    let fail = |stage, reason: String, log: &Path| Outcome::Failed {
+        stage,
+        reason,
+        log: log.to_path_buf(),
+    };
+
+    let _ = writeln!(
+        ctx.progress,
+        "verify: {}: building (log {})",
+        rt.name,
+        build_log.display()
+    );
+    match build_runtime(rt, ctx.cache, &build_log) {
+        Ok(_) if rt.build.is_empty() => record.notes.push("nothing to build".into()),
+        Ok(b) if b.cached => record.notes.push("build cached (inputs unchanged)".into()),
+        Ok(b) => record.notes.push(format!("built in {:.1}s", b.seconds)),
+        Err(e) => {
+            record.outcome = fail(Stage::Build, e.to_string(), &build_log);
+            return record;
+        }
+    }
+
+    if !port_is_free(rt.port) {
+        record.outcome = fail(
+            Stage::Start,
+            format!(
+                "port {} is already in use before the start; stop what listens there \
+                 (`ss -ltnp 'sport = :{}'`) or use `port: auto` in the spec",
+                rt.port, rt.port
+            ),
+            &service_log,
+        );
+        return record;
+    }
+    let command = ServiceCommand {
+        runtime: rt.name.clone(),
+        dir: rt.dir.clone(),
+        command: rt.start.clone(),
+        env: runtime_env(rt),
+        port: rt.port,
+        cpus: None,
+    };
+    let _ = writeln!(
+        ctx.progress,
+        "verify: {}: starting on 127.0.0.1:{} (log {})",
+        rt.name,
+        rt.port,
+        service_log.display()
+    );
+    let mut service = match Service::start(&command, &service_log) {
+        Ok(s) => s,
+        Err(e) => {
+            record.outcome = fail(Stage::Start, e.to_string(), &service_log);
+            return record;
+        }
+    };
+    match service.wait_healthy(&rt.health) {
+        Ok(startup) => record
+            .notes
+            .push(format!("healthy after {:.1}s", startup.as_secs_f64())),
+        Err(e) => {
+            record.outcome = fail(Stage::Start, e.to_string(), &service_log);
+            // Stop it all the same: the port must be free for the next runtime.
+            record
+                .notes
+                .push(stop_note(service.stop(&rt.stop), rt.port));
+            return record;
+        }
+    }
+
+    let addr = service.addr();
+    record.answers = requests
+        .iter()
+        .map(|r| send(addr, r, ctx.timeout))
+        .collect();
+    if !service.is_alive() {
+        record.outcome = fail(
+            Stage::Run,
+            format!(
+                "the service exited ({}) while the verify requests were sent; last lines:\n{}",
+                service.exit_text(),
+                service.log_tail()
+            ),
+            &service_log,
+        );
+    }
+
+    match service.stop(&rt.stop) {
+        Err(e) if matches!(record.outcome, Outcome::Ran) => {
+            record.outcome = fail(Stage::Stop, e.to_string(), &service_log);
+        }
+        result => record.notes.push(stop_note(result, rt.port)),
+    }
+    record
+}
+
+/// One verify request through `load::probe` (a fresh connection, hyper).
+fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> Answer {
+    let spec = RequestSpec {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        headers: Vec::new(),
+        body: None,
+        expect_status: request.expect_status,
+    };
+    match probe(addr, &spec, timeout) {
+        Ok((status, body)) => Answer::from_reply(status, &body),
+        Err(e) => Answer::Error {
+            error: e.to_string(),
+        },
+    }
+}
+
+fn stop_note(result: Result<StopReport, ServiceError>, port: u16) -> String {
+    match result {
+        Ok(stop) => format!(
+            "stopped: {} ({}), port {port} free",
+            stop.kind.as_str(),
+            stop.exit_status
+        ),
+        Err(e) => format!("stop failed: {e}"),
+    }
+}
+
+/// Creates `<experiment results>/verify-<run id>/logs` and returns the
+/// folder and its `logs`. Never reuses a folder: a second verify within the
+/// same second gets `verify-<run id>-2`.
+pub fn create_folder(results_dir: &Path, run_id: &str) -> std::io::Result<(PathBuf, PathBuf)> {
+    std::fs::create_dir_all(results_dir)?;
+    let mut n = 1;
+    loop {
+        let name = match n {
+            1 => format!("verify-{run_id}"),
+            _ => format!("verify-{run_id}-{n}"),
+        };
+        let folder = results_dir.join(name);
+        match std::fs::create_dir(&folder) {
+            Ok(()) => {
+                let logs = folder.join("logs");
+                std::fs::create_dir(&logs)?;
+                return Ok((folder, logs));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! `runner report` on the fixture run, compared with committed golden files
+//! (tests/fixtures/runs/golden/; UPDATE_GOLDEN=1 regenerates them).
+mod report_support;
+
+use report_support::*;
+
+#[test]
+fn report_renders_the_fixture_run_like_the_golden_files() {
+    let (_tmp, run) = copy_fixture("base");
+    runner()
+        .arg("report")
+        .arg(&run)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("1 failed and 1 suspect"));
+    let read =
+        |f: &str| std::fs::read_to_string(run.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert_golden("report.md", &redact_generated_at(&read("report.md")));
+    assert_golden(
+        "report.html",
+        &redact_svg(&redact_generated_at(&read("report.html"))),
+    );
+    for csv in [
+        "summary-by-cell.csv",
+        "peak-throughput.csv",
+        "throughput-pivot.csv",
+        "wins.csv",
+    ] {
+        assert_golden(csv, &read(csv));
+    }
+}
+
+#[test]
+fn statistics_skip_failed_rows_and_flag_suspect_ones() {
+    let (_tmp, run) = copy_fixture("base");
+    runner().arg("report").arg(&run).assert().success();
+    let mut summary = csv::Reader::from_path(run.join("summary-by-cell.csv")).unwrap();
+    let headers = summary.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = summary.records().map(Result::unwrap).collect();
+    let find = |id: &str| {
+        rows.iter()
+            .find(|r| &r[col("config_id")] == id)
+            .unwrap()
+            .clone()
+    };
+
+    let failed = find("jdk-leyden-aot/payload=7/concurrency=1");
+    assert_eq!(
+        (&failed[col("repeats")], &failed[col("failed")]),
+        ("1", "1")
+    );
+    assert_eq!(
+        &failed[col("rps_spread")],
+        "",
+        "one repeat: noise unknown, no spread"
+    );
+    assert_ne!(
+        &failed[col("rps_median")],
+        "0",
+        "the failed repeat must not drag the median"
+    );
+
+    let suspect = find("jdk-jvm/payload=8192/concurrency=96");
+    assert_eq!(
+        (&suspect[col("repeats")], &suspect[col("suspect")]),
+        ("2", "1")
+    );
+
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(md.contains("**failed** `jdk-leyden-aot/payload=7/concurrency=1/r2`: service exited"));
+    assert!(md.contains("**suspect** `jdk-jvm/payload=8192/concurrency=96/r1`"));
+    assert!(md.contains("rust-hyper | skipped: preflight: `cargo` not found"));
+}
+
+#[test]
+fn wins_call_a_tie_inside_the_noise() {
+    let (_tmp, run) = copy_fixture("base");
+    runner().arg("report").arg(&run).assert().success();
+    let wins = std::fs::read_to_string(run.join("wins.csv")).unwrap();
+    let line = |axes: &str| {
+        wins.lines()
+            .find(|l| l.starts_with(&format!("\"{axes}\"")))
+            .unwrap()
+            .to_string()
+    };
+    // go-stdlib's repeat range overlaps both JDKs' at payload 8192, c=96: a tie.
+    assert!(line("payload=8192,concurrency=96").contains(",tie,go-stdlib,"));
+    // A 31% lead with disjoint ranges is a win.
+    assert!(line("payload=7,concurrency=1").contains(",go-stdlib,go-stdlib,"));
+}
+
+#[test]
+fn an_interrupted_run_without_measurements_still_renders() {
+    let (_tmp, run) = copy_fixture("base");
+    let header = std::fs::read_to_string(run.join("measurements.csv"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(run.join("measurements.csv"), header + "\n").unwrap();
+    std::fs::remove_file(run.join("lifecycle.csv")).unwrap();
+    replace_in(&run, "status.json", "\"complete\"", "\"running\"");
+    runner().arg("report").arg(&run).assert().success();
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(md.contains("**No measurements in this run yet**"), "{md}");
+    assert!(md.contains("No service start was recorded"));
+    assert!(!md.contains("## Peak throughput"));
+    assert!(
+        md.contains("| rust-hyper | skipped"),
+        "configuration still reported"
+    );
+}

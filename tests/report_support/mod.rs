@@ -1,0 +1,104 @@
+//! Helpers shared by the report tests (a module, not a test target).
+#![allow(dead_code)]
+use std::path::{Path, PathBuf};
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
+}
+
+/// Copies a fixture run into a fresh temporary directory (reports are
+/// written into the run directory; the committed fixture stays clean).
+pub fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dest = tmp.path().join(name);
+    copy_dir(&fixtures().join(name), &dest);
+    (tmp, dest)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// `runner` built by cargo for this test run.
+pub fn runner() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("runner").expect("runner binary")
+}
+
+/// Replaces `needle` everywhere in a file of a run directory.
+pub fn replace_in(run: &Path, file: &str, needle: &str, with: &str) {
+    let path = run.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(needle), "{file} does not contain {needle:?}");
+    std::fs::write(&path, text.replace(needle, with)).unwrap();
+}
+
+/// Compares `actual` with the committed golden file; `UPDATE_GOLDEN=1`
+/// rewrites it instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = fixtures().join("golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run with UPDATE_GOLDEN=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(e, a)| e != a)
+            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the rendering at line {}:\n  golden: {:?}\n  actual: {:?}\n\
+             If the change is intended, rerun with UPDATE_GOLDEN=1 and review the diff.",
+            path.display(),
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
+
+/// Replaces the generation timestamp (`generated <time> by`) with a marker.
+pub fn redact_generated_at(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("Report generated ") {
+        let start = i + "Report generated ".len();
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find(" by runner").expect("generation line") + start;
+        out.push_str("[generated-at]");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces every inline `<svg ...>...</svg>` with a marker: charts are
+/// checked on their own (report_charts.rs), the golden file stays reviewable.
+pub fn redact_svg(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("<svg ") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find("</svg>").expect("closed svg") + i + "</svg>".len();
+        out.push_str("<svg>[chart redacted]</svg>");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}

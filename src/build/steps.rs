@@ -43,7 +43,7 @@ pub fn build_runtime_unless(
 ) -> Result<BuildOutcome, BuildError> {
     let env = runtime_env(rt);
     let hash = |rt: &RuntimePlan| {
-        input_hash(&rt.dir, &rt.build, &rt.env).map_err(|source| BuildError::Hash {
+        input_hash(&rt.dir, &rt.build, &build_env(rt)).map_err(|source| BuildError::Hash {
             runtime: rt.name.clone(),
             dir: rt.dir.clone(),
             source,
@@ -212,6 +212,15 @@ fn append_line(rt: &RuntimePlan, log: &Path, line: &str) -> Result<(), BuildErro
             path: log.to_path_buf(),
             source,
         })
+}
+
+/// The env that goes into the input hash: the declared env without `PORT`,
+/// which the plan adds (and, with `port: auto`, picks anew on every run):
+/// it would otherwise defeat the cache, and builds do not depend on it.
+fn build_env(rt: &RuntimePlan) -> std::collections::BTreeMap<String, String> {
+    let mut env = rt.env.clone();
+    env.remove("PORT");
+    env
 }
 
 /// Size of the declared artifact: a file's length, or a directory's total.

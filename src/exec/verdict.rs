@@ -33,7 +33,8 @@ pub fn verdict(f: &CellFacts) -> (&'static str, String) {
     if let Some(why) = f.saturated {
         reasons.push(format!("generator saturated: {why}"));
     }
-    if f.gen_cpu_share > GENERATOR_CPU_LIMIT {
+    // The generator's own diagnosis already covers its CPU use.
+    if f.saturated.is_none() && f.gen_cpu_share > GENERATOR_CPU_LIMIT {
         reasons.push(format!(
             "generator used {:.0}% of its CPU budget (limit {:.0}%)",
             f.gen_cpu_share * 100.0,
@@ -97,6 +98,22 @@ mod tests {
         assert!(
             reason.contains("900 req/s achieved for 1000 targeted"),
             "{reason}"
+        );
+    }
+
+    #[test]
+    fn the_generators_own_diagnosis_is_not_repeated() {
+        let f = CellFacts {
+            saturated: Some("generator CPU at 86%"),
+            gen_cpu_share: 0.86,
+            ..facts()
+        };
+        assert_eq!(
+            verdict(&f),
+            (
+                "suspect",
+                "generator saturated: generator CPU at 86%".into()
+            )
         );
     }
 

@@ -42,6 +42,14 @@ fn builds_then_skips_until_an_input_changes() {
         !build_runtime(&rt, &cache, &log).unwrap().cached,
         "env is an input"
     );
+
+    // Another runtime with the same directory, commands and env (its port
+    // aside) shares the build: a JVM runtime and its AOT-cache variant.
+    let mut twin = rt.clone();
+    twin.name = "toy-twin".into();
+    twin.env.insert("PORT".into(), "12345".into());
+    assert!(build_runtime(&twin, &cache, &log).unwrap().cached);
+    assert!(cache.last_success("toy-twin").is_some());
 }
 
 #[test]

@@ -50,19 +50,21 @@ pub fn build_runtime_unless(
         })
     };
     let before = hash(rt)?;
-    if let Some(last) = cache.last_success(&rt.name)
-        && last.input_hash == before
+    if let Some(last) = cache.find(&before, &rt.dir)
         && rt.artifact.as_ref().is_none_or(|a| a.exists())
     {
         append_line(
             rt,
             log,
             &format!(
-                "=== runner: build of {} skipped: inputs unchanged ({})",
+                "=== runner: build of {} skipped: inputs unchanged since the build of {} ({})",
                 rt.name,
+                last.finished_at,
                 &before[..12]
             ),
         )?;
+        // A build shared with another runtime is recorded under this name too.
+        let _ = cache.record_success(&rt.name, &last);
         return Ok(BuildOutcome {
             cached: true,
             seconds: 0.0,

@@ -389,6 +389,19 @@ fn resume_refuses_a_changed_spec_unless_forced() {
     let out = exec(&[spec.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let run = run_dir(tmp.path());
+    let out = exec(&[
+        spec.to_str().unwrap(),
+        "--resume",
+        run.to_str().unwrap(),
+        "--quick",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("was started with --quick (none) but this resume asks for 10"),
+        "{}",
+        text(&out)
+    );
     let yaml = std::fs::read_to_string(&spec).unwrap();
     std::fs::write(&spec, yaml.replace("title: exec test", "title: changed")).unwrap();
     let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);

@@ -15,6 +15,18 @@ pub enum ExecError {
     Preflight(Vec<String>),
     #[error("{0}")]
     Results(#[from] ResultsError),
+    #[error(
+        "run {} was started with --quick {} but this resume asks for {}; \
+         resume with the same --quick setting, or pass --force to mix durations",
+        run.display(),
+        recorded.map_or("(none)".to_string(), |f| f.to_string()),
+        current.map_or("(none)".to_string(), |f| f.to_string())
+    )]
+    QuickMismatch {
+        run: std::path::PathBuf,
+        recorded: Option<u32>,
+        current: Option<u32>,
+    },
     #[error("cannot install the SIGINT/SIGTERM handlers: {0}")]
     Signals(std::io::Error),
 }
@@ -23,7 +35,7 @@ impl ExecError {
     /// The process exit code: 2 for problems found before anything ran.
     pub fn exit_code(&self) -> u8 {
         match self {
-            ExecError::Spec(_) | ExecError::Preflight(_) => 2,
+            ExecError::Spec(_) | ExecError::Preflight(_) | ExecError::QuickMismatch { .. } => 2,
             ExecError::Results(ResultsError::SpecChanged { .. } | ResultsError::NotARun { .. }) => {
                 2
             }

@@ -76,6 +76,13 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
             let run = RunDir::open(dir)?;
             let status = run.read_status()?;
             check_spec(&run, &status, &plan.spec_hash, opts.force)?;
+            if status.quick_factor != plan.quick_factor && !opts.force {
+                return Err(ExecError::QuickMismatch {
+                    run: dir.clone(),
+                    recorded: status.quick_factor,
+                    current: plan.quick_factor,
+                });
+            }
             let recorded = recorded_cells(&run)?;
             (Some(run), recorded, status.started_at)
         }
@@ -108,7 +115,11 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
             started_at,
             updated_at: rfc3339_now(),
             cells_total: plan.cells.len() as u64,
-            cells_done: recorded.len() as u64,
+            cells_done: plan
+                .cells
+                .iter()
+                .filter(|c| recorded.contains(&c.id))
+                .count() as u64,
             quick_factor: plan.quick_factor,
             spec_hash: plan.spec_hash.clone(),
             message: opts.resume.as_ref().map(|_| "resumed".to_string()),

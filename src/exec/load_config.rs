@@ -69,3 +69,85 @@ pub fn expected(cell: &Cell) -> Option<Duration> {
         Measure::Requests(_) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{AxisValue, LoadPlan};
+
+    fn cell(mode: LoadMode, measure: Measure) -> Cell {
+        Cell {
+            id: "rt/payload=7/r1".into(),
+            config_id: "rt/payload=7".into(),
+            runtime: "rt".into(),
+            axes: vec![("payload".into(), AxisValue::Int(7))],
+            repeat: 1,
+            requests: vec![RequestPlan {
+                name: "post".into(),
+                method: "POST".into(),
+                path: "/echo".into(),
+                headers: vec![("X-A".into(), "1".into())],
+                body: Some("hi".into()),
+                expect_status: 201,
+            }],
+            load: LoadPlan {
+                mode,
+                timeout: Duration::from_secs(3),
+                threads: 0,
+            },
+            warmup: Duration::from_secs(2),
+            measure,
+        }
+    }
+
+    #[test]
+    fn closed_duration_cell_maps_to_a_measured_window_without_warmup() {
+        let c = cell(
+            LoadMode::Closed { connections: 12 },
+            Measure::Duration(Duration::from_secs(5)),
+        );
+        let target: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let cfg = measure_config(&c, target, Some(vec![1]));
+        assert_eq!(cfg.arrival, Arrival::Closed { connections: 12 });
+        assert_eq!(cfg.stop, StopCondition::Duration(Duration::from_secs(5)));
+        assert_eq!(
+            cfg.warmup,
+            Duration::ZERO,
+            "the cell warmup is a separate run"
+        );
+        assert_eq!(cfg.threads, 1, "at least one generator thread");
+        assert_eq!(cfg.cpu_affinity, Some(vec![1]));
+        assert_eq!(cfg.host_header, "127.0.0.1:8080");
+        let r = &cfg.requests[0];
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str(), r.expect_status),
+            ("POST", "/echo", 201)
+        );
+        assert_eq!(r.body.as_deref(), Some(&b"hi"[..]));
+        assert_eq!(expected(&c), Some(Duration::from_secs(7)));
+        let warm = warmup_config(&c, target, None, Duration::from_secs(2));
+        assert_eq!(warm.stop, StopCondition::Duration(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn open_request_count_cell() {
+        let c = cell(
+            LoadMode::Open {
+                rate: 500.0,
+                connections: 8,
+            },
+            Measure::Requests(1000),
+        );
+        let cfg = measure_config(&c, "127.0.0.1:1".parse().unwrap(), None);
+        assert_eq!(
+            cfg.arrival,
+            Arrival::Open {
+                rate: 500.0,
+                connections: 8,
+                ramp: None
+            }
+        );
+        assert_eq!(cfg.stop, StopCondition::Requests(1000));
+        assert_eq!(expected(&c), None);
+    }
+}

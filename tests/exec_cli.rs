@@ -603,3 +603,48 @@ fn sigint_during_a_build_stops_the_build_promptly() {
     assert!(alive.is_empty(), "build processes survived: {alive:?}");
     assert!(measurements(&run_dir(tmp.path())).is_empty());
 }
+
+#[test]
+fn sigterm_interrupts_and_a_second_signal_exits_at_once() {
+    // One SIGTERM: a clean interruption, status says SIGTERM.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = long_spec(tmp.path());
+    let child = runner()
+        .args(["exec", spec.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_rows(tmp.path(), 1));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let status: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir(tmp.path()).join("status.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        status["message"].as_str().unwrap().contains("SIGTERM"),
+        "{status}"
+    );
+    assert_no_leftovers(tmp.path());
+
+    // Two signals in a row: the runner exits at once with 130 and the guards
+    // still take the services down.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = long_spec(tmp.path());
+    let child = runner()
+        .args(["exec", spec.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_rows(tmp.path(), 1));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert_no_leftovers(tmp.path());
+}

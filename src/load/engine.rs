@@ -196,8 +196,9 @@ fn saturation(generator: &GeneratorUsage, schedule: Option<&ScheduleStats>) -> O
         let missing = s.scheduled.saturating_sub(s.sent);
         if missing as f64 > SCHEDULE_SHORTFALL * s.scheduled as f64 {
             reasons.push(format!(
-                "open loop fell behind: sent {} of {} scheduled requests ({:.1}% short, limit {:.0}%); \
-                 add connections (each waits for its answer) or generator threads",
+                "open loop fell behind: sent {} of {} scheduled requests ({:.1}% short, limit {:.0}%): \
+                 its connections were all waiting for answers (the service is slower than the rate, \
+                 or add connections) or the generator lacked CPU",
                 s.sent,
                 s.scheduled,
                 100.0 * missing as f64 / s.scheduled as f64,
@@ -295,5 +296,79 @@ impl TimelineCollector {
         // Completions after the window's last full second (Requests mode rounding).
         out.extend(it);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(worker: usize, second: u64, latencies: &[u64]) -> SecondSample {
+        let mut latency = Histogram::new_with_bounds(1, 3_600_000_000, 2).unwrap();
+        for &l in latencies {
+            latency.record(l).unwrap();
+        }
+        SecondSample {
+            worker,
+            second,
+            requests: latencies.len() as u64,
+            errors: 1,
+            latency,
+        }
+    }
+
+    #[test]
+    fn timeline_merges_workers_and_fills_silent_seconds() {
+        let mut t = TimelineCollector::new(2);
+        t.add(sample(0, 0, &[100, 100, 100]));
+        t.add(sample(0, 2, &[300]));
+        // Worker 1 has not reported: nothing can be closed yet.
+        assert!(t.done.is_empty());
+        t.add(sample(1, 0, &[10_000]));
+        t.add(sample(1, 3, &[400]));
+        // Both workers are past seconds 0 and 1: second 0 is closed and merged.
+        assert_eq!(t.done.len(), 1);
+        assert_eq!(t.done[0].requests, 4);
+        assert_eq!(t.done[0].errors, 2);
+        assert_eq!(t.done[0].p50_us, 100);
+        assert!(t.done[0].p99_us >= 9_900);
+        let all = t.finish(Duration::from_secs(4));
+        let seconds: Vec<(u64, u64)> = all.iter().map(|s| (s.second, s.requests)).collect();
+        assert_eq!(seconds, [(0, 4), (1, 0), (2, 1), (3, 1)]);
+    }
+
+    fn usage(cpu_share: f64) -> GeneratorUsage {
+        GeneratorUsage {
+            user_s: 1.0,
+            system_s: 1.0,
+            threads: 1,
+            cpu_share,
+        }
+    }
+
+    #[test]
+    fn saturation_reasons() {
+        assert_eq!(saturation(&usage(0.5), None), None);
+        assert!(
+            saturation(&usage(0.81), None)
+                .unwrap()
+                .contains("generator CPU at 81%")
+        );
+        let kept = ScheduleStats {
+            scheduled: 1000,
+            sent: 990,
+            late: 500,
+        };
+        assert_eq!(saturation(&usage(0.5), Some(&kept)), None);
+        let behind = ScheduleStats {
+            scheduled: 1000,
+            sent: 989,
+            late: 0,
+        };
+        let reason = saturation(&usage(0.9), Some(&behind)).unwrap();
+        assert!(
+            reason.contains("generator CPU at 90%") && reason.contains("sent 989 of 1000"),
+            "{reason}"
+        );
     }
 }

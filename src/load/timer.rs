@@ -84,7 +84,13 @@ impl PreciseTimer {
                 }
             });
             match read {
-                Ok(result) => return result,
+                Ok(result) => {
+                    // The expiration is consumed: the fd is not readable until the next
+                    // arming. Saying so saves a read() that would fail with EAGAIN
+                    // at the start of the next wait.
+                    guard.clear_ready();
+                    return result;
+                }
                 Err(_would_block) => continue,
             }
         }

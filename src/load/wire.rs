@@ -409,4 +409,35 @@ mod tests {
             b"POST /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:80\r\nX-A: b\r\nContent-Length: 2\r\n\r\nhi"
         );
     }
+
+    proptest::proptest! {
+        /// Any body framing, split anywhere by the socket, decodes to the same
+        /// end: the exact length of the response, never more, never less.
+        #[test]
+        fn any_framing_any_split(
+            chunks in proptest::collection::vec(1usize..300, 0..6),
+            chunked: bool,
+            step in 1usize..64,
+        ) {
+            let body_len: usize = chunks.iter().sum();
+            let mut r = Vec::new();
+            if chunked {
+                r.extend_from_slice(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+                for c in &chunks {
+                    r.extend_from_slice(format!("{c:x}\r\n").as_bytes());
+                    r.extend(std::iter::repeat_n(b'x', *c));
+                    r.extend_from_slice(b"\r\n");
+                }
+                r.extend_from_slice(b"0\r\n\r\n");
+            } else {
+                r.extend_from_slice(format!("HTTP/1.1 200 OK\r\nContent-Length: {body_len}\r\n\r\n").as_bytes());
+                r.extend(std::iter::repeat_n(b'x', body_len));
+            }
+            let response_len = r.len();
+            r.extend_from_slice(b"HTTP/1.1 200 OK\r\n"); // the next response must stay unread
+            let (c, consumed) = decode(&r, step, false).unwrap().unwrap();
+            proptest::prop_assert_eq!(c.status, 200);
+            proptest::prop_assert_eq!(consumed, response_len);
+        }
+    }
 }

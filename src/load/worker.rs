@@ -167,7 +167,11 @@ async fn drive(plan: Arc<Plan>, recorder: Rc<RefCell<Recorder>>, conn_index: usi
             }
             _ => Instant::now(),
         };
-        let measured = intended >= plan.measure_start;
+        // Measured: sent inside the window. In open loop this includes requests
+        // intended during the warmup but sent late (a server slower than the
+        // rate): their latency, from the intended time, is the truth about them.
+        let sent = Instant::now();
+        let measured = sent >= plan.measure_start;
         if measured
             && let StopCondition::Requests(n) = plan.stop
             && plan.tickets.fetch_add(1, Ordering::Relaxed) >= n
@@ -176,7 +180,6 @@ async fn drive(plan: Arc<Plan>, recorder: Rc<RefCell<Recorder>>, conn_index: usi
         }
         let req = &plan.requests[next_request];
         next_request = (next_request + 1) % plan.requests.len();
-        let sent = Instant::now();
         if measured && schedule.is_some() {
             recorder.borrow_mut().on_send(intended, sent);
         }

@@ -51,6 +51,9 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start(behavior: Behavior) -> TestServer {
+        if let Behavior::Delay(d) = behavior {
+            return Self::start_exact_delay(d);
+        }
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -86,6 +89,62 @@ impl TestServer {
             connections,
             stop: Some(stop),
             thread: Some(thread),
+        }
+    }
+
+    /// A thread per connection with blocking IO: the answer leaves `delay`
+    /// after the request arrived with a single wake-up (a tokio server adds
+    /// its timer's 1 ms rounding and cross-thread hops, ~10% at 10 ms on a
+    /// busy machine).
+    fn start_exact_delay(delay: Duration) -> TestServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(AtomicU64::new(0));
+        let connections = Arc::new(AtomicU64::new(0));
+        let (req, conns) = (requests.clone(), connections.clone());
+        // Connection threads end when the client closes; the acceptor lives as long
+        // as the test process (a blocking accept cannot be interrupted portably).
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                conns.fetch_add(1, Ordering::Relaxed);
+                let req = req.clone();
+                std::thread::spawn(move || {
+                    use std::io::{Read, Write};
+                    // SAFETY: prctl with an integer argument; 1 ns timer slack for exact sleeps.
+                    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+                    let _ = stream.set_nodelay(true);
+                    let mut buf = [0u8; 4096];
+                    let mut have = 0;
+                    loop {
+                        match stream.read(&mut buf[have..]) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => have += n,
+                        }
+                        while let Some(end) = buf[..have].windows(4).position(|w| w == b"\r\n\r\n")
+                        {
+                            let arrived = Instant::now();
+                            buf.copy_within(end + 4..have, 0);
+                            have -= end + 4;
+                            req.fetch_add(1, Ordering::Relaxed);
+                            std::thread::sleep(delay.saturating_sub(arrived.elapsed()));
+                            if stream
+                                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+                                .is_err()
+                            {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        TestServer {
+            addr,
+            requests,
+            connections,
+            stop: None,
+            thread: None,
         }
     }
 
@@ -130,18 +189,16 @@ async fn serve(
                 Ok(n) => buf.extend_from_slice(&chunk[..n]),
             }
         };
-        buf.drain(..head_end);
+        if head_end == buf.len() {
+            buf.clear();
+        } else {
+            buf.drain(..head_end);
+        }
         requests.fetch_add(1, Ordering::Relaxed);
         let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".as_slice();
         let result = match &behavior {
             Behavior::Ok => stream.write_all(ok).await,
-            Behavior::Delay(d) => {
-                // tokio's timer rounds up to whole milliseconds (10 ms becomes ~11-12);
-                // a blocking-pool thread's sleep is exact to tens of microseconds.
-                let d = *d;
-                let _ = tokio::task::spawn_blocking(move || std::thread::sleep(d)).await;
-                stream.write_all(ok).await
-            }
+            Behavior::Delay(_) => unreachable!("served by start_exact_delay"),
             Behavior::Freeze { period, freeze, offset } => {
                 let phase = (origin.elapsed().as_nanos() % period.as_nanos()) as u64;
                 let (start, end) = (offset.as_nanos() as u64, (*offset + *freeze).as_nanos() as u64);

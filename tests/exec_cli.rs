@@ -267,13 +267,13 @@ fn a_port_in_use_stops_everything_before_it_starts() {
                 extra: "    dir: /nonexistent/runner-test-dir\n",
             },
         ],
-        SMALL_MATRIX,
+        &format!("{SMALL_MATRIX}affinity: {{ service: [0], load: [999] }}\n"),
     );
     let out = exec(&[spec.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("preflight found 2 problem(s); nothing was started"),
+        stderr.contains("preflight found 3 problem(s); nothing was started"),
         "{stderr}"
     );
     assert!(
@@ -290,6 +290,10 @@ fn a_port_in_use_stops_everything_before_it_starts() {
                 .unwrap()
                 .next()
                 .is_none()
+    );
+    assert!(
+        stderr.contains("affinity.load: CPU(s) [999] are not available to the runner"),
+        "{stderr}"
     );
     assert!(all_pids(tmp.path()).is_empty(), "nothing was started");
 }

@@ -22,6 +22,22 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Vec<String> {
             ));
         }
     }
+    if let Some(affinity) = &plan.affinity {
+        let allowed = allowed_cpus();
+        for (what, cpus) in [("service", &affinity.service), ("load", &affinity.load)] {
+            let missing: Vec<usize> = cpus
+                .iter()
+                .copied()
+                .filter(|c| !allowed.contains(c))
+                .collect();
+            if !missing.is_empty() {
+                problems.push(format!(
+                    "affinity.{what}: CPU(s) {missing:?} are not available to the runner (allowed: {allowed:?}); \
+                     fix `affinity` in the spec (`taskset -pc $$` lists the usable CPUs)"
+                ));
+            }
+        }
+    }
     if let Err(e) = check_writable(&plan.results_dir) {
         problems.push(format!(
             "results directory {} is not writable: {e}; fix its permissions or set `results:` in the spec",
@@ -110,6 +126,21 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The CPUs this process may run on (sched_getaffinity).
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is a plain bit array; all zeroes is a valid empty set,
+    // and sched_getaffinity writes at most its size.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu is below CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
 fn check_writable(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(format!(".runner-write-test-{}", std::process::id()));
@@ -120,6 +151,12 @@ fn check_writable(dir: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_process_may_use_cpu_0() {
+        let cpus = allowed_cpus();
+        assert!(!cpus.is_empty() && cpus.len() <= 1024, "{cpus:?}");
+    }
 
     #[test]
     fn shell_builtins_need_no_path() {

@@ -652,3 +652,49 @@ fn sigterm_interrupts_and_a_second_signal_exits_at_once() {
     assert_eq!(out.status.code(), Some(130));
     assert_no_leftovers(tmp.path());
 }
+
+#[test]
+fn resume_retries_a_runtime_whose_build_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ready = tmp.path().join("dependency-ready");
+    let build = format!("    build: [\"test -f {}\"]\n", ready.display());
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "py-a",
+                env: &[],
+                extra: "",
+            },
+            PyRuntime {
+                name: "flaky-build",
+                env: &[],
+                extra: &build,
+            },
+        ],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let run = run_dir(tmp.path());
+    assert_eq!(measurements(&run).len(), 4);
+    // The cause is fixed; the same spec resumes the same run.
+    std::fs::write(&ready, "").unwrap();
+    let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 8);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["runtime"] == "flaky-build")
+            .count(),
+        4
+    );
+    let conf = read_rows(&run.join("configurations.csv"));
+    assert!(
+        conf.iter()
+            .all(|r| r["status"] == "ran" && r["reason"].is_empty()),
+        "{conf:?}"
+    );
+    assert_no_leftovers(tmp.path());
+}

@@ -38,6 +38,17 @@ impl Configurations {
         })
     }
 
+    /// A runtime an earlier session skipped is tried again on resume: its
+    /// status goes back to `pending` until this session decides.
+    pub fn retry(&mut self, runtime: &str) {
+        if let Some(row) = self.rows.get_mut(runtime)
+            && row.status == "skipped"
+        {
+            row.status = "pending".into();
+            row.reason.clear();
+        }
+    }
+
     pub fn get_mut(&mut self, runtime: &str) -> &mut ConfigurationRow {
         self.rows.entry(runtime.to_string()).or_default()
     }

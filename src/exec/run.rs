@@ -201,6 +201,9 @@ impl<'a> Executor<'a> {
             .filter(|r| needed.contains(&r.name))
             .collect();
         for rt in &runtimes {
+            self.configurations.retry(&rt.name);
+        }
+        for rt in &runtimes {
             if self.interrupt.is_set() {
                 break;
             }

@@ -249,6 +249,48 @@ fn never_healthy_and_failing_build_skip_only_their_runtime() {
 }
 
 #[test]
+fn a_runtime_whose_toolchain_is_missing_is_skipped_and_the_others_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "toolless",
+                env: &[],
+                extra: "    build: [no-such-compiler-for-runner-tests --release]\n",
+            },
+            PyRuntime {
+                name: "fine",
+                env: &[],
+                extra: "",
+            },
+        ],
+        SMALL_MATRIX,
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    // The run completes for `fine`; a skipped runtime makes the exit 1 (cron notices).
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("SKIP toolless")
+            && stderr.contains("`no-such-compiler-for-runner-tests` is not on PATH"),
+        "{stderr}"
+    );
+    let run = run_dir(tmp.path());
+    let conf = read_rows(&run.join("configurations.csv"));
+    let toolless = conf.iter().find(|r| r["runtime"] == "toolless").unwrap();
+    assert_eq!(toolless["status"], "skipped");
+    assert!(
+        toolless["reason"].contains("toolchain missing on this host"),
+        "{toolless:?}"
+    );
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 4, "only `fine` was measured: {rows:?}");
+    assert!(rows.iter().all(|r| r["runtime"] == "fine"));
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
 fn a_port_in_use_stops_everything_before_it_starts() {
     let tmp = tempfile::tempdir().unwrap();
     let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -91,6 +91,28 @@ fn a_missing_output_is_an_error_naming_the_file() {
 }
 
 #[test]
+fn a_stale_output_from_an_earlier_training_does_not_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rt = py_runtime("trained", tmp.path(), free_port(), &[]);
+    let stale = tmp.path().join("stale.aot");
+    std::fs::write(&stale, "made from an older jar").unwrap();
+    // This training's `after` writes app.aot, never stale.aot.
+    let tp = train_plan(tmp.path(), "stale.aot");
+    let log = tmp.path().join("train.log");
+    let err = train_runtime(&rt, &tp, None, &log, &mut drive_ten, &|| false).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TrainError::MissingOutput {
+                problem: "missing",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_failing_driver_stops_the_service() {
     let tmp = tempfile::tempdir().unwrap();
     let pids = tmp.path().join("pids");

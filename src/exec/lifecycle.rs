@@ -8,7 +8,6 @@ use regex::Regex;
 use super::cell::{CellContext, guarded_run};
 use super::load_config::warmup_config;
 use super::verdict::one_line;
-use crate::build::runtime_env;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, rfc3339_now};
 use crate::sample::session_usage;
@@ -47,14 +46,8 @@ pub fn start_measured(
         started_at: rfc3339_now(),
         ..Default::default()
     };
-    let command = ServiceCommand {
-        runtime: rt.name.clone(),
-        dir: rt.dir.clone(),
-        command: rt.start.clone(),
-        env: runtime_env(rt),
-        port: rt.port,
-        cpus: ctx.plan.affinity.as_ref().map(|a| a.service.clone()),
-    };
+    let command =
+        ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
     let fail =
         |reason: String, mut lifecycle: LifecycleRow, service: Option<Service>, cancelled: bool| {
             if let Some(service) = service {

@@ -7,13 +7,29 @@ use crate::build::runtime_env;
 use crate::plan::{Plan, RuntimePlan};
 use crate::service::port_is_free;
 
+/// What preflight found.
+#[derive(Debug, Default)]
+pub struct Preflight {
+    /// Problems that stop the run before anything starts (exit 2).
+    pub problems: Vec<String>,
+    /// Runtimes whose toolchain (a tool on PATH, the JDK) is missing here, with
+    /// why: they are skipped with a clear line and the others still run, so a
+    /// first run on a machine without, say, Maven still measures the rest.
+    pub unavailable: Vec<(String, String)>,
+}
+
 /// Checks the runtimes named in `runtimes` (those with cells left to run)
-/// and the results directory. Returns one message per problem.
-pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Vec<String> {
+/// and the results directory.
+pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
     let mut problems = Vec::new();
+    let mut unavailable = Vec::new();
     let mut ports_seen = BTreeSet::new();
     for rt in plan.runtimes.iter().filter(|r| runtimes.contains(&r.name)) {
-        check_runtime(rt, &mut problems);
+        check_dir(rt, &mut problems);
+        let missing = toolchain_problems(rt);
+        if !missing.is_empty() {
+            unavailable.push((rt.name.clone(), missing.join("; ")));
+        }
         if ports_seen.insert(rt.port) && !port_is_free(rt.port) {
             problems.push(format!(
                 "runtime {}: port {} is already in use; stop what listens there \
@@ -44,10 +60,19 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Vec<String> {
             plan.results_dir.display()
         ));
     }
-    problems
+    if !runtimes.is_empty() && unavailable.len() == runtimes.len() {
+        // Nothing could run at all: that is a problem, not a skip.
+        for (name, why) in unavailable.drain(..) {
+            problems.push(format!("runtime {name}: {why}"));
+        }
+    }
+    Preflight {
+        problems,
+        unavailable,
+    }
 }
 
-fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
+fn check_dir(rt: &RuntimePlan, problems: &mut Vec<String>) {
     if !rt.dir.is_dir() {
         problems.push(format!(
             "runtime {}: directory {} does not exist; fix `dir` in the spec",
@@ -55,16 +80,21 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
             rt.dir.display()
         ));
     }
+}
+
+/// What `rt` needs but this host lacks (its JDK, its tools), one message each;
+/// empty when it can run here. Shared with `runner verify`.
+pub fn toolchain_problems(rt: &RuntimePlan) -> Vec<String> {
+    let mut problems = Vec::new();
     if let Some(java) = &rt.java {
         match &java.home {
             None => problems.push(format!(
-                "runtime {}: no JDK {} found (looked at JAVA_HOME and /usr/lib/jvm); \
-                 install it or point `java:` at its home",
-                rt.name, java.requested
+                "no JDK {} found (looked at JAVA_HOME and {}); install it or point `java:` at its home",
+                java.requested,
+                crate::plan::java::JVM_ROOT
             )),
-            Some(home) if !home.join("bin/java").is_file() => problems.push(format!(
-                "runtime {}: JDK home {} has no bin/java; point `java:` at a complete JDK",
-                rt.name,
+            Some(home) if !is_executable(&home.join("bin/java")) => problems.push(format!(
+                "JDK home {} has no bin/java; point `java:` at a complete JDK",
                 home.display()
             )),
             Some(_) => {}
@@ -79,8 +109,7 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
         if Path::new(tool).is_absolute() {
             if !is_executable(Path::new(tool)) {
                 problems.push(format!(
-                    "runtime {}: `{tool}` does not exist or is not executable; fix the command or install it",
-                    rt.name
+                    "`{tool}` does not exist or is not executable; fix the command or install it"
                 ));
             }
             continue;
@@ -91,11 +120,11 @@ fn check_runtime(rt: &RuntimePlan, problems: &mut Vec<String>) {
         }
         if find_on_path(tool, &path).is_none() && !is_shell_builtin(tool) {
             problems.push(format!(
-                "runtime {}: `{tool}` is not on PATH; install it or fix the runtime's commands",
-                rt.name
+                "`{tool}` is not on PATH; install it or fix the runtime's commands"
             ));
         }
     }
+    problems
 }
 
 /// The first executable file named `tool` in the `:`-separated `path`.

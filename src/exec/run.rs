@@ -94,9 +94,9 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
         .filter(|c| !recorded.contains(&c.id))
         .map(|c| c.runtime.clone())
         .collect();
-    let problems = preflight(&plan, &needed);
-    if !problems.is_empty() {
-        return Err(ExecError::Preflight(problems));
+    let checked = preflight(&plan, &needed);
+    if !checked.problems.is_empty() {
+        return Err(ExecError::Preflight(checked.problems));
     }
     let run = match run {
         Some(run) => run,
@@ -139,7 +139,7 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
         quick_factor: plan.quick_factor,
     });
     let initial = exec.status.clone();
-    let result = exec.execute(&needed, &recorded);
+    let result = exec.execute(&needed, &recorded, &checked.unavailable);
     if let Err(e) = &result {
         // The run could not go on (e.g. the disk is full): say so in status.json.
         let mut status = run.read_status().unwrap_or(initial);
@@ -193,6 +193,7 @@ impl<'a> Executor<'a> {
         mut self,
         needed: &BTreeSet<String>,
         recorded: &HashSet<String>,
+        unavailable: &[(String, String)],
     ) -> Result<RunOutcome, ExecError> {
         let runtimes: Vec<&RuntimePlan> = self
             .plan
@@ -203,11 +204,16 @@ impl<'a> Executor<'a> {
         for rt in &runtimes {
             self.configurations.retry(&rt.name);
         }
+        for (name, why) in unavailable {
+            self.skip(name, format!("toolchain missing on this host: {why}"))?;
+        }
         for rt in &runtimes {
             if self.interrupt.is_set() {
                 break;
             }
-            self.build(rt)?;
+            if !self.skipped.contains_key(&rt.name) {
+                self.build(rt)?;
+            }
         }
         for rt in &runtimes {
             if self.interrupt.is_set() {

@@ -258,15 +258,17 @@ pub fn build_on(
             service: a.service.clone(),
             load: a.load.clone(),
         }),
-        results_dir: loaded
-            .base_dir
-            .join(spec.results.as_deref().unwrap_or("results"))
-            .join(&spec.experiment.name),
+        results_dir: crate::spec::absolute(
+            &loaded
+                .base_dir
+                .join(spec.results.as_deref().unwrap_or("results"))
+                .join(&spec.experiment.name),
+        ),
         report_templates: spec
             .report
             .iter()
             .flat_map(|r| &r.templates)
-            .map(|t| loaded.base_dir.join(t))
+            .map(|t| crate::spec::absolute(&loaded.base_dir.join(t)))
             .collect(),
         metrics: spec.metrics.clone(),
         max_restarts: spec

@@ -332,18 +332,7 @@ fn p99_at_peak(summary: &Summary) -> Result<Option<Chart>, ReportError> {
 
 /// Memory (idle and under load) and CPU at peak, per runtime.
 fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
-    let idle = summary
-        .runtimes
-        .iter()
-        .map(|rt| {
-            summary
-                .startup
-                .iter()
-                .find(|s| &s.runtime == rt)
-                .and_then(|s| s.idle_rss_bytes)
-                .map(mib)
-        })
-        .collect();
+    let idle = startup_values(summary, |s| s.idle_rss_bytes.map(mib));
     let loaded = summary
         .runtimes
         .iter()
@@ -391,21 +380,26 @@ fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     )
 }
 
+/// One startup figure per runtime, in the summary's runtime order.
+fn startup_values(
+    summary: &Summary,
+    figure: impl Fn(&super::summary::StartupRow) -> Option<f64>,
+) -> Vec<Option<f64>> {
+    summary
+        .runtimes
+        .iter()
+        .map(|rt| {
+            summary
+                .startup
+                .iter()
+                .find(|s| &s.runtime == rt)
+                .and_then(&figure)
+        })
+        .collect()
+}
+
 /// Startup: spawn to healthy, and spawn to first successful request.
 fn startup(summary: &Summary) -> Result<Option<Chart>, ReportError> {
-    let pick = |f: fn(&super::summary::StartupRow) -> Option<f64>| -> Vec<Option<f64>> {
-        summary
-            .runtimes
-            .iter()
-            .map(|rt| {
-                summary
-                    .startup
-                    .iter()
-                    .find(|s| &s.runtime == rt)
-                    .and_then(f)
-            })
-            .collect()
-    };
     bar_chart(
         "startup",
         "Startup time per runtime (median over service starts)".into(),
@@ -414,13 +408,13 @@ fn startup(summary: &Summary) -> Result<Option<Chart>, ReportError> {
             BarPanel {
                 caption: "Spawn to first healthy answer".into(),
                 y_desc: "time (ms)",
-                values: pick(|s| s.startup_ms),
+                values: startup_values(summary, |s| s.startup_ms),
                 label: format::ms,
             },
             BarPanel {
                 caption: "Spawn to first successful request".into(),
                 y_desc: "time (ms)",
-                values: pick(|s| s.first_request_ms),
+                values: startup_values(summary, |s| s.first_request_ms),
                 label: format::ms,
             },
         ],

@@ -35,6 +35,21 @@ pub struct ServiceCommand {
     pub cpus: Option<Vec<usize>>,
 }
 
+impl ServiceCommand {
+    /// The runtime's measured start: its `start` command with its env (plus
+    /// `JAVA_HOME` for a resolved JDK), on its port, optionally pinned.
+    pub fn measured(rt: &crate::plan::RuntimePlan, cpus: Option<Vec<usize>>) -> Self {
+        ServiceCommand {
+            runtime: rt.name.clone(),
+            dir: rt.dir.clone(),
+            command: rt.start.clone(),
+            env: crate::build::runtime_env(rt),
+            port: rt.port,
+            cpus,
+        }
+    }
+}
+
 /// How a service ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopKind {

@@ -35,6 +35,16 @@ pub enum TrainError {
         log: PathBuf,
     },
     #[error(
+        "training {runtime}: cannot remove the previous output {path} before training: {source}; \
+         check its permissions"
+    )]
+    StaleOutput {
+        runtime: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
         "training {runtime}: invalid evidence pattern `{pattern}`: {message}; fix train.evidence in the spec"
     )]
     BadEvidencePattern {

@@ -37,6 +37,7 @@ pub fn train_runtime(
         runtime: rt.name.clone(),
         source: Box::new(source),
     };
+    remove_previous_outputs(rt, tp)?;
     let mut env = runtime_env(rt);
     env.extend(tp.env.clone());
     let command = ServiceCommand {
@@ -101,6 +102,26 @@ pub fn train_runtime(
         driven,
         produced,
     })
+}
+
+/// Deletes what an earlier training left behind, so that only this run's
+/// training can satisfy `produces`. A stale output is worse than none: JDK 25
+/// happily maps an AOT cache created from an older jar.
+fn remove_previous_outputs(rt: &RuntimePlan, tp: &TrainPlan) -> Result<(), TrainError> {
+    for path in &tp.produces {
+        match std::fs::remove_file(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(TrainError::StaleOutput {
+                    runtime: rt.name.clone(),
+                    path: path.clone(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn note(log: &Path, line: &str) {

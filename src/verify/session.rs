@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use super::toolchain::missing_toolchain;
-use crate::build::{BuildCache, build_runtime, runtime_env};
+use crate::build::{BuildCache, build_runtime};
 use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
 use crate::service::{Service, ServiceCommand, ServiceError, StopReport, port_is_free};
@@ -77,14 +77,7 @@ pub fn check_runtime(
         );
         return record;
     }
-    let command = ServiceCommand {
-        runtime: rt.name.clone(),
-        dir: rt.dir.clone(),
-        command: rt.start.clone(),
-        env: runtime_env(rt),
-        port: rt.port,
-        cpus: None,
-    };
+    let command = ServiceCommand::measured(rt, None);
     let _ = writeln!(
         ctx.progress,
         "verify: {}: starting on 127.0.0.1:{} (log {})",

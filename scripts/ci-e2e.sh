@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End-to-end proof on every change (called by .ci/run after the tests):
+# experiments/ci.yaml builds every runtime, trains the Leyden AOT cache,
+# measures every service and renders the reports; then the run is checked,
+# re-rendered, compared with itself, and the services' answers are checked
+# for equivalence with `runner verify`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+. scripts/jdk25.sh
+runner=${RUNNER:-$root/target/release/runner}
+results=$root/results/ci
+
+fail() { echo "ci-e2e: $*" >&2; exit 1; }
+
+echo "== runner exec experiments/ci.yaml"
+before=$(find "$results" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort | tail -n 1)
+"$runner" exec experiments/ci.yaml
+run=$(find "$results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+[ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results"
+echo "run directory: $run"
+
+python3 - "$run" <<'PY'
+import csv, json, sys, pathlib
+run = pathlib.Path(sys.argv[1])
+def fail(msg):
+    sys.exit(f"ci-e2e: {msg} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete":
+    fail(f"run state is {status['state']}")
+plan = json.loads((run / "plan.json").read_text())
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if sorted(r["cell_id"] for r in rows) != sorted(c["id"] for c in plan["cells"]):
+    fail("measurements.csv does not hold exactly one row per planned cell")
+for r in rows:
+    if r["status"] == "failed" or int(r["requests"]) == 0:
+        fail(f"cell {r['cell_id']} failed or measured nothing: {r['reason']}")
+configs = {c["runtime"]: c for c in csv.DictReader(open(run / "configurations.csv"))}
+for name, c in configs.items():
+    if c["status"] != "ran":
+        fail(f"runtime {name} did not run: {c['reason']}")
+aot = configs["jdk-leyden-aot"]
+if aot["trained"] != "true" or not aot["training_evidence"]:
+    fail("jdk-leyden-aot was not trained, or the AOT cache's use was not proven in its log")
+for f in ["report.md", "report.html", "summary-by-cell.csv", "peak-throughput.csv"]:
+    if not (run / f).is_file():
+        fail(f"{f} missing")
+if not list((run / "charts").glob("*.svg")):
+    fail("no charts")
+print(f"ci-e2e: {len(rows)} cells measured, {len(configs)} runtimes ran; "
+      f"AOT evidence: {aot['training_evidence'][:100]}")
+PY
+
+echo "== runner report (re-render from the run directory alone)"
+"$runner" report "$run" >/dev/null
+
+echo "== runner compare (a run with itself: no regression, exit 0)"
+"$runner" compare "$run" "$run" >/dev/null
+
+echo "== runner verify experiments/contract.yaml (the services answer alike)"
+"$runner" verify experiments/contract.yaml
+
+echo "ci-e2e: passed"

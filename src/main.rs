@@ -79,7 +79,8 @@ enum Command {
     /// Build, train and measure every cell of a spec, one service at a time,
     /// recording everything under results/<experiment>/<run-id>/.
     Exec {
-        /// Spec file (YAML).
+        /// Spec file (YAML); the quickstart experiment when left out.
+        #[arg(default_value = "experiments/quickstart.yaml")]
         spec: PathBuf,
         /// Continue an interrupted run: skip the cells it already recorded.
         #[arg(long, value_name = "RUN_DIR")]

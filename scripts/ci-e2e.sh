@@ -14,7 +14,7 @@ results=$root/results/ci
 fail() { echo "ci-e2e: $*" >&2; exit 1; }
 
 echo "== runner exec experiments/ci.yaml"
-before=$(find "$results" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort | tail -n 1)
+before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true) | sort | tail -n 1)
 "$runner" exec experiments/ci.yaml
 run=$(find "$results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
 [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results"

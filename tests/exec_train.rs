@@ -51,6 +51,19 @@ fn drive_ten(svc: &runner::service::Service) -> Result<String, String> {
     Ok("10 requests".into())
 }
 
+fn assert_missing_output(err: &TrainError) {
+    assert!(
+        matches!(
+            err,
+            TrainError::MissingOutput {
+                problem: "missing",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn training_records_on_graceful_exit_then_creates_the_artifact() {
     let tmp = tempfile::tempdir().unwrap();
@@ -77,16 +90,7 @@ fn a_missing_output_is_an_error_naming_the_file() {
     let tp = train_plan(tmp.path(), "never-written.aot");
     let log = tmp.path().join("train.log");
     let err = train_runtime(&rt, &tp, None, &log, &mut drive_ten, &|| false).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TrainError::MissingOutput {
-                problem: "missing",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing_output(&err);
     assert!(err.to_string().contains("never-written.aot"), "{err}");
 }
 
@@ -100,16 +104,7 @@ fn a_stale_output_from_an_earlier_training_does_not_count() {
     let tp = train_plan(tmp.path(), "stale.aot");
     let log = tmp.path().join("train.log");
     let err = train_runtime(&rt, &tp, None, &log, &mut drive_ten, &|| false).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            TrainError::MissingOutput {
-                problem: "missing",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing_output(&err);
 }
 
 #[test]

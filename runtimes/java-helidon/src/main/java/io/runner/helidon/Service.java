@@ -92,14 +92,12 @@ public final class Service {
     private void health(ServerRequest req, ServerResponse res) {
         long t0 = log ? System.nanoTime() : 0L;
         byte[] body = Thread.currentThread().isVirtual() ? healthVirtual : healthPlatform;
-        send(req, res, Status.OK_200, body, body.length);
-        logRequest(req, 0, t0, Status.OK_200);
+        sendFixed(req, res, Status.OK_200, body, t0);
     }
 
     private void ready(ServerRequest req, ServerResponse res) {
         long t0 = log ? System.nanoTime() : 0L;
-        send(req, res, Status.OK_200, READY, READY.length);
-        logRequest(req, 0, t0, Status.OK_200);
+        sendFixed(req, res, Status.OK_200, READY, t0);
     }
 
     private void generated(ServerRequest req, ServerResponse res) {
@@ -108,8 +106,7 @@ public final class Service {
         int size = parseSize(raw);
         if (size <= 0) {
             byte[] body = size == 0 ? SIZE_NOT_INTEGER : SIZE_OUT_OF_RANGE;
-            send(req, res, Status.BAD_REQUEST_400, body, body.length);
-            logRequest(req, 0, t0, Status.BAD_REQUEST_400);
+            sendFixed(req, res, Status.BAD_REQUEST_400, body, t0);
             return;
         }
         work(req, res, Work.generatedInput(size), t0);
@@ -122,11 +119,16 @@ public final class Service {
         String rawPath = req.path().rawPath();
         byte[] value = Work.percentDecodeUtf8(rawPath.substring(rawPath.lastIndexOf('/') + 1));
         if (value == null) {
-            send(req, res, Status.BAD_REQUEST_400, BAD_STRING_VALUE, BAD_STRING_VALUE.length);
-            logRequest(req, 0, t0, Status.BAD_REQUEST_400);
+            sendFixed(req, res, Status.BAD_REQUEST_400, BAD_STRING_VALUE, t0);
             return;
         }
         work(req, res, value, t0);
+    }
+
+    /** Sends a prepared answer without work, and logs it (when logging is on). */
+    private void sendFixed(ServerRequest req, ServerResponse res, Status status, byte[] body, long t0) {
+        send(req, res, status, body, body.length);
+        logRequest(req, 0, t0, status);
     }
 
     private void work(ServerRequest req, ServerResponse res, byte[] input, long t0) {
@@ -138,14 +140,12 @@ public final class Service {
 
     private void methodNotAllowed(ServerRequest req, ServerResponse res) {
         long t0 = log ? System.nanoTime() : 0L;
-        send(req, res, Status.METHOD_NOT_ALLOWED_405, METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED.length);
-        logRequest(req, 0, t0, Status.METHOD_NOT_ALLOWED_405);
+        sendFixed(req, res, Status.METHOD_NOT_ALLOWED_405, METHOD_NOT_ALLOWED, t0);
     }
 
     private void notFound(ServerRequest req, ServerResponse res) {
         long t0 = log ? System.nanoTime() : 0L;
-        send(req, res, Status.NOT_FOUND_404, NOT_FOUND, NOT_FOUND.length);
-        logRequest(req, 0, t0, Status.NOT_FOUND_404);
+        sendFixed(req, res, Status.NOT_FOUND_404, NOT_FOUND, t0);
     }
 
     private static void send(ServerRequest req, ServerResponse res, Status status, byte[] body, int length) {

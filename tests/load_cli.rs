@@ -20,6 +20,17 @@ fn json_of(output: &[u8]) -> serde_json::Value {
     serde_json::from_slice(output).expect("--json prints one JSON document")
 }
 
+/// Runs `runner ARGS`, which must succeed, and parses its `--json` output.
+fn json_run(args: &[&str]) -> serde_json::Value {
+    let out = runner().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}
+
 #[test]
 fn prints_throughput_latency_errors_and_generator_cpu() {
     let server = TestServer::start(Behavior::Ok);
@@ -38,16 +49,7 @@ fn prints_throughput_latency_errors_and_generator_cpu() {
 #[test]
 fn json_report_counts_errors_by_class() {
     let server = TestServer::start(Behavior::Status(503));
-    let out = runner()
-        .args(["load", &server.url("/"), "-c", "2", "-n", "25", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j = json_of(&out.stdout);
+    let j = json_run(&["load", &server.url("/"), "-c", "2", "-n", "25", "--json"]);
     assert_eq!(j["requests"], 0);
     assert_eq!(j["errors_total"], 25);
     assert_eq!(j["errors"]["status"]["503"], 25);
@@ -57,28 +59,19 @@ fn json_report_counts_errors_by_class() {
 #[test]
 fn open_loop_from_the_command_line_keeps_its_schedule() {
     let server = TestServer::start(Behavior::Ok);
-    let out = runner()
-        .args([
-            "load",
-            &server.url("/"),
-            "-c",
-            "5",
-            "-d",
-            "1s",
-            "--rate",
-            "500",
-            "--warmup",
-            "200ms",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j = json_of(&out.stdout);
+    let j = json_run(&[
+        "load",
+        &server.url("/"),
+        "-c",
+        "5",
+        "-d",
+        "1s",
+        "--rate",
+        "500",
+        "--warmup",
+        "200ms",
+        "--json",
+    ]);
     assert_eq!(j["schedule"]["scheduled"], 500);
     assert_eq!(j["target_rate"], 500.0);
     let requests = j["requests"].as_u64().unwrap();

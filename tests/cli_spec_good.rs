@@ -11,9 +11,14 @@ fn runner() -> Command {
 }
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
+    plan_json_of(SEED, args)
+}
+
+/// `runner plan SPEC ARGS --format json`, which must succeed, parsed.
+fn plan_json_of(spec: &str, args: &[&str]) -> serde_json::Value {
     let out = runner()
         .arg("plan")
-        .arg(SEED)
+        .arg(spec)
         .args(args)
         .args(["--format", "json"])
         .output()
@@ -165,21 +170,7 @@ fn schema_describes_the_spec() {
 
 #[test]
 fn open_loop_interleaved_spec_plans_its_rules_and_rates() {
-    let out = runner()
-        .args([
-            "plan",
-            "tests/specs/good/open-interleaved.yaml",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plan = plan_json_of("tests/specs/good/open-interleaved.yaml", &[]);
     let cells = plan["cells"].as_array().unwrap();
     let ids: Vec<&str> = cells.iter().map(|c| c["id"].as_str().unwrap()).collect();
     // node: include keeps all 4 points, exclude drops rate=5000 -> 2;

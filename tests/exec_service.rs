@@ -67,6 +67,24 @@ fn starts_healthy_then_stops_the_whole_tree_gracefully() {
 }
 
 #[test]
+fn a_port_taken_by_another_program_is_refused_before_spawning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _other = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let pids = tmp.path().join("pids");
+    let err = Service::start(&command("ok", port, &pids), &tmp.path().join("l"))
+        .err()
+        .expect("the start must be refused");
+    assert!(matches!(err, ServiceError::PortTaken { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("port {port} is taken by another program")),
+        "{err}"
+    );
+    assert!(!pids.exists(), "nothing was spawned");
+}
+
+#[test]
 fn a_service_ignoring_term_is_killed_after_the_grace_period() {
     let tmp = tempfile::tempdir().unwrap();
     let (port, pids) = (free_port(), tmp.path().join("pids"));

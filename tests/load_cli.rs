@@ -129,7 +129,8 @@ fn base64_decode(s: &str) -> Vec<u8> {
 
 #[test]
 fn dead_server_ends_on_time_with_an_error_summary() {
-    let addr = load_support::refused_addr();
+    let dead = load_support::RefusedPort::new();
+    let addr = dead.addr;
     let start = std::time::Instant::now();
     runner()
         .args(["load", &format!("http://{addr}/"), "-c", "2", "-d", "500ms"])

@@ -5,7 +5,7 @@ mod load_support;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use load_support::{Behavior, TestServer, refused_addr};
+use load_support::{Behavior, RefusedPort, TestServer};
 use runner::load::{
     Arrival, ErrorCounts, LoadConfig, LoadControl, RequestSpec, StopCondition, probe, run,
 };
@@ -152,7 +152,8 @@ fn request_count_stop_is_exact() {
 
 #[test]
 fn refused_connections_are_counted_exactly() {
-    let c = config(refused_addr(), 2, StopCondition::Requests(5));
+    let dead = RefusedPort::new();
+    let c = config(dead.addr, 2, StopCondition::Requests(5));
     let r = run(&c, &LoadControl::new()).unwrap();
     assert_eq!(r.requests, 0);
     assert_eq!(r.errors, errors_only(|e| e.connect_refused = 5));
@@ -161,8 +162,9 @@ fn refused_connections_are_counted_exactly() {
 #[test]
 fn a_dead_server_run_ends_on_time() {
     let _turn = timing_lock();
+    let dead = RefusedPort::new();
     let c = config(
-        refused_addr(),
+        dead.addr,
         4,
         StopCondition::Duration(Duration::from_millis(500)),
     );
@@ -302,12 +304,8 @@ fn probe_through_hyper_agrees_with_the_measured_loop() {
     let (status, body) =
         probe(server.addr, &RequestSpec::get("/"), Duration::from_secs(2)).unwrap();
     assert_eq!((status, &body[..]), (500, &b"oops"[..]));
-    let err = probe(
-        refused_addr(),
-        &RequestSpec::get("/"),
-        Duration::from_secs(1),
-    )
-    .unwrap_err();
+    let dead = RefusedPort::new();
+    let err = probe(dead.addr, &RequestSpec::get("/"), Duration::from_secs(1)).unwrap_err();
     assert!(err.to_string().contains("refused"), "{err}");
     let server = TestServer::start(Behavior::NeverAnswer);
     let err = probe(

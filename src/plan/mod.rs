@@ -11,6 +11,7 @@ pub mod estimate;
 pub mod java;
 pub mod matrix;
 pub mod model;
+pub mod ports;
 pub mod runtime;
 pub mod show;
 pub mod template;
@@ -101,7 +102,7 @@ pub fn build_on(
         .iter()
         .map(|(n, r)| (n.as_str(), r.port))
         .collect();
-    let ports = runtime::choose_ports(&ports_wanted).map_err(|e| {
+    let ports = ports::choose_ports(&ports_wanted).map_err(|e| {
         SpecErrors::one(
             Problem::new(&shown, format!("cannot find a free port on 127.0.0.1: {e}"))
                 .help("free some ports, or give each runtime a fixed `port:`"),

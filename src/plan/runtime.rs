@@ -11,7 +11,6 @@ use super::{Collector, tools};
 use crate::plan::{HealthPlan, JavaPlan, RequestPlan, RuntimePlan, StopPlan, TrainPlan};
 use crate::spec::model::RuntimeSpec;
 use crate::spec::validate::signal_number;
-use crate::spec::values::PortSpec;
 use crate::spec::{LoadedSpec, absolute};
 
 /// Defaults of the runtime settings (documented in docs/spec.md).
@@ -211,23 +210,4 @@ pub fn plan_runtime<'s>(
         tools,
     };
     (plan, RuntimeContext { vars, hints })
-}
-
-/// Ports for every runtime: fixed ones as written, `auto` ones free on
-/// 127.0.0.1 now (all listeners are held until every port is chosen, so
-/// two runtimes never get the same one).
-pub fn choose_ports(runtimes: &[(&str, Option<PortSpec>)]) -> Result<Vec<u16>, std::io::Error> {
-    let mut held = Vec::new();
-    let mut ports = Vec::new();
-    for (_, spec) in runtimes {
-        match spec {
-            Some(PortSpec::Fixed(p)) => ports.push(*p),
-            Some(PortSpec::Auto) | None => {
-                let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-                ports.push(listener.local_addr()?.port());
-                held.push(listener);
-            }
-        }
-    }
-    Ok(ports)
 }

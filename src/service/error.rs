@@ -15,6 +15,12 @@ pub enum ServiceError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "runtime {runtime}: port {port} is taken by another program before the service started \
+         (its health answer would come from that program, not from {runtime}); find it with \
+         `ss -ltnp 'sport = :{port}'` and stop it, or give the runtime another `port:` in the spec"
+    )]
+    PortTaken { runtime: String, port: u16 },
     #[error("runtime {runtime}: cannot open log {path}: {source}")]
     Log {
         runtime: String,

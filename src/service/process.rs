@@ -91,7 +91,15 @@ pub struct Service {
 
 impl Service {
     /// Spawns `sh -c <command>` in its own session, output appended to `log`.
+    /// Refuses to start when the port is already taken: a program listening
+    /// there would answer the health check and be measured in its place.
     pub fn start(command: &ServiceCommand, log: &Path) -> Result<Service, ServiceError> {
+        if !port_is_free(command.port) {
+            return Err(ServiceError::PortTaken {
+                runtime: command.runtime.clone(),
+                port: command.port,
+            });
+        }
         let log_err = |source| ServiceError::Log {
             runtime: command.runtime.clone(),
             path: log.to_path_buf(),

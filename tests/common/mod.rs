@@ -7,13 +7,20 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exec")
 }
 
-/// A port that was free a moment ago.
+/// A port that was free a moment ago, chosen below the kernel's ephemeral
+/// range (32768 and up) like the runner's own auto ports: test servers bound
+/// to port 0 and outgoing connections, both from that range, cannot take it
+/// before the service under test binds it.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = std::process::id().wrapping_mul(7919);
+    loop {
+        let port = 20000 + (base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % 12000) as u16;
+        if std::net::TcpListener::bind(("0.0.0.0", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// True when `pid` names a live (non-zombie) process.

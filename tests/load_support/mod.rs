@@ -164,10 +164,25 @@ impl Drop for TestServer {
     }
 }
 
-/// A port nothing listens on (bound, then released).
-pub fn refused_addr() -> SocketAddr {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap()
+/// A port that refuses connections for as long as this value lives: the
+/// socket is bound but never listens, so the kernel answers a SYN with a reset
+/// and no other test can take the port meanwhile. (Binding and releasing a
+/// port is not enough: with tests in parallel another server may get it.)
+pub struct RefusedPort {
+    pub addr: SocketAddr,
+    _bound: tokio::net::TcpSocket,
+}
+
+impl RefusedPort {
+    pub fn new() -> RefusedPort {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = socket.local_addr().unwrap();
+        RefusedPort {
+            addr,
+            _bound: socket,
+        }
+    }
 }
 
 async fn serve(

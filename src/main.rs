@@ -53,6 +53,10 @@ enum Command {
         /// Smallest relative throughput change that is flagged, e.g. 5%.
         #[arg(long, default_value = "5%", value_parser = parse_threshold)]
         threshold: f64,
+        /// Smallest relative p99 latency change that is flagged (per-second p99
+        /// is noisier than throughput, hence the larger default).
+        #[arg(long, default_value = "10%", value_parser = parse_threshold)]
+        latency_threshold: f64,
         /// Output: a Markdown table, or JSON for scripts.
         #[arg(long, value_enum, default_value = "md")]
         format: runner::report::CompareFormat,
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
             run_a,
             run_b,
             threshold,
+            latency_threshold,
             format,
             force,
         } => compare(
@@ -133,6 +138,7 @@ fn main() -> ExitCode {
             &run_b,
             runner::report::CompareOptions {
                 threshold,
+                latency_threshold,
                 force,
                 format,
             },

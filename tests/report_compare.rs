@@ -6,7 +6,10 @@ mod report_support;
 use predicates::prelude::*;
 use report_support::*;
 
+/// 20% less throughput injected (tests/fixtures/runs/generate.py).
 const REGRESSED: &str = "go-stdlib/payload=8192/concurrency=12";
+/// p99 x1.5 injected, throughput unchanged.
+const TAIL_ONLY: &str = "jdk-jvm/payload=7/concurrency=12";
 
 fn compare() -> assert_cmd::Command {
     let mut cmd = runner();
@@ -14,8 +17,20 @@ fn compare() -> assert_cmd::Command {
     cmd
 }
 
+/// Flagged configurations of one metric (`throughput` or `p99`).
+fn flagged<'a>(cells: &'a [serde_json::Value], metric: &str) -> Vec<&'a str> {
+    cells
+        .iter()
+        .filter(|c| {
+            let v = &c[metric]["verdict"];
+            v != "within-noise" && v != "below-threshold"
+        })
+        .map(|c| c["config_id"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
-fn flags_exactly_the_regressed_cell_and_exits_1() {
+fn flags_exactly_the_regressed_cells_and_exits_1() {
     let out = compare()
         .args(["base", "regressed", "--format", "json"])
         .assert()
@@ -23,18 +38,27 @@ fn flags_exactly_the_regressed_cell_and_exits_1() {
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let cells = json["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 18);
-    let flagged: Vec<&str> = cells
-        .iter()
-        .filter(|c| c["verdict"] != "within-noise" && c["verdict"] != "below-threshold")
-        .map(|c| c["config_id"].as_str().unwrap())
-        .collect();
-    assert_eq!(flagged, [REGRESSED]);
+    assert_eq!(flagged(cells, "throughput"), [REGRESSED]);
+    // 20% less throughput in a closed loop is 25% more latency (Little's
+    // law); the tail-only regression leaves throughput alone.
+    assert_eq!(flagged(cells, "p99"), [REGRESSED, TAIL_ONLY]);
     let cell = cells.iter().find(|c| c["config_id"] == REGRESSED).unwrap();
-    assert_eq!(cell["verdict"], "regression");
-    let change = cell["change"].as_f64().unwrap();
+    assert_eq!(cell["throughput"]["verdict"], "regression");
+    let change = cell["throughput"]["change"].as_f64().unwrap();
     assert!((-0.23..-0.17).contains(&change), "change {change}");
-    assert!(cell["p_value"].as_f64().unwrap() < 0.01);
-    assert_eq!(json["regressions"], 1);
+    assert!(cell["throughput"]["p_value"].as_f64().unwrap() < 0.01);
+    let tail = cells.iter().find(|c| c["config_id"] == TAIL_ONLY).unwrap();
+    assert_eq!(tail["p99"]["verdict"], "regression");
+    let change = tail["p99"]["change"].as_f64().unwrap();
+    assert!((0.4..0.6).contains(&change), "p99 change {change}");
+    assert_eq!(
+        (
+            &json["regressions"],
+            &json["throughput_regressions"],
+            &json["latency_regressions"]
+        ),
+        (&2.into(), &1.into(), &2.into())
+    );
 }
 
 #[test]
@@ -47,11 +71,30 @@ fn markdown_verdict_matches_the_golden_file() {
 }
 
 #[test]
-fn a_regression_below_the_threshold_is_not_flagged() {
+fn regressions_below_their_thresholds_are_not_flagged() {
+    // Each threshold alone leaves the other metric's regressions flagged.
     compare()
         .args(["base", "regressed", "--threshold", "25%"])
         .assert()
-        .code(0);
+        .code(1)
+        .stdout(predicate::str::contains("0 in throughput"));
+    compare()
+        .args(["base", "regressed", "--latency-threshold", "60%"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("0 in p99 latency"));
+    compare()
+        .args([
+            "base",
+            "regressed",
+            "--threshold",
+            "25%",
+            "--latency-threshold",
+            "60%",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("0 significant regression(s)"));
 }
 
 #[test]

@@ -26,6 +26,8 @@ const FONT: &str = "sans-serif";
 const PANEL_W: u32 = 620;
 const PANEL_H: u32 = 420;
 const TITLE_H: u32 = 48;
+/// The shared legend strip under the throughput chart's title.
+const LEGEND_H: u32 = 30;
 
 pub fn colour(runtime_index: usize) -> RGBColor {
     PALETTE[runtime_index % PALETTE.len()]
@@ -76,7 +78,10 @@ fn payload_label(payload: Option<i64>) -> String {
 }
 
 /// Throughput against concurrency, one panel per payload, log-scale x, one
-/// line per runtime (median) with a min-max band over repeats.
+/// line per runtime (median) with a min-max band over repeats. Each panel has
+/// its own y scale (an 8 KB panel at a quarter of the 7 B throughput would
+/// otherwise look flat), and one legend for all panels sits in a strip above
+/// them, where it cannot cover a line.
 fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     const NAME: &str = "throughput";
     let cells: Vec<&CellSummary> = summary
@@ -90,15 +95,27 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     let conc = |c: &CellSummary| c.concurrency.unwrap_or(1) as f64;
     let x_min = cells.iter().map(|c| conc(c)).fold(f64::INFINITY, f64::min) / 1.4;
     let x_max = cells.iter().map(|c| conc(c)).fold(0.0, f64::max) * 1.4;
-    let y_max = cells.iter().filter_map(|c| c.rps_max).fold(0.0, f64::max) * 1.12;
+    let y_max = |payload: Option<i64>| {
+        let top = cells
+            .iter()
+            .filter(|c| c.payload == payload)
+            .filter_map(|c| c.rps_max)
+            .fold(0.0, f64::max);
+        (top * 1.12).max(1.0)
+    };
     let title = "Throughput vs concurrency (line: median of repeats, band: min-max)".to_string();
     let (rows, cols) = grid(summary.payloads.len());
     let mut svg = String::new();
     {
-        let size = (cols as u32 * PANEL_W, rows as u32 * PANEL_H + TITLE_H);
+        let size = (
+            cols as u32 * PANEL_W,
+            rows as u32 * PANEL_H + TITLE_H + LEGEND_H,
+        );
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(err(NAME))?;
         let root = root.titled(&title, (FONT, 22)).map_err(err(NAME))?;
+        let (legend, root) = root.split_vertically(LEGEND_H);
+        legend_strip(&legend, &summary.runtimes).map_err(err(NAME))?;
         for (panel, payload) in root
             .split_evenly((rows, cols))
             .iter()
@@ -109,7 +126,7 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
                 .margin(14)
                 .x_label_area_size(48)
                 .y_label_area_size(78)
-                .build_cartesian_2d((x_min..x_max).log_scale(), 0f64..y_max)
+                .build_cartesian_2d((x_min..x_max).log_scale(), 0f64..y_max(*payload))
                 .map_err(err(NAME))?;
             chart
                 .configure_mesh()
@@ -154,23 +171,11 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
                     .collect();
                 chart
                     .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
-                    .map_err(err(NAME))?
-                    .label(runtime.as_str())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3))
-                    });
+                    .map_err(err(NAME))?;
                 chart
                     .draw_series(line.into_iter().map(|p| Circle::new(p, 4, colour.filled())))
                     .map_err(err(NAME))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.5))
-                .label_font((FONT, 13))
-                .draw()
-                .map_err(err(NAME))?;
         }
         root.present().map_err(err(NAME))?;
     }
@@ -180,6 +185,42 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
         title,
         svg,
     }))
+}
+
+/// One row of "line + runtime name" entries, centred, in each runtime's colour.
+fn legend_strip<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    runtimes: &[String],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    const SWATCH: i32 = 24;
+    const GAP: i32 = 22;
+    let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let widths: Vec<i32> = runtimes
+        .iter()
+        .map(|name| {
+            let (w, _) = area.estimate_text_size(name, &style).unwrap_or((0, 0));
+            SWATCH + 6 + w as i32
+        })
+        .collect();
+    let total = widths.iter().sum::<i32>() + GAP * (widths.len() as i32 - 1).max(0);
+    let (width, height) = area.dim_in_pixel();
+    let mut x = ((width as i32 - total) / 2).max(4);
+    let y = height as i32 / 2;
+    for (i, (name, w)) in runtimes.iter().zip(&widths).enumerate() {
+        let c = colour(i);
+        area.draw(&PathElement::new(
+            vec![(x, y), (x + SWATCH, y)],
+            c.stroke_width(3),
+        ))?;
+        area.draw(&Circle::new((x + SWATCH / 2, y), 4, c.filled()))?;
+        area.draw(&Text::new(
+            name.as_str(),
+            (x + SWATCH + 6, y),
+            style.clone(),
+        ))?;
+        x += w + GAP;
+    }
+    Ok(())
 }
 
 /// One bar panel: a value per runtime (aligned with `Summary::runtimes`).

@@ -10,8 +10,12 @@
 # actually delivered and the CPU it cost (wrk2, when absent, is quoted at
 # ~3.3 CPU-s for 10 s at 50k req/s on this machine).
 #
+# With SOAK=300 a last row runs `runner load` (closed loop, SOAK_CONNS
+# connections) for 300 s and samples its RSS every 10 s: memory must stay
+# flat however long the run (the histograms are fixed-size).
+#
 # Quick smoke run:  DURATION=2 RUNS=1 CONNS="50" scripts/bench-load.sh
-# Env: DURATION RUNS CONNS OPEN_RATE OPEN_CONNS OPEN SERVER_CPU GEN_CPU PORT TOOLS
+# Env: DURATION RUNS CONNS OPEN_RATE OPEN_CONNS OPEN SOAK SOAK_CONNS SERVER_CPU GEN_CPU PORT TOOLS
 set -euo pipefail
 
 DURATION=${DURATION:-10}
@@ -24,6 +28,8 @@ GEN_CPU=${GEN_CPU:-0}
 PORT=${PORT:-18089}
 TOOLS=${TOOLS:-"wrk oha runner"}   # which closed-loop generators to run
 OPEN=${OPEN:-1}                     # 0 skips the open-loop row
+SOAK=${SOAK:-0}                     # seconds of the RSS soak row (0: none)
+SOAK_CONNS=${SOAK_CONNS:-200}
 
 cd "$(dirname "$0")/.."
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -133,6 +139,32 @@ for conns in $CONNS; do
 done
 [ "$OPEN" = 0 ] || measure runner-open "$OPEN_CONNS" 1
 
+# The soak: RSS (VmRSS, kB) of one long run, every 10 s.
+soak_line=
+if [ "$SOAK" -gt 0 ]; then
+    taskset -c "$GEN_CPU" "$RUNNER" load "$URL" -c "$SOAK_CONNS" -d "${SOAK}s" --threads 1 \
+        --json >"$work/soak.json" &
+    soak_pid=$!
+    samples=()
+    for _ in $(seq $((SOAK / 10))); do
+        sleep 10
+        rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$soak_pid/status" 2>/dev/null) || break
+        [ -n "$rss" ] || break # exited (a zombie has no VmRSS)
+        samples+=("$rss")
+    done
+    wait "$soak_pid"
+    soak_line=$(python3 - "$work/soak.json" "$SOAK" "$SOAK_CONNS" "${samples[@]}" <<'PY'
+import json, sys
+out, soak, conns, *rss = sys.argv[1:]
+j = json.load(open(out))
+mb = [int(v) / 1024 for v in rss]
+print(f"  soak: {conns} connections for {soak} s, {j['requests']} requests; RSS every 10 s (MB): "
+      + " ".join(f"{v:.1f}" for v in mb)
+      + f"; first {mb[0]:.1f}, max {max(mb):.1f}, last {mb[-1]:.1f} MB")
+PY
+)
+fi
+
 python3 - "$results" "$DURATION" "$OPEN_RATE" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
@@ -160,3 +192,4 @@ for t, c, r, rps, cpu, rss, p50, p99, n in rows:
               f"({100 * float(rps) / open_rate:.1f}%), {cpu} CPU-s for {duration:.0f} s measured + 1 s warmup "
               f"(wrk2 ~3.3 CPU-s for 10 s), p50 {p50} ms, p99 {p99} ms")
 PY
+[ -z "$soak_line" ] || echo "$soak_line"

@@ -13,6 +13,7 @@ mod connection;
 mod control;
 mod engine;
 mod error;
+mod pacer;
 mod probe;
 mod recorder;
 mod report;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 
 /// Waits closer than this are not worth a timer: the send happens now.
-const NOT_WORTH_WAITING: Duration = Duration::from_micros(20);
+pub const NOT_WORTH_WAITING: Duration = Duration::from_micros(20);
 
 /// One timerfd, armed for one deadline at a time.
 pub struct PreciseTimer {

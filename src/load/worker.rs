@@ -17,9 +17,10 @@ use super::config::StopCondition;
 use super::connection::{self, Connection, EncodedRequest};
 use super::control::LoadControl;
 use super::error::{ErrorClass, LoadError};
+use super::pacer::{Pacer, Slot};
 use super::recorder::{Recorder, SecondSample};
 use super::schedule::{ConnectionSchedule, RateCurve};
-use super::timer::{PreciseTimer, tighten_timer_slack};
+use super::timer::tighten_timer_slack;
 use super::usage::{ThreadCpu, pin_current_thread};
 
 /// After a failed connect in closed loop, wait this long before the next
@@ -80,11 +81,21 @@ pub fn run_worker(
     let cpu_at_start = Rc::new(Cell::new(ThreadCpu::now()));
     let local = LocalSet::new();
     local.block_on(&rt, async {
+        // Open loop: one pacer for all of this worker's connections.
+        let pacer = match plan.curve {
+            Some(_) => {
+                let pacer = Pacer::new().map_err(LoadError::Runtime)?;
+                tokio::task::spawn_local(pacer.clone().run());
+                Some(pacer)
+            }
+            None => None,
+        };
         let mut tasks = Vec::new();
         for conn in (index..plan.connections).step_by(threads) {
             tasks.push(tokio::task::spawn_local(drive(
                 plan.clone(),
                 recorder.clone(),
+                pacer.clone(),
                 conn,
             )));
         }
@@ -103,7 +114,8 @@ pub fn run_worker(
             _ = all_done => {}
             _ = stop_signal(&plan) => {}
         }
-    });
+        Ok(())
+    })?;
     let cpu = ThreadCpu::now().since(cpu_at_start.get());
     let finished = Instant::now();
     // Requests still in flight are abandoned with the runtime, not counted.
@@ -139,30 +151,27 @@ async fn stop_signal(plan: &Plan) {
 }
 
 /// The loop of one connection: pace, send, read, record; reconnect as needed.
-async fn drive(plan: Arc<Plan>, recorder: Rc<RefCell<Recorder>>, conn_index: usize) {
+async fn drive(
+    plan: Arc<Plan>,
+    recorder: Rc<RefCell<Recorder>>,
+    pacer: Option<Rc<Pacer>>,
+    conn_index: usize,
+) {
     let mut schedule = plan
         .curve
         .map(|curve| ConnectionSchedule::new(curve, plan.start, conn_index, plan.connections));
-    let timer = match schedule {
-        Some(_) => match PreciseTimer::new() {
-            Ok(t) => Some(t),
-            Err(_) => return, // out of fds: this connection cannot pace; others still can
-        },
-        None => None,
-    };
+    let place = Rc::new(Slot::default());
     let mut slot: Option<Connection> = None;
     let mut next_request = conn_index % plan.requests.len();
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
     loop {
-        let intended = match (&mut schedule, &timer) {
-            (Some(schedule), Some(timer)) => {
+        let intended = match (&mut schedule, &pacer) {
+            (Some(schedule), Some(pacer)) => {
                 let due = schedule.next_due();
                 if plan.measure_end.is_some_and(|end| due >= end) {
                     return;
                 }
-                if timer.sleep_until(due).await.is_err() {
-                    return;
-                }
+                pacer.until(&place, due).await;
                 due
             }
             _ => Instant::now(),

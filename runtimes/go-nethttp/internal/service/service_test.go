@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"runner/go-nethttp/internal/vectors"
+	"runner/go-nethttp/internal/work"
 )
 
 type answer struct {
@@ -314,5 +315,32 @@ func BenchmarkGenerated128(b *testing.B) {
 	for b.Loop() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
+	}
+}
+
+// The whole handler at the seed's largest payload: work, JSON and writing.
+func BenchmarkGenerated8192(b *testing.B) {
+	h := New(Config{WorkFactor: 10})
+	req := httptest.NewRequest("GET", "/api/generated/8192", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+	}
+}
+
+// encoding/json alone on the same answer (four 8 KB strings): how much of
+// the handler is the JSON encoder rather than the work (see README).
+func BenchmarkEncode8192(b *testing.B) {
+	res := work.Generated(8192, 10)
+	e := encoders.Get().(*encoder)
+	e.resp = workResponse{
+		Input: res.Input, Uppercase: res.Uppercase, Lowercase: res.Lowercase,
+		Reversed: res.Reversed, Hash: res.Hash, WorkFactor: 10, WorkScore: res.WorkScore,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.buf.Reset()
+		_ = e.enc.Encode(&e.resp)
 	}
 }

@@ -99,3 +99,10 @@ func BenchmarkGenerated128WF10(b *testing.B) {
 		Generated(128, 10)
 	}
 }
+
+func BenchmarkGenerated8192WF10(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Generated(8192, 10)
+	}
+}

@@ -178,7 +178,9 @@ mod tests {
         local.block_on(&rt, async {
             let pacer = Pacer::new().unwrap();
             tokio::task::spawn_local(pacer.clone().run());
-            let start = Instant::now() + Duration::from_millis(5);
+            // Far enough ahead that every wait is queued before the first is
+            // due, even if this thread is preempted while creating them.
+            let start = Instant::now() + Duration::from_millis(50);
             let released = Rc::new(RefCell::new(Vec::new()));
             let mut tasks = Vec::new();
             // 40 connections, due 7 us apart in reverse order of creation.

@@ -173,7 +173,7 @@ fn a_crash_mid_cell_fails_that_cell_then_restarts_or_skips() {
     let always_conf = conf.iter().find(|r| r["runtime"] == "always").unwrap();
     assert_eq!(always_conf["status"], "skipped");
     assert!(
-        always_conf["reason"].contains("died 2 time(s)"),
+        always_conf["reason"].contains("died or stopped answering 2 time(s)"),
         "{always_conf:?}"
     );
     let life = read_rows(&run_dir(tmp.path()).join("lifecycle.csv"));
@@ -182,6 +182,46 @@ fn a_crash_mid_cell_fails_that_cell_then_restarts_or_skips() {
         2,
         "{life:?}"
     );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn a_hung_service_fails_its_cell_and_is_restarted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flag = tmp.path().join("hung-once");
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "hangs",
+            // Alive but answering nothing (not even /health) after 30
+            // requests of its first life; the restarted one is fine.
+            env: &[
+                ("MODE", "hang_after"),
+                ("CRASH_AFTER", "30"),
+                ("CRASH_FLAG", flag.to_str().unwrap()),
+            ],
+            extra: "    health: { path: /health, timeout: 1500ms, interval: 50ms }\n",
+        }],
+        &SMALL_MATRIX.replace(
+            "warmup: { service: 200ms, cell: 100ms }",
+            "warmup: { service: 0s, cell: 0s }",
+        ),
+    );
+    let out = exec(&[spec.to_str().unwrap()]);
+    let rows = measurements(&run_dir(tmp.path()));
+    assert_eq!(rows.len(), 4, "{}\n{rows:?}", text(&out));
+    assert_eq!(rows[0]["status"], "failed", "{:?}", rows[0]);
+    assert!(
+        rows[0]["reason"].contains("service stopped answering: no 200 from GET /health"),
+        "{:?}",
+        rows[0]
+    );
+    assert!(
+        rows[1..].iter().all(|r| r["status"] == "ok"),
+        "the restarted service measured the rest: {rows:?}"
+    );
+    let life = read_rows(&run_dir(tmp.path()).join("lifecycle.csv"));
+    assert_eq!(life.len(), 2, "started twice: {life:?}");
     assert_no_leftovers(tmp.path());
 }
 

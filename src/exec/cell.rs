@@ -18,14 +18,15 @@ use crate::results::{
     write_csv,
 };
 use crate::sample::{Sampler, SamplerOutput};
-use crate::service::Service;
+use crate::service::{Service, ServiceError};
 
 /// How a cell ended.
 #[derive(Debug)]
 pub enum CellEnd {
     /// Measured: the row is `ok`, `suspect` or `failed` (load error).
     Recorded(Box<MeasurementRow>),
-    /// The service died during the cell: the row is `failed`.
+    /// The service died during the cell, or stopped answering its health
+    /// check (hung): the row is `failed`, and the service is restarted.
     ServiceDied(Box<MeasurementRow>),
     /// The runner was interrupted: nothing is recorded for this cell.
     Interrupted,
@@ -98,13 +99,40 @@ pub fn measure_cell(
     File::create(&hlog)
         .and_then(|f| report.write_hlog(BufWriter::new(f)))
         .map_err(crate::results::ResultsError::write(&hlog))?;
-    Ok(CellEnd::Recorded(Box::new(row_of(
-        ctx,
-        cell,
-        &started_at,
-        &report,
-        &samples,
-    ))))
+    let mut row = row_of(ctx, cell, &started_at, &report, &samples);
+    if let Some(why) = hung(ctx, service, cell) {
+        row.status = "failed".into();
+        row.reason = one_line(&format!(
+            "service stopped answering: {why} after the measurement ({} ok, {} errors); \
+             it is stopped and restarted; see {}",
+            row.requests,
+            row.errors,
+            service.log().display()
+        ));
+        return Ok(CellEnd::ServiceDied(Box::new(row)));
+    }
+    Ok(CellEnd::Recorded(Box::new(row)))
+}
+
+/// Longest wait for a health answer between cells: long enough for a
+/// service to drain the backlog a cell left, short enough not to stall a run.
+const HEALTH_RECHECK: Duration = Duration::from_secs(10);
+
+/// After a measured cell: `Some(what went wrong)` when the service no longer
+/// answers its health check within `min(health.timeout, HEALTH_RECHECK)`.
+/// Without this, a hung service (alive, answering nothing) would fail every
+/// later cell by timeouts instead of being restarted like a dead one.
+fn hung(ctx: &CellContext, service: &mut Service, cell: &Cell) -> Option<String> {
+    let rt = ctx.plan.runtimes.iter().find(|r| r.name == cell.runtime)?;
+    let within = rt.health.timeout.min(HEALTH_RECHECK);
+    match service.still_healthy(&rt.health, within) {
+        Ok(()) => None,
+        Err(ServiceError::HealthTimeout { last, .. }) => Some(format!(
+            "no 200 from GET {} within {within:?} (last answer: {last})",
+            rt.health.path
+        )),
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 /// Applies `config`, cancelling it when the runner is interrupted or the

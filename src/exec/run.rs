@@ -395,7 +395,7 @@ impl<'a> Executor<'a> {
                     *died += 1;
                     if *died > plan.max_restarts {
                         let reason = format!(
-                            "the service died {} time(s) (max_restarts: {}); last: {}",
+                            "the service died or stopped answering {} time(s) (max_restarts: {}); last: {}",
                             died, plan.max_restarts, row.reason
                         );
                         self.skip(&name, reason)?;

@@ -221,8 +221,32 @@ impl Service {
         health: &HealthPlan,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Duration, ServiceError> {
+        self.poll_health(health, self.spawned_at, health.timeout, cancelled)?;
+        Ok(self.spawned_at.elapsed())
+    }
+
+    /// Checks, between cells, that a running service still answers its health
+    /// check (polling for up to `within`). A hung service (deadlock, a pool
+    /// exhausted, a stuck collector) stays alive, so only this notices it.
+    pub fn still_healthy(
+        &mut self,
+        health: &HealthPlan,
+        within: Duration,
+    ) -> Result<(), ServiceError> {
+        self.poll_health(health, Instant::now(), within, &|| false)
+    }
+
+    /// Polls GET `health.path` every `health.interval` until it answers 200,
+    /// the service exits, `cancelled()`, or `timeout` after `since`.
+    fn poll_health(
+        &mut self,
+        health: &HealthPlan,
+        since: Instant,
+        timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(), ServiceError> {
         let url = format!("http://{}{}", self.addr(), health.path);
-        let deadline = self.spawned_at + health.timeout;
+        let deadline = since + timeout;
         let per_try = health
             .interval
             .clamp(Duration::from_millis(200), Duration::from_secs(2));
@@ -242,7 +266,7 @@ impl Service {
                 });
             }
             let last = match http_status(self.addr(), "GET", &health.path, &[], None, per_try) {
-                Ok(200) => return Ok(self.spawned_at.elapsed()),
+                Ok(200) => return Ok(()),
                 Ok(code) => format!("status {code}"),
                 Err(HttpProbeError::Refused) => "connection refused".into(),
                 Err(e) => e.to_string(),
@@ -251,7 +275,7 @@ impl Service {
                 return Err(ServiceError::HealthTimeout {
                     runtime: self.command.runtime.clone(),
                     url,
-                    timeout: health.timeout,
+                    timeout,
                     last,
                     log: self.log.clone(),
                 });

@@ -169,8 +169,7 @@ fn a_crash_mid_cell_fails_that_cell_then_restarts_or_skips() {
     let always: Vec<_> = rows.iter().filter(|r| r["runtime"] == "always").collect();
     assert_eq!(always.len(), 2, "two deaths, then skipped: {always:?}");
     assert!(always.iter().all(|r| r["status"] == "failed"));
-    let conf = read_rows(&run_dir(tmp.path()).join("configurations.csv"));
-    let always_conf = conf.iter().find(|r| r["runtime"] == "always").unwrap();
+    let always_conf = configuration(&run_dir(tmp.path()), "always");
     assert_eq!(always_conf["status"], "skipped");
     assert!(
         always_conf["reason"].contains("died or stopped answering 2 time(s)"),
@@ -259,27 +258,19 @@ fn never_healthy_and_failing_build_skip_only_their_runtime() {
         "{rows:?}"
     );
     assert_eq!(rows.len(), 4);
-    let conf = read_rows(&run.join("configurations.csv"));
-    let by = |n: &str| conf.iter().find(|r| r["runtime"] == n).unwrap().clone();
-    assert_eq!(by("sick")["status"], "skipped");
-    assert!(
-        by("sick")["reason"].contains("no 200 from"),
-        "{:?}",
-        by("sick")
-    );
-    assert!(
-        by("sick")["reason"].contains("status 503"),
-        "{:?}",
-        by("sick")
-    );
-    assert_eq!(by("unbuildable")["status"], "skipped");
-    let reason = by("unbuildable")["reason"].clone();
+    let sick = configuration(&run, "sick");
+    assert_eq!(sick["status"], "skipped");
+    assert!(sick["reason"].contains("no 200 from"), "{sick:?}");
+    assert!(sick["reason"].contains("status 503"), "{sick:?}");
+    let unbuildable = configuration(&run, "unbuildable");
+    assert_eq!(unbuildable["status"], "skipped");
+    let reason = &unbuildable["reason"];
     assert!(
         reason.contains("exit code 5") && reason.contains("logs/build-unbuildable.log"),
         "{reason}"
     );
     assert!(reason.contains("missing semicolon"), "{reason}");
-    assert_eq!(by("fine")["status"], "ran");
+    assert_eq!(configuration(&run, "fine")["status"], "ran");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("SKIP sick") && stderr.contains("SKIP unbuildable"),
@@ -317,8 +308,7 @@ fn a_runtime_whose_toolchain_is_missing_is_skipped_and_the_others_run() {
         "{stderr}"
     );
     let run = run_dir(tmp.path());
-    let conf = read_rows(&run.join("configurations.csv"));
-    let toolless = conf.iter().find(|r| r["runtime"] == "toolless").unwrap();
+    let toolless = configuration(&run, "toolless");
     assert_eq!(toolless["status"], "skipped");
     assert!(
         toolless["reason"].contains("toolchain missing on this host"),
@@ -601,18 +591,16 @@ fn training_evidence_quick_interleaved_and_pinned() {
     assert_eq!(order[..4], ["trained/r1"; 4]);
     assert_eq!(order[4..8], ["unproven/r1"; 4]);
     assert_eq!(order[8..12], ["trained/r2"; 4]);
-    let conf = read_rows(&run.join("configurations.csv"));
-    let by = |n: &str| conf.iter().find(|r| r["runtime"] == n).unwrap().clone();
-    assert_eq!(by("trained")["trained"], "true");
+    let trained = configuration(&run, "trained");
+    assert_eq!(trained["trained"], "true");
     assert!(
-        by("trained")["training_evidence"].contains("opened"),
-        "{:?}",
-        by("trained")
+        trained["training_evidence"].contains("opened"),
+        "{trained:?}"
     );
+    let unproven = configuration(&run, "unproven");
     assert!(
-        by("unproven")["training_evidence"].starts_with("NOT FOUND"),
-        "{:?}",
-        by("unproven")
+        unproven["training_evidence"].starts_with("NOT FOUND"),
+        "{unproven:?}"
     );
     for row in &rows {
         let expected = if row["runtime"] == "trained" {

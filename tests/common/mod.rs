@@ -186,6 +186,14 @@ pub fn measurements(run: &Path) -> Vec<std::collections::HashMap<String, String>
     read_rows(&run.join("measurements.csv"))
 }
 
+/// The configurations.csv row of `runtime` in `run` (panics when absent).
+pub fn configuration(run: &Path, runtime: &str) -> std::collections::HashMap<String, String> {
+    let rows = read_rows(&run.join("configurations.csv"));
+    rows.into_iter()
+        .find(|r| r["runtime"] == runtime)
+        .unwrap_or_else(|| panic!("no configurations.csv row for {runtime}"))
+}
+
 pub fn read_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let Ok(mut reader) = csv::Reader::from_path(path) else {
         return Vec::new();

@@ -14,21 +14,21 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
     plan_json_of(SEED, args)
 }
 
-/// `runner plan SPEC ARGS --format json`, which must succeed, parsed.
-fn plan_json_of(spec: &str, args: &[&str]) -> serde_json::Value {
-    let out = runner()
-        .arg("plan")
-        .arg(spec)
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
+/// The stdout of `runner plan SPEC ARGS`, which must succeed.
+fn plan_stdout(spec: &str, args: &[&str]) -> String {
+    let out = runner().arg("plan").arg(spec).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `runner plan SPEC ARGS --format json`, which must succeed, parsed.
+fn plan_json_of(spec: &str, args: &[&str]) -> serde_json::Value {
+    let args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
+    serde_json::from_str(&plan_stdout(spec, &args)).unwrap()
 }
 
 #[test]
@@ -244,16 +244,7 @@ fn open_loop_interleaved_spec_plans_its_rules_and_rates() {
 /// Regenerate with `UPDATE_GOLDEN=1 cargo test --test cli_spec_good`.
 #[test]
 fn plan_table_matches_its_golden_file() {
-    let out = runner()
-        .args(["plan", "tests/specs/good/tiny.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = plan_stdout("tests/specs/good/tiny.yaml", &[]);
     let hash_line = text
         .lines()
         .find(|l| l.contains("spec sha256"))

@@ -123,16 +123,28 @@ impl ConfigSamples {
     }
 }
 
+impl ConfigSamples {
+    /// The same configuration sampled per repeat: used on both sides when
+    /// only one run has timelines (samples of different kinds are not
+    /// ranked together).
+    pub fn per_repeat(self) -> ConfigSamples {
+        let side = |s: Side| Side {
+            samples: s.repeats.clone(),
+            repeats: s.repeats,
+        };
+        ConfigSamples {
+            kind: SampleKind::Repeat,
+            throughput: side(self.throughput),
+            p99: side(self.p99),
+        }
+    }
+}
+
 /// Reads one configuration's samples: per-second successful requests and p99
 /// from every usable repeat's timeline (a second without any success has no
 /// p99 and is left out of the latency samples), or the repeats' own values
-/// when any timeline is missing, or when `force_repeats` (the other run has no
-/// timelines, and samples of different kinds are not ranked together).
-pub fn config_samples(
-    run: &RunData,
-    config_id: &str,
-    force_repeats: bool,
-) -> Result<ConfigSamples, ReportError> {
+/// when any timeline is missing.
+pub fn config_samples(run: &RunData, config_id: &str) -> Result<ConfigSamples, ReportError> {
     let repeats: Vec<&MeasurementRow> = run
         .measurements
         .iter()
@@ -140,39 +152,42 @@ pub fn config_samples(
         .collect();
     let per_repeat =
         |metric: Metric| -> Vec<f64> { repeats.iter().map(|m| metric.of_repeat(m)).collect() };
-    let mut out = ConfigSamples {
-        kind: SampleKind::Repeat,
-        throughput: Side {
-            samples: per_repeat(Metric::Throughput),
-            repeats: per_repeat(Metric::Throughput),
-        },
-        p99: Side {
-            samples: per_repeat(Metric::P99),
-            repeats: per_repeat(Metric::P99),
-        },
-    };
-    if force_repeats {
-        return Ok(out);
-    }
-    let (mut rps, mut p99) = (Vec::new(), Vec::new());
+    let (throughput, p99) = (per_repeat(Metric::Throughput), per_repeat(Metric::P99));
+    let (mut rps_seconds, mut p99_seconds) = (Vec::new(), Vec::new());
+    let mut every_timeline = true;
     for m in &repeats {
         match run.timeline(&m.cell_id)? {
             Some(rows) if !rows.is_empty() => {
                 for r in &rows {
                     let ok = r.requests.saturating_sub(r.errors);
-                    rps.push(ok as f64);
+                    rps_seconds.push(ok as f64);
                     if ok > 0 {
-                        p99.push(r.p99_ms);
+                        p99_seconds.push(r.p99_ms);
                     }
                 }
             }
-            _ => return Ok(out),
+            _ => {
+                every_timeline = false;
+                break;
+            }
         }
     }
-    out.kind = SampleKind::Second;
-    out.throughput.samples = rps;
-    out.p99.samples = p99;
-    Ok(out)
+    let samples = ConfigSamples {
+        kind: SampleKind::Second,
+        throughput: Side {
+            samples: rps_seconds,
+            repeats: throughput,
+        },
+        p99: Side {
+            samples: p99_seconds,
+            repeats: p99,
+        },
+    };
+    Ok(if every_timeline {
+        samples
+    } else {
+        samples.per_repeat()
+    })
 }
 
 /// The judgement of one metric of one configuration.

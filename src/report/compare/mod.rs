@@ -258,10 +258,9 @@ fn compare_config(
     options: &CompareOptions,
 ) -> Result<CellChange, ReportError> {
     let id = &summary.config_id;
-    let (mut xa, mut xb) = (config_samples(a, id, false)?, config_samples(b, id, false)?);
+    let (mut xa, mut xb) = (config_samples(a, id)?, config_samples(b, id)?);
     if xa.kind != xb.kind {
-        xa = config_samples(a, id, true)?;
-        xb = config_samples(b, id, true)?;
+        (xa, xb) = (xa.per_repeat(), xb.per_repeat());
     }
     Ok(CellChange {
         config_id: id.clone(),

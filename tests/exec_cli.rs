@@ -14,6 +14,13 @@ fn exec(args: &[&str]) -> Output {
     runner().arg("exec").args(args).output().unwrap()
 }
 
+/// `runner exec SPEC`, which must exit with `code` (the output is shown if not).
+fn exec_spec(spec: &std::path::Path, code: i32) -> Output {
+    let out = exec(&[spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(code), "{}", text(&out));
+    out
+}
+
 fn text(out: &Output) -> String {
     format!(
         "status {:?}\nstdout:\n{}\nstderr:\n{}",
@@ -49,8 +56,7 @@ fn full_run_over_two_runtimes_records_everything() {
         ],
         SMALL_MATRIX,
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = exec_spec(&spec, 0);
     let run = run_dir(tmp.path());
     let rows = measurements(&run);
     assert_eq!(rows.len(), 8, "{rows:?}");
@@ -149,8 +155,7 @@ fn a_crash_mid_cell_fails_that_cell_then_restarts_or_skips() {
             "warmup: { service: 0s, cell: 0s }",
         ),
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    exec_spec(&spec, 1);
     let rows = measurements(&run_dir(tmp.path()));
     let once: Vec<_> = rows.iter().filter(|r| r["runtime"] == "once").collect();
     assert_eq!(once.len(), 4, "{rows:?}");
@@ -206,9 +211,10 @@ fn a_hung_service_fails_its_cell_and_is_restarted() {
             "warmup: { service: 0s, cell: 0s }",
         ),
     );
-    let out = exec(&[spec.to_str().unwrap()]);
+    // A failed cell makes the exit 1 (cron notices).
+    exec_spec(&spec, 1);
     let rows = measurements(&run_dir(tmp.path()));
-    assert_eq!(rows.len(), 4, "{}\n{rows:?}", text(&out));
+    assert_eq!(rows.len(), 4, "{rows:?}");
     assert_eq!(rows[0]["status"], "failed", "{:?}", rows[0]);
     assert!(
         rows[0]["reason"].contains("service stopped answering: no 200 from GET /health"),
@@ -248,8 +254,7 @@ fn never_healthy_and_failing_build_skip_only_their_runtime() {
         ],
         SMALL_MATRIX,
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let out = exec_spec(&spec, 1);
     let run = run_dir(tmp.path());
     let rows = measurements(&run);
     assert!(
@@ -298,9 +303,8 @@ fn a_runtime_whose_toolchain_is_missing_is_skipped_and_the_others_run() {
         ],
         SMALL_MATRIX,
     );
-    let out = exec(&[spec.to_str().unwrap()]);
     // The run completes for `fine`; a skipped runtime makes the exit 1 (cron notices).
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let out = exec_spec(&spec, 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("SKIP toolless")
@@ -341,8 +345,7 @@ fn a_port_in_use_stops_everything_before_it_starts() {
         ],
         &format!("{SMALL_MATRIX}affinity: {{ service: [0], load: [999] }}\n"),
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let out = exec_spec(&spec, 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("preflight found 3 problem(s); nothing was started"),
@@ -462,8 +465,7 @@ fn resume_refuses_a_changed_spec_unless_forced() {
         }],
         SMALL_MATRIX,
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    exec_spec(&spec, 0);
     let run = run_dir(tmp.path());
     let out = exec(&[
         spec.to_str().unwrap(),
@@ -744,8 +746,7 @@ fn resume_retries_a_runtime_whose_build_failed() {
         ],
         SMALL_MATRIX,
     );
-    let out = exec(&[spec.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    exec_spec(&spec, 1);
     let run = run_dir(tmp.path());
     assert_eq!(measurements(&run).len(), 4);
     // The cause is fixed; the same spec resumes the same run.

@@ -8,6 +8,7 @@ pub mod build;
 pub mod exec;
 pub mod load;
 pub mod plan;
+pub mod preflight;
 pub mod report;
 pub mod results;
 pub mod sample;

@@ -19,13 +19,15 @@ pub mod events;
 pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;
-pub mod preflight;
 pub mod progress;
 pub mod run;
 pub mod training;
 pub mod verdict;
 
 pub use cli::exec_command;
+/// Preflight sits below exec and verify, which both run its checks; it is
+/// re-exported here, where exec's walk has always found it.
+pub use crate::preflight;
 pub use error::ExecError;
 pub use events::Event;
 pub use run::{ExecOptions, RunOutcome, run};

@@ -6,6 +6,6 @@ use crate::plan::RuntimePlan;
 /// Why `rt` cannot be checked here, or `None` when everything it needs is
 /// present (the same check as exec's preflight).
 pub fn missing_toolchain(rt: &RuntimePlan) -> Option<String> {
-    let missing = crate::exec::preflight::toolchain_problems(rt);
+    let missing = crate::preflight::toolchain_problems(rt);
     (!missing.is_empty()).then(|| missing.join("; "))
 }

@@ -9,6 +9,7 @@ pub mod exec;
 pub mod load;
 pub mod plan;
 pub mod preflight;
+pub mod process;
 pub mod report;
 pub mod results;
 pub mod sample;

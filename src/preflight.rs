@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::build::runtime_env;
 use crate::plan::{Plan, RuntimePlan};
+use crate::process::runtime_env;
 use crate::service::port_is_free;
 
 /// What preflight found.

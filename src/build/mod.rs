@@ -8,13 +8,11 @@
 //! is kept in `<results>/<experiment>/.build-cache/<runtime>.json`, outside
 //! any run, so consecutive runs share it.
 pub mod cache;
-pub mod env;
 pub mod error;
 pub mod input_hash;
 pub mod steps;
 
 pub use cache::{BuildCache, CacheRecord};
-pub use env::runtime_env;
 pub use error::BuildError;
 pub use input_hash::input_hash;
 pub use steps::{BuildOutcome, build_runtime, build_runtime_unless, run_logged};

@@ -5,12 +5,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::cache::{BuildCache, CacheRecord};
-use super::env::runtime_env;
 use super::error::{BuildError, FailedCommand};
 use super::input_hash::input_hash;
 use crate::plan::RuntimePlan;
-use crate::service::log_tail::tail;
-use crate::service::process::describe_exit;
+use crate::process::{describe_exit, runtime_env, signal_group, tail};
 
 /// What a build did.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,7 +179,7 @@ pub fn run_logged(
         }
         if cancelled() {
             for pid in handle.pids() {
-                crate::service::spawn::signal_group(pid as i32, libc::SIGKILL);
+                signal_group(pid as i32, libc::SIGKILL);
             }
             let _ = handle.kill();
             return Err(BuildError::Cancelled {

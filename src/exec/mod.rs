@@ -24,10 +24,10 @@ pub mod run;
 pub mod training;
 pub mod verdict;
 
-pub use cli::exec_command;
 /// Preflight sits below exec and verify, which both run its checks; it is
 /// re-exported here, where exec's walk has always found it.
 pub use crate::preflight;
+pub use cli::exec_command;
 pub use error::ExecError;
 pub use events::Event;
 pub use run::{ExecOptions, RunOutcome, run};

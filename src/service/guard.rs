@@ -8,7 +8,7 @@
 use std::io;
 use std::process::{Child, Command, Stdio};
 
-use super::spawn::{Containment, spawn_contained};
+use crate::process::{Containment, spawn_contained};
 
 const SCRIPT: &str = r#"read _ignored; kill -s KILL -- "-$1" 2>/dev/null; exit 0"#;
 

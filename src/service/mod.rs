@@ -1,7 +1,7 @@
 //! Stage `service`: start a service in its own session, wait for health,
 //! stop it gracefully, and make sure nothing of it outlives the runner.
 //!
-//! Containment, in three layers:
+//! Containment, in three layers (the first two are [`crate::process::spawn`]):
 //! 1. `setsid` before exec: the start command and everything it forks share
 //!    one session / process group, signalled as a whole;
 //! 2. `PR_SET_PDEATHSIG(SIGKILL)` on the start shell, spawned from a
@@ -12,10 +12,8 @@
 pub mod error;
 pub mod guard;
 pub mod http_probe;
-pub mod log_tail;
 pub mod port;
 pub mod process;
-pub mod spawn;
 
 pub use error::ServiceError;
 pub use http_probe::{HttpProbeError, http_status};

@@ -3,7 +3,6 @@ use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -11,10 +10,11 @@ use std::time::{Duration, Instant};
 use super::ServiceError;
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
-use super::log_tail::tail;
 use super::port::port_is_free;
-use super::spawn::{Containment, signal_group, spawn_contained};
 use crate::plan::{HealthPlan, StopPlan};
+use crate::process::{
+    Containment, describe_exit, runtime_env, signal_group, spawn_contained, tail,
+};
 use crate::sample::procfs::{session_alive, session_pids};
 
 /// Lines of the service log quoted when it fails.
@@ -43,7 +43,7 @@ impl ServiceCommand {
             runtime: rt.name.clone(),
             dir: rt.dir.clone(),
             command: rt.start.clone(),
-            env: crate::build::runtime_env(rt),
+            env: runtime_env(rt),
             port: rt.port,
             cpus,
         }
@@ -364,31 +364,5 @@ impl Drop for Service {
             self.wait_group_gone(Duration::from_secs(5));
             g.disarm();
         }
-    }
-}
-
-/// `exit code 3`, `signal 9 (KILL)`.
-pub fn describe_exit(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        format!("exit code {code}")
-    } else if let Some(sig) = status.signal() {
-        format!("signal {sig} ({})", signal_name(sig))
-    } else {
-        format!("{status}")
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGHUP => "HUP",
-        libc::SIGINT => "INT",
-        libc::SIGQUIT => "QUIT",
-        libc::SIGABRT => "ABRT",
-        libc::SIGKILL => "KILL",
-        libc::SIGSEGV => "SEGV",
-        libc::SIGPIPE => "PIPE",
-        libc::SIGTERM => "TERM",
-        libc::SIGBUS => "BUS",
-        _ => "?",
     }
 }

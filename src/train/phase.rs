@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::TrainError;
-use crate::build::{run_logged, runtime_env};
+use crate::build::run_logged;
 use crate::plan::{RuntimePlan, TrainPlan};
+use crate::process::runtime_env;
 use crate::service::{Service, ServiceCommand, StopReport};
 
 /// What the training phase did (exec records it in lifecycle.csv).

@@ -1,9 +1,9 @@
 //! `runner`: a declarative experiment runner for HTTP service benchmarks.
 //!
 //! The crate is laid out as a pipeline, one module per stage, data flowing
-//! forward only (see docs/ARCHITECTURE.md):
-//!
-//! spec -> plan -> build -> train -> service / load / sample -> exec -> results -> report
+//! forward only: spec -> plan -> exec (preflight, build, train, service, load,
+//! sample) -> results -> report. Which module may import which is the stage
+//! order in docs/ARCHITECTURE.md, checked by tests/architecture.rs.
 pub mod build;
 pub mod exec;
 pub mod load;

@@ -529,47 +529,76 @@ fn sigkilled_runner_leaves_no_service_behind() {
     assert!(alive.is_empty(), "survived the runner: {alive:?}");
 }
 
+/// Whether a runtime of a focused test trains, and whether the evidence of
+/// its trained artifact then shows in its log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Training {
+    None,
+    /// The training run writes `<name>.conf` on SIGTERM, `after` copies it to
+    /// `<name>.bin` (declared in `produces`), and measured starts print the
+    /// evidence line only when `<name>.bin` exists (like -Xlog:aot).
+    Proven,
+    /// Trained the same way, but the evidence it declares is never printed.
+    Unproven,
+}
+
+/// Writes `dir/spec.yaml` for one focused test: `runtimes` over
+/// [`SMALL_MATRIX`] with each `(from, to)` of `matrix_edits` applied. Every
+/// runtime writes the CPUs it may use to `dir/<name>.affinity`.
+fn focused_spec(
+    dir: &std::path::Path,
+    runtimes: &[(&str, Training)],
+    matrix_edits: &[(&str, &str)],
+) -> std::path::PathBuf {
+    let file = |name: &str, ext: &str| dir.join(format!("{name}.{ext}")).display().to_string();
+    let setups: Vec<(Vec<(String, String)>, String)> = runtimes
+        .iter()
+        .map(|&(name, training)| {
+            let mut env = vec![("AFFINITY_FILE".to_string(), file(name, "affinity"))];
+            let (conf, bin) = (file(name, "conf"), file(name, "bin"));
+            let evidence = match training {
+                Training::None => return (env, String::new()),
+                Training::Proven => {
+                    env.push(("EVIDENCE_LINE".into(), format!("[aot] cache {bin} opened")));
+                    env.push(("EVIDENCE_IF".into(), bin.clone()));
+                    format!("cache .*{name}\\.bin opened")
+                }
+                Training::Unproven => "never printed".to_string(),
+            };
+            let train = format!(
+                "    train:\n      env: {{ WRITE_FILE: {conf} }}\n      duration: 300ms\n      connections: 1\n      after: [\"cp {conf} {bin}\"]\n      produces: [{bin}]\n      evidence: '{evidence}'\n"
+            );
+            (env, train)
+        })
+        .collect();
+    let envs: Vec<Vec<(&str, &str)>> = setups
+        .iter()
+        .map(|(env, _)| env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+        .collect();
+    let py: Vec<PyRuntime> = runtimes
+        .iter()
+        .zip(&setups)
+        .zip(&envs)
+        .map(|((&(name, _), (_, extra)), env)| PyRuntime { name, env, extra })
+        .collect();
+    let matrix = matrix_edits
+        .iter()
+        .fold(SMALL_MATRIX.to_string(), |matrix, (from, to)| {
+            assert!(matrix.contains(from), "SMALL_MATRIX has no `{from}`");
+            matrix.replace(from, to)
+        });
+    write_spec(dir, &py, &matrix)
+}
+
+const INTERLEAVED: (&str, &str) = ("repeats: 1", "repeats: 2\norder: interleaved");
+
 #[test]
-fn training_evidence_quick_interleaved_and_pinned() {
+fn quick_divides_the_measured_window_by_ten() {
     let tmp = tempfile::tempdir().unwrap();
-    let trained = tmp.path().join("trained.bin");
-    let affinity = tmp.path().join("affinity");
-    let trained_s = trained.to_str().unwrap();
-    let affinity_s = affinity.to_str().unwrap();
-    // The "trained" runtime: the training run writes trained.conf on SIGTERM,
-    // `after` turns it into trained.bin, and measured starts print the
-    // evidence line only when trained.bin exists (like -Xlog:aot).
-    let train = format!(
-        "    train:\n      env: {{ WRITE_FILE: {dir}/trained.conf }}\n      duration: 300ms\n      connections: 1\n      after: [\"cp {dir}/trained.conf {trained_s}\"]\n      produces: [{trained_s}]\n      evidence: 'cache .*trained\\.bin opened'\n",
-        dir = tmp.path().display()
-    );
-    let spec = write_spec(
+    let spec = focused_spec(
         tmp.path(),
-        &[
-            PyRuntime {
-                name: "trained",
-                env: &[
-                    ("EVIDENCE_LINE", &format!("[aot] cache {trained_s} opened")),
-                    ("EVIDENCE_IF", trained_s),
-                    ("AFFINITY_FILE", affinity_s),
-                ],
-                extra: &train,
-            },
-            // Declares evidence that never appears: its cells are suspect.
-            PyRuntime {
-                name: "unproven",
-                env: &[],
-                extra: &train
-                    .replace("trained.conf", "unproven.conf")
-                    .replace("trained\\.bin opened", "never printed"),
-            },
-        ],
-        &SMALL_MATRIX
-            .replace(
-                "repeats: 1",
-                "repeats: 2\norder: interleaved\naffinity: { service: [0], load: [1] }",
-            )
-            .replace("measure: { duration: 300ms }", "measure: { duration: 3s }"),
+        &[("a", Training::None)],
+        &[("measure: { duration: 300ms }", "measure: { duration: 3s }")],
     );
     let out = exec(&[spec.to_str().unwrap(), "--quick"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -578,21 +607,89 @@ fn training_evidence_quick_interleaved_and_pinned() {
         serde_json::from_str(&std::fs::read_to_string(run.join("status.json")).unwrap()).unwrap();
     assert_eq!(status["quick_factor"], 10);
     let rows = measurements(&run);
-    assert_eq!(rows.len(), 16);
+    assert_eq!(rows.len(), 4);
     // 3 s / 10 = 300 ms measured.
     assert!(
         rows.iter()
             .all(|r| (r["duration_s"].parse::<f64>().unwrap() - 0.3).abs() < 0.1),
         "{rows:?}"
     );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn interleaved_order_runs_each_repeat_over_every_runtime_before_the_next() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = focused_spec(
+        tmp.path(),
+        &[("a", Training::None), ("b", Training::None)],
+        &[INTERLEAVED],
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 16);
     // Interleaved: repeat 1 of both runtimes, then repeat 2.
     let order: Vec<String> = rows
         .iter()
         .map(|r| format!("{}/r{}", r["runtime"], r["repeat"]))
         .collect();
-    assert_eq!(order[..4], ["trained/r1"; 4]);
-    assert_eq!(order[4..8], ["unproven/r1"; 4]);
-    assert_eq!(order[8..12], ["trained/r2"; 4]);
+    assert_eq!(order[..4], ["a/r1"; 4]);
+    assert_eq!(order[4..8], ["b/r1"; 4]);
+    assert_eq!(order[8..12], ["a/r2"; 4]);
+    assert_eq!(order[12..], ["b/r2"; 4]);
+    // Each runtime is started anew for each of its repeats.
+    let starts: Vec<String> = read_rows(&run.join("lifecycle.csv"))
+        .iter()
+        .map(|r| format!("{}:{}", r["runtime"], r["phase"]))
+        .collect();
+    assert_eq!(
+        starts,
+        ["a:measure", "b:measure", "a:measure", "b:measure"],
+        "2 starts per runtime (interleaved)"
+    );
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn every_runtime_trains_once_before_any_measured_start_and_logs_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = focused_spec(
+        tmp.path(),
+        &[("a", Training::Proven), ("b", Training::Proven)],
+        &[INTERLEAVED],
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
+    let life = read_rows(&run.join("lifecycle.csv"));
+    let phases: Vec<String> = life
+        .iter()
+        .map(|r| format!("{}:{}", r["runtime"], r["phase"]))
+        .collect();
+    assert_eq!(phases[..2], ["a:train", "b:train"], "{phases:?}");
+    assert_eq!(
+        life.len(),
+        6,
+        "2 trainings + 2 starts per runtime (interleaved): {phases:?}"
+    );
+    assert!(run.join("logs/train-a.log").is_file());
+    assert!(run.join("logs/train-b.log").is_file());
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn training_evidence_found_keeps_cells_ok_and_missing_makes_them_suspect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = focused_spec(
+        tmp.path(),
+        &[
+            ("trained", Training::Proven),
+            ("unproven", Training::Unproven),
+        ],
+        &[],
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
     let trained = configuration(&run, "trained");
     assert_eq!(trained["trained"], "true");
     assert!(
@@ -604,6 +701,8 @@ fn training_evidence_quick_interleaved_and_pinned() {
         unproven["training_evidence"].starts_with("NOT FOUND"),
         "{unproven:?}"
     );
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 8);
     for row in &rows {
         let expected = if row["runtime"] == "trained" {
             "ok"
@@ -616,24 +715,23 @@ fn training_evidence_quick_interleaved_and_pinned() {
         rows.iter()
             .any(|r| r["reason"].contains("training evidence not found"))
     );
-    let life = read_rows(&run.join("lifecycle.csv"));
-    let phases: Vec<String> = life
-        .iter()
-        .map(|r| format!("{}:{}", r["runtime"], r["phase"]))
-        .collect();
-    assert_eq!(
-        phases[..2],
-        ["trained:train", "unproven:train"],
-        "{phases:?}"
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
+fn affinity_pins_the_service_to_its_cpus() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = focused_spec(
+        tmp.path(),
+        &[("a", Training::None)],
+        &[(
+            "repeats: 1",
+            "repeats: 1\naffinity: { service: [0], load: [1] }",
+        )],
     );
+    exec_spec(&spec, 0);
     assert_eq!(
-        life.len(),
-        6,
-        "2 trainings + 2 starts per runtime (interleaved): {phases:?}"
-    );
-    assert!(run.join("logs/train-trained.log").is_file());
-    assert_eq!(
-        std::fs::read_to_string(&affinity).unwrap(),
+        std::fs::read_to_string(tmp.path().join("a.affinity")).unwrap(),
         "0",
         "service pinned to CPU 0"
     );

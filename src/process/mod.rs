@@ -2,7 +2,7 @@
 //! commands), `service` (the measured start) and `train` share, so that none
 //! of them imports another for it.
 //!
-//! - [`env`]: the environment every command of a runtime runs with;
+//! - [`env`](mod@env): the environment every command of a runtime runs with;
 //! - [`spawn`]: contained spawning (own session, parent-death signal, CPU
 //!   pinning) and signalling a whole process group;
 //! - [`exit`]: how a child ended (`exit code 3`, `signal 9 (KILL)`);

@@ -33,6 +33,7 @@ pub enum CellEnd {
 }
 
 /// What a cell needs from the run around it.
+#[derive(Clone)]
 pub struct CellContext<'a> {
     pub plan: &'a Plan,
     pub run: &'a RunDir,

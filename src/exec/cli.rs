@@ -1,10 +1,51 @@
-//! `runner exec`: the executor on its own thread, its events shown on the
-//! calling thread, the outcome turned into an exit code.
+//! `runner exec`: the CLI edge of the exec stage. It loads and plans the
+//! spec (exec itself never reads YAML), runs the plan with real processes on
+//! the executor's own thread, shows its events on the calling thread and
+//! turns the outcome into an exit code.
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::mpsc::channel;
 
+use super::ExecError;
+use super::interrupt::Interrupt;
+use super::processes::Processes;
 use super::progress::report_events;
-use super::run::{ExecOptions, RunOutcome, run};
+use super::run::{RunOutcome, RunRequest, run};
+use crate::plan::PlanOptions;
+
+/// What `runner exec` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct ExecOptions {
+    pub spec: PathBuf,
+    /// `--resume RUN_DIR`.
+    pub resume: Option<PathBuf>,
+    /// `--force`: resume even though the spec changed.
+    pub force: bool,
+    /// `--quick [N]`: every duration divided by N.
+    pub quick: Option<u32>,
+    /// `--only KEY=VALUES` filters.
+    pub only: Vec<String>,
+}
+
+/// Loads and plans `opts.spec`, then runs the plan with real processes.
+fn load_and_run(
+    opts: &ExecOptions,
+    events: std::sync::mpsc::Sender<super::Event>,
+) -> Result<RunOutcome, ExecError> {
+    let loaded = crate::spec::load(&opts.spec).map_err(ExecError::Spec)?;
+    let plan_options = PlanOptions {
+        only: opts.only.clone(),
+        quick: opts.quick,
+    };
+    let plan = crate::plan::build(&loaded, &plan_options).map_err(ExecError::Spec)?;
+    let request = RunRequest {
+        plan: &plan,
+        spec_text: &loaded.text,
+        resume: opts.resume.as_deref(),
+        force: opts.force,
+    };
+    run(&request, &mut Processes, Interrupt::install, events)
+}
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with
 /// failed cells or skipped runtimes (or a run that could not go on),
@@ -15,7 +56,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     let worker_opts = opts.clone();
     let worker = std::thread::Builder::new()
         .name("runner-exec".into())
-        .spawn(move || run(&worker_opts, events));
+        .spawn(move || load_and_run(&worker_opts, events));
     let worker = match worker {
         Ok(w) => w,
         Err(e) => {
@@ -49,7 +90,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
             outcome.exit_code()
         }
         // Spec problems carry their own `error:` headers and positions.
-        Err(e @ super::ExecError::Spec(_)) => {
+        Err(e @ ExecError::Spec(_)) => {
             let _ = writeln!(err, "{e}");
             e.exit_code()
         }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 
 use super::cell::{CellContext, guarded_run};
+use super::driver::{Running, StartFailure};
 use super::load_config::warmup_config;
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
@@ -14,21 +15,6 @@ use crate::sample::session_usage;
 use crate::service::{Service, ServiceCommand, http_status};
 use crate::train::find_evidence;
 
-/// A measured service that is up, with its lifecycle row so far.
-pub struct Running {
-    pub service: Service,
-    pub lifecycle: LifecycleRow,
-    /// The matching log line, or why none was found (when evidence is declared).
-    pub evidence: Option<Result<String, String>>,
-}
-
-/// Why a start failed: the message and the lifecycle row to record.
-pub struct StartFailure {
-    pub reason: String,
-    pub lifecycle: LifecycleRow,
-    pub cancelled: bool,
-}
-
 /// Starts `rt` for measuring: health, first request, idle RSS, service
 /// warmup with `first_cell`'s load, training evidence.
 pub fn start_measured(
@@ -36,7 +22,7 @@ pub fn start_measured(
     rt: &RuntimePlan,
     start_index: u32,
     first_cell: &Cell,
-) -> Result<Running, Box<StartFailure>> {
+) -> Result<Running<Service>, Box<StartFailure>> {
     let log = ctx.run.log(&rt.name);
     let offset = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
     let mut lifecycle = LifecycleRow {
@@ -181,7 +167,10 @@ fn first_success(
 }
 
 /// Records post-load RSS, stops the service and completes its lifecycle row.
-pub fn stop_measured(rt: &RuntimePlan, mut running: Running) -> (LifecycleRow, Option<String>) {
+pub fn stop_measured(
+    rt: &RuntimePlan,
+    mut running: Running<Service>,
+) -> (LifecycleRow, Option<String>) {
     let mut row = running.lifecycle;
     if running.service.is_alive() {
         row.post_load_rss_bytes = Some(session_usage(running.service.sid()).rss_bytes);

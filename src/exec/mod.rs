@@ -14,20 +14,25 @@
 pub mod cell;
 pub mod cli;
 pub mod configurations;
+pub mod driver;
 pub mod error;
 pub mod events;
+#[cfg(test)]
+mod fake;
 pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;
+#[cfg(test)]
+mod orchestration_tests;
+pub mod processes;
 pub mod progress;
 pub mod run;
 pub mod training;
 pub mod verdict;
 
-/// Preflight sits below exec and verify, which both run its checks; it is
-/// re-exported here, where exec's walk has always found it.
-pub use crate::preflight;
-pub use cli::exec_command;
+pub use cli::{ExecOptions, exec_command};
+pub use driver::{Driver, Running, StartFailure};
 pub use error::ExecError;
 pub use events::Event;
-pub use run::{ExecOptions, RunOutcome, run};
+pub use processes::Processes;
+pub use run::{RunOutcome, RunRequest, run};

@@ -1,42 +1,38 @@
-//! The orchestrator: spec -> plan -> preflight -> run directory -> builds
-//! -> training -> cells, one service at a time, everything recorded as it
-//! happens.
+//! The orchestrator: a Plan -> preflight -> run directory -> builds ->
+//! training -> cells, one service at a time, everything recorded as it
+//! happens. It reads no YAML (the CLI edge loads the spec and plans it) and
+//! touches the world only through a [`Driver`], so the policy here (order,
+//! restarts, skips, resume, interruption) is unit-tested with a fake.
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use super::ExecError;
-use super::cell::{CellContext, CellEnd, measure_cell};
+use super::cell::{CellContext, CellEnd};
 use super::configurations::Configurations;
+use super::driver::{Driver, Running};
 use super::events::Event;
 use super::interrupt::Interrupt;
-use super::lifecycle::{Running, start_measured, stop_measured};
 use super::load_config::expected;
-use super::preflight::preflight;
-use super::training::train;
 use super::verdict::one_line;
-use crate::build::{BuildCache, build_runtime_unless};
-use crate::plan::{Plan, PlanOptions, RuntimePlan};
-use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
+use crate::plan::{Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_cells};
 use crate::results::{
     CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE, MeasurementRow,
     PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id, rfc3339_now,
 };
 
-/// What `runner exec` was asked to do.
-#[derive(Debug, Clone, Default)]
-pub struct ExecOptions {
-    pub spec: PathBuf,
+/// A run of a plan: the plan and what the run is asked beyond it.
+#[derive(Debug, Clone, Copy)]
+pub struct RunRequest<'a> {
+    pub plan: &'a Plan,
+    /// The spec file's text, written byte for byte to a new run's spec.yaml.
+    pub spec_text: &'a str,
     /// `--resume RUN_DIR`.
-    pub resume: Option<PathBuf>,
-    /// `--force`: resume even though the spec changed.
+    pub resume: Option<&'a std::path::Path>,
+    /// `--force`: resume even though the spec or `--quick` changed.
     pub force: bool,
-    /// `--quick [N]`: every duration divided by N.
-    pub quick: Option<u32>,
-    /// `--only KEY=VALUES` filters.
-    pub only: Vec<String>,
 }
 
 /// How a run that started ended.
@@ -62,23 +58,24 @@ impl RunOutcome {
     }
 }
 
-/// Runs (or resumes) the experiment of `opts.spec`, sending progress to `events`.
-pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, ExecError> {
-    let loaded = crate::spec::load(&opts.spec).map_err(ExecError::Spec)?;
-    let plan_options = PlanOptions {
-        only: opts.only.clone(),
-        quick: opts.quick,
-    };
-    let plan = crate::plan::build(&loaded, &plan_options).map_err(ExecError::Spec)?;
-
-    let (run, recorded, started_at) = match &opts.resume {
+/// Runs (or resumes) `req.plan` through `driver`, sending progress to
+/// `events`. `interrupt` is armed by the caller once the run is about to
+/// create files (a signal before that ends the process as usual).
+pub fn run<D: Driver>(
+    req: &RunRequest,
+    driver: &mut D,
+    arm_interrupt: impl FnOnce() -> std::io::Result<Interrupt>,
+    events: Sender<Event>,
+) -> Result<RunOutcome, ExecError> {
+    let plan = req.plan;
+    let (run, recorded, started_at) = match req.resume {
         Some(dir) => {
             let run = RunDir::open(dir)?;
             let status = run.read_status()?;
-            check_spec(&run, &status, &plan.spec_hash, opts.force)?;
-            if status.quick_factor != plan.quick_factor && !opts.force {
+            check_spec(&run, &status, &plan.spec_hash, req.force)?;
+            if status.quick_factor != plan.quick_factor && !req.force {
                 return Err(ExecError::QuickMismatch {
-                    run: dir.clone(),
+                    run: dir.to_path_buf(),
                     recorded: status.quick_factor,
                     current: plan.quick_factor,
                 });
@@ -94,20 +91,24 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
         .filter(|c| !recorded.contains(&c.id))
         .map(|c| c.runtime.clone())
         .collect();
-    let checked = preflight(&plan, &needed);
+    let checked = driver.preflight(plan, &needed);
     if !checked.problems.is_empty() {
         return Err(ExecError::Preflight(checked.problems));
     }
     let run = match run {
         Some(run) => run,
-        None => create_run(&plan, &loaded.text)?,
+        None => create_run(plan, req.spec_text, driver)?,
     };
-    let interrupt = Interrupt::install().map_err(ExecError::Signals)?;
+    let interrupt = arm_interrupt().map_err(ExecError::Signals)?;
     let mut exec = Executor {
-        plan: &plan,
-        run: &run,
-        interrupt,
-        events,
+        ctx: CellContext {
+            plan,
+            run: &run,
+            interrupt: &interrupt,
+            events: &events,
+            evidence_missing: None,
+        },
+        driver,
         status: RunStatus {
             state: RunState::Running,
             run_id: run.run_id().to_string(),
@@ -122,17 +123,17 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
                 .count() as u64,
             quick_factor: plan.quick_factor,
             spec_hash: plan.spec_hash.clone(),
-            message: opts.resume.as_ref().map(|_| "resumed".to_string()),
+            message: req.resume.map(|_| "resumed".to_string()),
         },
-        configurations: Configurations::new(&plan, &run)?,
+        configurations: Configurations::new(plan, &run)?,
         measurements: CsvAppender::open(&run.file(MEASUREMENTS_FILE))?,
         lifecycle: CsvAppender::open(&run.file(LIFECYCLE_FILE))?,
         skipped: BTreeMap::new(),
         cells_failed: 0,
-        resumed: opts.resume.is_some(),
+        resumed: req.resume.is_some(),
     };
     exec.write_status()?;
-    let _ = exec.events.send(Event::RunStarted {
+    let _ = exec.ctx.events.send(Event::RunStarted {
         run_dir: run.path().to_path_buf(),
         cells_total: exec.status.cells_total,
         cells_done: exec.status.cells_done,
@@ -151,34 +152,21 @@ pub fn run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, Exec
     result
 }
 
-fn create_run(plan: &Plan, spec_text: &str) -> Result<RunDir, ExecError> {
+fn create_run(plan: &Plan, spec_text: &str, driver: &impl Driver) -> Result<RunDir, ExecError> {
     let run = RunDir::create(&plan.results_dir, &new_run_id())?;
     let spec_path = run.file(SPEC_FILE);
     std::fs::write(&spec_path, spec_text)
         .map_err(crate::results::ResultsError::write(&spec_path))?;
     run.write_json(PLAN_FILE, plan)?;
-    let jdks: Vec<(String, PathBuf)> = plan
-        .runtimes
-        .iter()
-        .filter_map(|rt| {
-            let java = rt.java.as_ref()?;
-            Some((java.requested.clone(), java.home.clone()?))
-        })
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    run.write_json(
-        ENVIRONMENT_FILE,
-        &capture(&standard_probes(&jdks), VERSION_TIMEOUT),
-    )?;
+    run.write_json(ENVIRONMENT_FILE, &driver.environment(plan))?;
     Ok(run)
 }
 
-struct Executor<'a> {
-    plan: &'a Plan,
-    run: &'a RunDir,
-    interrupt: Interrupt,
-    events: Sender<Event>,
+struct Executor<'a, D: Driver> {
+    /// The plan, run directory, interrupt flag and event channel: what every
+    /// driver call is given.
+    ctx: CellContext<'a>,
+    driver: &'a mut D,
     status: RunStatus,
     configurations: Configurations,
     measurements: CsvAppender<MeasurementRow>,
@@ -188,7 +176,7 @@ struct Executor<'a> {
     resumed: bool,
 }
 
-impl<'a> Executor<'a> {
+impl<'a, D: Driver> Executor<'a, D> {
     fn execute(
         mut self,
         needed: &BTreeSet<String>,
@@ -196,6 +184,7 @@ impl<'a> Executor<'a> {
         unavailable: &[(String, String)],
     ) -> Result<RunOutcome, ExecError> {
         let runtimes: Vec<&RuntimePlan> = self
+            .ctx
             .plan
             .runtimes
             .iter()
@@ -208,7 +197,7 @@ impl<'a> Executor<'a> {
             self.skip(name, format!("toolchain missing on this host: {why}"))?;
         }
         for rt in &runtimes {
-            if self.interrupt.is_set() {
+            if self.ctx.interrupt.is_set() {
                 break;
             }
             if !self.skipped.contains_key(&rt.name) {
@@ -216,7 +205,7 @@ impl<'a> Executor<'a> {
             }
         }
         for rt in &runtimes {
-            if self.interrupt.is_set() {
+            if self.ctx.interrupt.is_set() {
                 break;
             }
             if let Some(tp) = &rt.train
@@ -225,25 +214,15 @@ impl<'a> Executor<'a> {
                 self.train(rt, tp)?;
             }
         }
-        if !self.interrupt.is_set() {
+        if !self.ctx.interrupt.is_set() {
             self.cells(recorded)?;
         }
         self.finish()
     }
 
-    fn ctx(&self, evidence_missing: Option<String>) -> CellContext<'_> {
-        CellContext {
-            plan: self.plan,
-            run: self.run,
-            interrupt: &self.interrupt,
-            events: &self.events,
-            evidence_missing,
-        }
-    }
-
     /// The runtime `name` of the plan (borrowed from the plan, not from self).
     fn runtime(&self, name: &str) -> &'a RuntimePlan {
-        let plan: &'a Plan = self.plan;
+        let plan: &'a Plan = self.ctx.plan;
         plan.runtimes
             .iter()
             .find(|r| r.name == name)
@@ -255,8 +234,8 @@ impl<'a> Executor<'a> {
         let row = self.configurations.get_mut(runtime);
         row.status = "skipped".into();
         row.reason = reason.clone();
-        self.configurations.save(self.run)?;
-        let _ = self.events.send(Event::RuntimeSkipped {
+        self.configurations.save(self.ctx.run)?;
+        let _ = self.ctx.events.send(Event::RuntimeSkipped {
             runtime: runtime.to_string(),
             reason: reason.clone(),
         });
@@ -268,27 +247,24 @@ impl<'a> Executor<'a> {
         if rt.build.is_empty() {
             return Ok(());
         }
-        let _ = self.events.send(Event::BuildStarted {
+        let _ = self.ctx.events.send(Event::BuildStarted {
             runtime: rt.name.clone(),
         });
-        let cache = BuildCache::for_experiment(&self.plan.results_dir);
-        let log = self.run.log(&format!("build-{}", rt.name));
-        let interrupt = self.interrupt.clone();
-        match build_runtime_unless(rt, &cache, &log, &|| interrupt.is_set()) {
+        match self.driver.build(&self.ctx, rt) {
             Ok(outcome) => {
                 let row = self.configurations.get_mut(&rt.name);
                 row.build_seconds = Some(outcome.seconds);
                 row.build_cached = outcome.cached;
                 row.artifact_bytes = outcome.artifact_bytes;
-                self.configurations.save(self.run)?;
-                let _ = self.events.send(Event::BuildFinished {
+                self.configurations.save(self.ctx.run)?;
+                let _ = self.ctx.events.send(Event::BuildFinished {
                     runtime: rt.name.clone(),
                     cached: outcome.cached,
                     seconds: outcome.seconds,
                 });
                 Ok(())
             }
-            Err(_) if self.interrupt.is_set() => Ok(()),
+            Err(_) if self.ctx.interrupt.is_set() => Ok(()),
             Err(e) => self.skip(&rt.name, format!("build failed: {e}")),
         }
     }
@@ -304,36 +280,36 @@ impl<'a> Executor<'a> {
         if already {
             return Ok(());
         }
-        let _ = self.events.send(Event::TrainStarted {
+        let _ = self.ctx.events.send(Event::TrainStarted {
             runtime: rt.name.clone(),
         });
         let started = Instant::now();
-        let (result, lifecycle) = train(&self.ctx(None), rt, tp);
+        let (result, lifecycle) = self.driver.train(&self.ctx, rt, tp);
         self.lifecycle.append(&lifecycle)?;
         match result {
-            Ok(_) => {
+            Ok(()) => {
                 self.configurations.get_mut(&rt.name).trained = true;
-                self.configurations.save(self.run)?;
-                let _ = self.events.send(Event::TrainFinished {
+                self.configurations.save(self.ctx.run)?;
+                let _ = self.ctx.events.send(Event::TrainFinished {
                     runtime: rt.name.clone(),
                     seconds: started.elapsed().as_secs_f64(),
                 });
                 Ok(())
             }
-            Err(_) if self.interrupt.is_set() => Ok(()),
+            Err(_) if self.ctx.interrupt.is_set() => Ok(()),
             Err(e) => self.skip(&rt.name, format!("training failed: {e}")),
         }
     }
 
     fn cells(&mut self, recorded: &HashSet<String>) -> Result<(), ExecError> {
-        let plan = self.plan;
+        let plan = self.ctx.plan;
         let total = plan.cells.len() as u64;
-        let mut current: Option<(String, Running)> = None;
+        let mut current: Option<(String, Running<D::Service>)> = None;
         let mut starts: BTreeMap<String, u32> = BTreeMap::new();
         let mut deaths: BTreeMap<String, u32> = BTreeMap::new();
         let mut evidence_missing: Option<String> = None;
         for (index, cell) in plan.cells.iter().enumerate() {
-            if self.interrupt.is_set() {
+            if self.ctx.interrupt.is_set() {
                 break;
             }
             if recorded.contains(&cell.id) || self.skipped.contains_key(&cell.runtime) {
@@ -351,11 +327,11 @@ impl<'a> Executor<'a> {
                 let n = starts.entry(rt.name.clone()).or_default();
                 *n += 1;
                 let start_index = *n;
-                let started = start_measured(&self.ctx(None), rt, start_index, cell);
+                let started = self.driver.start(&self.ctx, rt, start_index, cell);
                 match started {
                     Ok(running) => {
                         evidence_missing = self.record_evidence(rt, &running)?;
-                        let _ = self.events.send(Event::ServiceStarted {
+                        let _ = self.ctx.events.send(Event::ServiceStarted {
                             runtime: rt.name.clone(),
                             startup_ms: running.lifecycle.startup_ms.unwrap_or_default(),
                         });
@@ -371,7 +347,7 @@ impl<'a> Executor<'a> {
                     }
                 }
             }
-            let _ = self.events.send(Event::CellStarted {
+            let _ = self.ctx.events.send(Event::CellStarted {
                 index: index as u64 + 1,
                 total,
                 cell_id: cell.id.clone(),
@@ -379,11 +355,11 @@ impl<'a> Executor<'a> {
                 expected: expected(cell),
             });
             let (_, running) = current.as_mut().expect("a service was started above");
-            let end = measure_cell(
-                &self.ctx(evidence_missing.clone()),
-                &mut running.service,
-                cell,
-            )?;
+            let ctx = CellContext {
+                evidence_missing: evidence_missing.clone(),
+                ..self.ctx.clone()
+            };
+            let end = self.driver.measure(&ctx, &mut running.service, cell)?;
             match end {
                 CellEnd::Interrupted => break,
                 CellEnd::Recorded(row) => self.record(&row)?,
@@ -412,7 +388,7 @@ impl<'a> Executor<'a> {
     fn record_evidence(
         &mut self,
         rt: &RuntimePlan,
-        running: &Running,
+        running: &Running<D::Service>,
     ) -> Result<Option<String>, ExecError> {
         let Some(evidence) = &running.evidence else {
             return Ok(None);
@@ -428,7 +404,7 @@ impl<'a> Executor<'a> {
                 Some(why.clone())
             }
         };
-        self.configurations.save(self.run)?;
+        self.configurations.save(self.ctx.run)?;
         Ok(missing)
     }
 
@@ -440,11 +416,11 @@ impl<'a> Executor<'a> {
         let conf = self.configurations.get_mut(&row.runtime);
         if conf.status == "pending" {
             conf.status = "ran".into();
-            self.configurations.save(self.run)?;
+            self.configurations.save(self.ctx.run)?;
         }
         self.status.cells_done += 1;
         self.write_status()?;
-        let _ = self.events.send(Event::CellFinished {
+        let _ = self.ctx.events.send(Event::CellFinished {
             cell_id: row.cell_id.clone(),
             status: row.status.clone(),
             throughput_rps: row.throughput_rps,
@@ -454,9 +430,9 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 
-    fn stop(&mut self, name: &str, running: Running) -> Result<(), ExecError> {
+    fn stop(&mut self, name: &str, running: Running<D::Service>) -> Result<(), ExecError> {
         let rt = self.runtime(name);
-        let (row, problem) = stop_measured(rt, running);
+        let (row, problem) = self.driver.stop(rt, running);
         self.lifecycle.append(&row)?;
         if let Some(problem) = problem {
             self.skip(name, problem)?;
@@ -466,17 +442,17 @@ impl<'a> Executor<'a> {
 
     fn write_status(&mut self) -> Result<(), ExecError> {
         self.status.updated_at = rfc3339_now();
-        self.run.write_status(&self.status)?;
+        self.ctx.run.write_status(&self.status)?;
         Ok(())
     }
 
     fn finish(mut self) -> Result<RunOutcome, ExecError> {
-        if self.interrupt.is_set() {
+        if self.ctx.interrupt.is_set() {
             self.status.state = RunState::Interrupted;
             self.status.message = Some(format!(
                 "interrupted by {}; continue with: runner exec <spec> --resume {}",
-                self.interrupt.describe(),
-                self.run.path().display()
+                self.ctx.interrupt.describe(),
+                self.ctx.run.path().display()
             ));
         } else {
             self.status.state = RunState::Complete;
@@ -486,18 +462,18 @@ impl<'a> Executor<'a> {
             }
         }
         self.write_status()?;
-        self.configurations.save(self.run)?;
+        self.configurations.save(self.ctx.run)?;
         let state = match self.status.state {
             RunState::Interrupted => "interrupted",
             _ => "complete",
         };
-        let _ = self.events.send(Event::RunFinished {
+        let _ = self.ctx.events.send(Event::RunFinished {
             state: state.into(),
-            run_dir: self.run.path().to_path_buf(),
+            run_dir: self.ctx.run.path().to_path_buf(),
             message: self.status.message.clone(),
         });
         Ok(RunOutcome {
-            run_dir: self.run.path().to_path_buf(),
+            run_dir: self.ctx.run.path().to_path_buf(),
             state: self.status.state,
             cells_done: self.status.cells_done,
             cells_failed: self.cells_failed,

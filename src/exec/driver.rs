@@ -1,0 +1,80 @@
+//! The seam between the orchestration ([`super::run`]: which runtime is built,
+//! started, measured, restarted or skipped, in what order, what is recorded)
+//! and the world it acts on (processes, the load generator, the host).
+//!
+//! [`Processes`](super::processes::Processes) is the real driver. Unit tests of
+//! the orchestration use a scripted fake (`super::fake`) so that restart policy,
+//! `max_restarts`, resume, interleaving and interruption are checked in
+//! milliseconds and deterministically, without real services.
+use std::collections::BTreeSet;
+
+use super::cell::{CellContext, CellEnd};
+use crate::preflight::Preflight;
+use crate::build::BuildOutcome;
+use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::results::{Environment, LifecycleRow, ResultsError};
+
+/// Everything `run` asks of the outside world.
+pub trait Driver {
+    /// A measured service that is up.
+    type Service;
+
+    /// What can be checked before anything starts, for the runtimes named.
+    fn preflight(&self, plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight;
+
+    /// What the run ran on (host, toolchain versions), for environment.json.
+    fn environment(&self, plan: &Plan) -> Environment;
+
+    /// Builds `rt` (or finds it cached); the error says why it failed.
+    fn build(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String>;
+
+    /// Trains `rt`; the lifecycle row of the training start is recorded either way.
+    fn train(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        tp: &TrainPlan,
+    ) -> (Result<(), String>, LifecycleRow);
+
+    /// Starts `rt` for measuring (health, first request, service warmup with
+    /// `first_cell`'s load, training evidence).
+    fn start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        start_index: u32,
+        first_cell: &Cell,
+    ) -> Result<Running<Self::Service>, Box<StartFailure>>;
+
+    /// Warms up and measures `cell` against `service`.
+    fn measure(
+        &mut self,
+        ctx: &CellContext,
+        service: &mut Self::Service,
+        cell: &Cell,
+    ) -> Result<CellEnd, ResultsError>;
+
+    /// Stops the service and completes its lifecycle row; `Some(problem)` when
+    /// it could not be stopped cleanly (the runtime is then skipped).
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        running: Running<Self::Service>,
+    ) -> (LifecycleRow, Option<String>);
+}
+
+/// A measured service that is up, with its lifecycle row so far.
+pub struct Running<S> {
+    pub service: S,
+    pub lifecycle: LifecycleRow,
+    /// The matching log line, or why none was found (when evidence is declared).
+    pub evidence: Option<Result<String, String>>,
+}
+
+/// Why a start failed: the message and the lifecycle row to record.
+pub struct StartFailure {
+    pub reason: String,
+    pub lifecycle: LifecycleRow,
+    /// The runner was interrupted during the start: nothing is skipped.
+    pub cancelled: bool,
+}

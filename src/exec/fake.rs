@@ -1,0 +1,173 @@
+//! A scripted [`Driver`] for unit tests of the orchestration: no process is
+//! started and no load is sent. Each call is logged as one line, so a test
+//! can assert the exact order of builds, starts, cells and stops; cells end
+//! as their script says (measured, the service dies, or a signal arrives).
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::cell::{CellContext, CellEnd};
+use super::driver::{Driver, Running, StartFailure};
+use crate::preflight::Preflight;
+use crate::build::BuildOutcome;
+use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::results::{Environment, LifecycleRow, MeasurementRow, ResultsError};
+
+/// How a scripted cell ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellScript {
+    /// The service dies during the measurement.
+    Dies,
+    /// SIGINT arrives during the measurement.
+    Interrupted,
+}
+
+/// The fake's service: which runtime it is and which start of it.
+#[derive(Debug)]
+pub struct FakeService {
+    pub runtime: String,
+    pub start_index: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Fake {
+    /// One line per call, in call order: `build go`, `start go #1`,
+    /// `measure go/payload=1/r1`, `stop go #1`, ...
+    pub calls: Vec<String>,
+    /// Cells that do not simply get measured, by cell id.
+    pub cells: BTreeMap<String, CellScript>,
+    /// Runtimes whose build fails.
+    pub failing_builds: BTreeSet<String>,
+    /// Runtimes that never become healthy.
+    pub failing_starts: BTreeSet<String>,
+}
+
+impl Fake {
+    /// The calls that start with `prefix` (e.g. "measure").
+    pub fn calls_of(&self, prefix: &str) -> Vec<&str> {
+        self.calls
+            .iter()
+            .filter(|c| c.starts_with(prefix))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+fn lifecycle(runtime: &str, start_index: u32) -> LifecycleRow {
+    LifecycleRow {
+        runtime: runtime.to_string(),
+        phase: "measure".into(),
+        start_index,
+        ..Default::default()
+    }
+}
+
+fn row(cell: &Cell, status: &str, reason: &str) -> Box<MeasurementRow> {
+    Box::new(MeasurementRow {
+        cell_id: cell.id.clone(),
+        config_id: cell.config_id.clone(),
+        runtime: cell.runtime.clone(),
+        repeat: cell.repeat,
+        requests: 100,
+        throughput_rps: 100.0,
+        status: status.into(),
+        reason: reason.into(),
+        ..Default::default()
+    })
+}
+
+impl Driver for Fake {
+    type Service = FakeService;
+
+    fn preflight(&self, _plan: &Plan, _runtimes: &BTreeSet<String>) -> Preflight {
+        Preflight::default()
+    }
+
+    fn environment(&self, _plan: &Plan) -> Environment {
+        Environment::default()
+    }
+
+    fn build(&mut self, _ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String> {
+        self.calls.push(format!("build {}", rt.name));
+        if self.failing_builds.contains(&rt.name) {
+            return Err("exit status 1 (scripted)".into());
+        }
+        Ok(BuildOutcome {
+            cached: false,
+            seconds: 0.5,
+            artifact_bytes: None,
+            input_hash: String::new(),
+        })
+    }
+
+    fn train(
+        &mut self,
+        _ctx: &CellContext,
+        rt: &RuntimePlan,
+        _tp: &TrainPlan,
+    ) -> (Result<(), String>, LifecycleRow) {
+        self.calls.push(format!("train {}", rt.name));
+        let mut row = lifecycle(&rt.name, 1);
+        row.phase = "train".into();
+        (Ok(()), row)
+    }
+
+    fn start(
+        &mut self,
+        _ctx: &CellContext,
+        rt: &RuntimePlan,
+        start_index: u32,
+        _first_cell: &Cell,
+    ) -> Result<Running<FakeService>, Box<StartFailure>> {
+        self.calls.push(format!("start {} #{start_index}", rt.name));
+        if self.failing_starts.contains(&rt.name) {
+            return Err(Box::new(StartFailure {
+                reason: format!("runtime {}: no 200 from GET /health (scripted)", rt.name),
+                lifecycle: lifecycle(&rt.name, start_index),
+                cancelled: false,
+            }));
+        }
+        Ok(Running {
+            service: FakeService {
+                runtime: rt.name.clone(),
+                start_index,
+            },
+            lifecycle: lifecycle(&rt.name, start_index),
+            evidence: None,
+        })
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &CellContext,
+        service: &mut FakeService,
+        cell: &Cell,
+    ) -> Result<CellEnd, ResultsError> {
+        assert_eq!(
+            service.runtime, cell.runtime,
+            "cell {} measured against another runtime's service",
+            cell.id
+        );
+        self.calls.push(format!("measure {}", cell.id));
+        Ok(match self.cells.get(&cell.id) {
+            None => CellEnd::Recorded(row(cell, "ok", "")),
+            Some(CellScript::Dies) => {
+                CellEnd::ServiceDied(row(cell, "failed", "the service died (scripted)"))
+            }
+            Some(CellScript::Interrupted) => {
+                ctx.interrupt.trigger();
+                CellEnd::Interrupted
+            }
+        })
+    }
+
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        running: Running<FakeService>,
+    ) -> (LifecycleRow, Option<String>) {
+        self.calls
+            .push(format!("stop {} #{}", rt.name, running.service.start_index));
+        let mut row = running.lifecycle;
+        row.stop = "graceful".into();
+        (row, None)
+    }
+}

@@ -1,0 +1,306 @@
+//! The orchestration's policy, driven by an in-memory Plan through the
+//! scripted [`Fake`]: order of starts and cells, restarts after a death,
+//! `max_restarts`, skips, SIGINT mid-cell and resume. The same behaviour
+//! against real processes is covered (more slowly) by tests/exec_cli.rs.
+use std::path::Path;
+use std::sync::mpsc::channel;
+
+use super::fake::{CellScript, Fake};
+use super::interrupt::Interrupt;
+use super::run::{RunOutcome, RunRequest, run};
+use super::{Event, ExecError};
+use crate::plan::{Plan, PlanOptions};
+use crate::results::{
+    CONFIGURATIONS_FILE, ConfigurationRow, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE,
+    MeasurementRow, RunDir, RunState, read_csv,
+};
+
+/// Two runtimes, `a` and `b`, two payloads, two repeats: 8 cells.
+fn plan_in(dir: &Path, extra: &str) -> (Plan, String) {
+    let text = format!(
+        "experiment: {{ name: fake }}\n\
+         runtimes:\n  a: {{ dir: ., build: [make a], start: ./a }}\n  b: {{ dir: ., build: [make b], start: ./b }}\n\
+         workload: {{ path: /x }}\n\
+         axes: {{ payload: [1, 2] }}\n\
+         repeats: 2\n\
+         warmup: {{ service: 0s, cell: 0s }}\n\
+         load: {{ connections: 2 }}\n\
+         measure: {{ duration: 1s }}\n\
+         results: ./results\n{extra}"
+    );
+    let loaded = crate::spec::from_text(text.clone(), &dir.join("fake.yaml"))
+        .unwrap_or_else(|e| panic!("test spec: {e}"));
+    let plan = crate::plan::build(&loaded, &PlanOptions::default())
+        .unwrap_or_else(|e| panic!("test plan: {e}"));
+    (plan, text)
+}
+
+/// Runs `plan` through `fake`; returns the outcome and the events sent.
+fn exec(
+    plan: &Plan,
+    text: &str,
+    fake: &mut Fake,
+    resume: Option<&Path>,
+) -> (Result<RunOutcome, ExecError>, Vec<Event>) {
+    let (tx, rx) = channel();
+    let request = RunRequest {
+        plan,
+        spec_text: text,
+        resume,
+        force: false,
+    };
+    let outcome = run(&request, fake, || Ok(Interrupt::default()), tx);
+    (outcome, rx.try_iter().collect())
+}
+
+fn rows<T: serde::de::DeserializeOwned>(outcome: &RunOutcome, file: &str) -> Vec<T> {
+    read_csv(&RunDir::open(&outcome.run_dir).unwrap().file(file)).unwrap()
+}
+
+fn measured_ids(outcome: &RunOutcome) -> Vec<String> {
+    rows::<MeasurementRow>(outcome, MEASUREMENTS_FILE)
+        .into_iter()
+        .map(|r| r.cell_id)
+        .collect()
+}
+
+fn configuration(outcome: &RunOutcome, runtime: &str) -> ConfigurationRow {
+    rows::<ConfigurationRow>(outcome, CONFIGURATIONS_FILE)
+        .into_iter()
+        .find(|r| r.runtime == runtime)
+        .unwrap_or_else(|| panic!("no configuration row for {runtime}"))
+}
+
+fn measures(runtime: &str, ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .map(|id| format!("measure {runtime}/{id}"))
+        .collect()
+}
+
+/// A runtime's cells in sequential order: repeat by repeat.
+const SEQUENTIAL: [&str; 4] = [
+    "payload=1/r1",
+    "payload=2/r1",
+    "payload=1/r2",
+    "payload=2/r2",
+];
+
+#[test]
+fn sequential_order_starts_each_runtime_once_and_measures_every_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "");
+    let mut fake = Fake::default();
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+
+    let mut expected = vec!["build a".to_string(), "build b".into(), "start a #1".into()];
+    expected.extend(measures("a", &SEQUENTIAL));
+    expected.extend(["stop a #1".to_string(), "start b #1".into()]);
+    expected.extend(measures("b", &SEQUENTIAL));
+    expected.push("stop b #1".into());
+    assert_eq!(fake.calls, expected);
+    assert_eq!(outcome.state, RunState::Complete);
+    assert_eq!(outcome.exit_code(), 0);
+    assert_eq!(measured_ids(&outcome).len(), 8);
+    assert_eq!(configuration(&outcome, "a").status, "ran");
+    assert_eq!(configuration(&outcome, "b").status, "ran");
+    assert_eq!(configuration(&outcome, "a").build_seconds, Some(0.5));
+}
+
+#[test]
+fn interleaved_order_runs_repeat_one_of_every_runtime_before_repeat_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "order: interleaved\n");
+    let mut fake = Fake::default();
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    assert_eq!(outcome.unwrap().exit_code(), 0);
+
+    let starts_and_stops: Vec<&str> = fake
+        .calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.starts_with("start") || c.starts_with("stop"))
+        .collect();
+    assert_eq!(
+        starts_and_stops,
+        [
+            "start a #1",
+            "stop a #1",
+            "start b #1",
+            "stop b #1",
+            "start a #2",
+            "stop a #2",
+            "start b #2",
+            "stop b #2"
+        ]
+    );
+    let first_a: Vec<&str> = fake.calls_of("measure a/").into_iter().take(2).collect();
+    assert_eq!(
+        first_a,
+        ["measure a/payload=1/r1", "measure a/payload=2/r1"]
+    );
+}
+
+#[test]
+fn a_death_mid_cell_records_it_failed_and_restarts_the_service_for_the_next_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "faults: { max_restarts: 1 }\n");
+    let mut fake = Fake::default();
+    fake.cells.insert("a/payload=2/r1".into(), CellScript::Dies);
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+
+    let a_calls: Vec<&str> = fake
+        .calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.contains(" a"))
+        .collect();
+    assert_eq!(
+        a_calls,
+        [
+            "build a",
+            "start a #1",
+            "measure a/payload=1/r1",
+            "measure a/payload=2/r1",
+            "stop a #1",
+            "start a #2",
+            "measure a/payload=1/r2",
+            "measure a/payload=2/r2",
+            "stop a #2"
+        ]
+    );
+    assert_eq!(outcome.cells_failed, 1);
+    assert_eq!(outcome.exit_code(), 1, "a failed cell makes the run exit 1");
+    let failed: Vec<MeasurementRow> = rows::<MeasurementRow>(&outcome, MEASUREMENTS_FILE)
+        .into_iter()
+        .filter(|r| r.status == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].cell_id, "a/payload=2/r1");
+    let starts = rows::<LifecycleRow>(&outcome, LIFECYCLE_FILE)
+        .into_iter()
+        .filter(|r| r.runtime == "a")
+        .count();
+    assert_eq!(starts, 2, "one lifecycle row per start of a");
+    assert_eq!(configuration(&outcome, "a").status, "ran");
+}
+
+#[test]
+fn more_deaths_than_max_restarts_skip_the_runtime_and_the_others_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "faults: { max_restarts: 1 }\n");
+    let mut fake = Fake::default();
+    for id in ["a/payload=1/r1", "a/payload=2/r1"] {
+        fake.cells.insert(id.into(), CellScript::Dies);
+    }
+    let (outcome, events) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+
+    assert_eq!(
+        fake.calls_of("measure a/"),
+        ["measure a/payload=1/r1", "measure a/payload=2/r1"],
+        "no cell of a is measured after its second death"
+    );
+    assert_eq!(fake.calls_of("start a"), ["start a #1", "start a #2"]);
+    assert_eq!(fake.calls_of("measure b/").len(), 4);
+    let reason = outcome.skipped.get("a").expect("a is skipped");
+    assert!(reason.contains("2 time(s) (max_restarts: 1)"), "{reason}");
+    let row = configuration(&outcome, "a");
+    assert_eq!(row.status, "skipped");
+    assert_eq!(&row.reason, reason);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::RuntimeSkipped { runtime, .. } if runtime == "a"))
+    );
+    assert_eq!(outcome.exit_code(), 1);
+}
+
+#[test]
+fn a_failed_build_or_start_skips_only_its_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "");
+    let mut fake = Fake::default();
+    fake.failing_builds.insert("a".into());
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert!(fake.calls_of("start a").is_empty(), "{:?}", fake.calls);
+    assert_eq!(fake.calls_of("measure b/").len(), 4);
+    assert!(outcome.skipped["a"].starts_with("build failed: exit status 1"));
+
+    // Another results directory: two runs started in one second would share a run id.
+    let other = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(other.path(), "");
+    let mut fake = Fake::default();
+    fake.failing_starts.insert("b".into());
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert_eq!(fake.calls_of("start b"), ["start b #1"], "never retried");
+    assert!(fake.calls_of("measure b/").is_empty());
+    assert_eq!(fake.calls_of("measure a/").len(), 4);
+    assert!(outcome.skipped["b"].contains("no 200 from GET /health"));
+    assert_eq!(configuration(&outcome, "b").status, "skipped");
+}
+
+#[test]
+fn sigint_mid_cell_records_nothing_for_it_stops_the_service_and_resume_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "");
+    let mut fake = Fake::default();
+    fake.cells
+        .insert("a/payload=1/r2".into(), CellScript::Interrupted);
+    let (outcome, events) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+
+    assert_eq!(outcome.state, RunState::Interrupted);
+    assert_eq!(outcome.exit_code(), 130);
+    assert_eq!(
+        fake.calls.last().map(String::as_str),
+        Some("stop a #1"),
+        "the service is stopped and nothing else starts: {:?}",
+        fake.calls
+    );
+    assert_eq!(
+        measured_ids(&outcome),
+        ["a/payload=1/r1", "a/payload=2/r1"],
+        "the interrupted cell leaves no row"
+    );
+    let status = RunDir::open(&outcome.run_dir)
+        .unwrap()
+        .read_status()
+        .unwrap();
+    assert_eq!(status.state, RunState::Interrupted);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::RunFinished { state, .. } if state == "interrupted"
+    )));
+
+    let mut again = Fake::default();
+    let (resumed, _) = exec(&plan, &text, &mut again, Some(&outcome.run_dir));
+    let resumed = resumed.unwrap();
+    assert_eq!(resumed.state, RunState::Complete);
+    assert_eq!(
+        again.calls_of("measure a/"),
+        ["measure a/payload=1/r2", "measure a/payload=2/r2"],
+        "recorded cells are not measured again"
+    );
+    let mut ids = measured_ids(&resumed);
+    assert_eq!(ids.len(), 8);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 8, "no cell is recorded twice");
+}
+
+#[test]
+fn resume_of_a_complete_run_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "");
+    let (outcome, _) = exec(&plan, &text, &mut Fake::default(), None);
+    let outcome = outcome.unwrap();
+    let mut again = Fake::default();
+    let (resumed, _) = exec(&plan, &text, &mut again, Some(&outcome.run_dir));
+    assert_eq!(resumed.unwrap().exit_code(), 0);
+    assert!(again.calls.is_empty(), "{:?}", again.calls);
+    assert_eq!(measured_ids(&outcome).len(), 8);
+}

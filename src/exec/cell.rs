@@ -14,8 +14,8 @@ use super::verdict::{CellFacts, one_line, verdict};
 use crate::load::{self, LoadControl, LoadError, LoadReport};
 use crate::plan::{AxisValue, Cell, LoadMode, Plan};
 use crate::results::{
-    HISTOGRAMS_DIR, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR, TimelineRow, rfc3339_now,
-    write_csv,
+    CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR,
+    TimelineRow, rfc3339_now, write_csv,
 };
 use crate::sample::{Sampler, SamplerOutput};
 use crate::service::{Service, ServiceError};
@@ -89,7 +89,7 @@ pub fn measure_cell(
         Ok(r) => r,
         Err(e) => {
             let mut row = base_row(cell, &started_at);
-            row.status = "failed".into();
+            row.status = CellStatus::Failed;
             row.reason = one_line(&format!("load generator: {e}"));
             return Ok(CellEnd::Recorded(Box::new(row)));
         }
@@ -101,7 +101,7 @@ pub fn measure_cell(
         .map_err(crate::results::ResultsError::write(&hlog))?;
     let mut row = row_of(ctx, cell, &started_at, &report, &samples);
     if let Some(why) = hung(ctx, service, cell) {
-        row.status = "failed".into();
+        row.status = CellStatus::Failed;
         row.reason = one_line(&format!(
             "service stopped answering: {why} after the measurement ({} ok, {} errors); \
              it is stopped and restarted; see {}",
@@ -213,8 +213,8 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
             })
     };
     let (mode, target) = match cell.load.mode {
-        LoadMode::Closed { .. } => ("closed", None),
-        LoadMode::Open { rate, .. } => ("open", Some(rate)),
+        LoadMode::Closed { .. } => (LoopMode::Closed, None),
+        LoadMode::Open { rate, .. } => (LoopMode::Open, Some(rate)),
     };
     MeasurementRow {
         cell_id: cell.id.clone(),
@@ -229,7 +229,7 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
             .join(","),
         payload: axis_int("payload"),
         concurrency: axis_int("concurrency"),
-        mode: mode.into(),
+        mode,
         target_rps: target,
         started_at: started_at.to_string(),
         ..Default::default()
@@ -243,7 +243,7 @@ fn died_row(service: &mut Service, cell: &Cell, started_at: &str, phase: &str) -
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut row = base_row(cell, started_at);
-    row.status = "failed".into();
+    row.status = CellStatus::Failed;
     row.reason = one_line(&format!(
         "service died during the {phase} ({}); see {}; last log lines: {}",
         service.exit_text(),
@@ -311,7 +311,7 @@ fn row_of(
         evidence_missing: ctx.evidence_missing.as_deref(),
     };
     let (status, reason) = verdict(&facts);
-    row.status = status.into();
+    row.status = status;
     row.reason = reason;
     row
 }

@@ -21,8 +21,9 @@ use crate::plan::{Plan, PlanOptions, RuntimePlan};
 use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
 use crate::results::resume::{check_spec, recorded_cells};
 use crate::results::{
-    CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE, MeasurementRow,
-    PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id, rfc3339_now,
+    CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
+    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE,
+    new_run_id, rfc3339_now,
 };
 
 /// What `runner exec` was asked to do.
@@ -253,7 +254,7 @@ impl<'a> Executor<'a> {
     fn skip(&mut self, runtime: &str, reason: String) -> Result<(), ExecError> {
         let reason = one_line(&reason);
         let row = self.configurations.get_mut(runtime);
-        row.status = "skipped".into();
+        row.status = ConfigurationStatus::Skipped;
         row.reason = reason.clone();
         self.configurations.save(self.run)?;
         let _ = self.events.send(Event::RuntimeSkipped {
@@ -434,19 +435,19 @@ impl<'a> Executor<'a> {
 
     fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
         self.measurements.append(row)?;
-        if row.status == "failed" {
+        if row.status == CellStatus::Failed {
             self.cells_failed += 1;
         }
         let conf = self.configurations.get_mut(&row.runtime);
-        if conf.status == "pending" {
-            conf.status = "ran".into();
+        if conf.status == ConfigurationStatus::Pending {
+            conf.status = ConfigurationStatus::Ran;
             self.configurations.save(self.run)?;
         }
         self.status.cells_done += 1;
         self.write_status()?;
         let _ = self.events.send(Event::CellFinished {
             cell_id: row.cell_id.clone(),
-            status: row.status.clone(),
+            status: row.status,
             throughput_rps: row.throughput_rps,
             p99_ms: row.latency_p99_ms,
             reason: row.reason.clone(),
@@ -487,12 +488,8 @@ impl<'a> Executor<'a> {
         }
         self.write_status()?;
         self.configurations.save(self.run)?;
-        let state = match self.status.state {
-            RunState::Interrupted => "interrupted",
-            _ => "complete",
-        };
         let _ = self.events.send(Event::RunFinished {
-            state: state.into(),
+            state: self.status.state,
             run_dir: self.run.path().to_path_buf(),
             message: self.status.message.clone(),
         });

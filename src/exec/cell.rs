@@ -105,7 +105,7 @@ pub fn measure_cell(
         row.reason = one_line(&format!(
             "service stopped answering: {why} after the measurement ({} ok, {} errors); \
              it is stopped and restarted; see {}",
-            row.requests,
+            row.ok,
             row.errors,
             service.log().display()
         ));
@@ -192,7 +192,7 @@ fn write_timeline(
         .iter()
         .map(|s| TimelineRow {
             second: s.second as u32,
-            requests: s.requests,
+            ok: s.ok,
             errors: s.errors,
             p50_ms: s.p50_us as f64 / 1000.0,
             p99_ms: s.p99_us as f64 / 1000.0,
@@ -267,7 +267,7 @@ fn row_of(
     let mut row = base_row(cell, started_at);
     let e = &r.errors;
     row.duration_s = r.elapsed.as_secs_f64();
-    row.requests = r.requests;
+    row.ok = r.ok;
     row.errors = e.total();
     row.err_connect_refused = e.connect_refused;
     row.err_connect_timeout = e.connect_timeout;
@@ -306,7 +306,7 @@ fn row_of(
         saturated: r.saturated.as_deref(),
         gen_cpu_share: r.generator.cpu_share,
         rates: r.target_rate.map(|t| (t, r.achieved_rate)),
-        successes: r.requests,
+        successes: r.ok,
         errors: e.total(),
         evidence_missing: ctx.evidence_missing.as_deref(),
     };

@@ -47,15 +47,15 @@ pub fn train(
             return Err("the training service died under load".into());
         }
         let report = result.map_err(|e| e.to_string())?;
-        if report.requests == 0 {
+        if report.ok == 0 {
             return Err(format!(
                 "no training request succeeded ({} errors)",
                 report.errors.total()
             ));
         }
         Ok(format!(
-            "{} requests ({} errors) in {:.1}s",
-            report.requests,
+            "{} successful requests ({} errors) in {:.1}s",
+            report.ok,
             report.errors.total(),
             started.elapsed().as_secs_f64()
         ))

@@ -34,7 +34,8 @@ pub struct CellSummary {
     pub p95_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     pub p999_ms: Option<f64>,
-    /// Errors summed over the used repeats, and their share of all requests.
+    /// Errors summed over the used repeats, and their share of all answers
+    /// (successes + errors).
     pub errors: u64,
     pub error_rate: f64,
     /// Median over repeats of the service's max RSS during the measurement.
@@ -208,7 +209,7 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         median(&used.iter().map(|r| f(r)).collect::<Vec<_>>()).map(|v| round_to(v, 3))
     };
     let errors: u64 = used.iter().map(|r| r.errors).sum();
-    let requests: u64 = used.iter().map(|r| r.requests + r.errors).sum();
+    let answers: u64 = used.iter().map(|r| r.ok + r.errors).sum();
     let first = repeats[0];
     CellSummary {
         config_id: config_id.to_string(),
@@ -233,8 +234,8 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         p99_ms: med(|r| r.latency_p99_ms),
         p999_ms: med(|r| r.latency_p999_ms),
         errors,
-        error_rate: if requests > 0 {
-            round_to(errors as f64 / requests as f64, 6)
+        error_rate: if answers > 0 {
+            round_to(errors as f64 / answers as f64, 6)
         } else {
             0.0
         },
@@ -252,7 +253,7 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         rps_per_cpu_s: median_of_some(used.iter().map(|r| {
             r.service_cpu_s
                 .filter(|cpu| *cpu > 0.0)
-                .map(|cpu| r.requests.saturating_sub(r.errors) as f64 / cpu)
+                .map(|cpu| r.ok as f64 / cpu)
         }))
         .map(|v| round_to(v, 1)),
     }
@@ -405,7 +406,7 @@ pub(super) mod tests {
             repeat,
             axes: axes.into(),
             duration_s: 5.0,
-            requests: (rps * 5.0) as u64,
+            ok: (rps * 5.0) as u64,
             throughput_rps: rps,
             latency_p99_ms: 2.0,
             service_cpu_s: Some(5.0),

@@ -159,7 +159,10 @@ pub struct MeasurementRow {
     pub target_rps: Option<f64>,
     pub started_at: String,
     pub duration_s: f64,
-    pub requests: u64,
+    /// Requests answered with the expected status; `errors` counts the
+    /// others, so every answer is `ok + errors`. The column is `requests`.
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub errors: u64,
     pub err_connect_refused: u64,
     pub err_connect_timeout: u64,
@@ -201,7 +204,9 @@ pub struct MeasurementRow {
 pub struct TimelineRow {
     /// Seconds since the measurement started (0-based).
     pub second: u32,
-    pub requests: u64,
+    /// Successful answers in this second (column `requests`); errors not included.
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub errors: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,

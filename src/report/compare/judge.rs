@@ -159,9 +159,8 @@ pub fn config_samples(run: &RunData, config_id: &str) -> Result<ConfigSamples, R
         match run.timeline(&m.cell_id)? {
             Some(rows) if !rows.is_empty() => {
                 for r in &rows {
-                    let ok = r.requests.saturating_sub(r.errors);
-                    rps_seconds.push(ok as f64);
-                    if ok > 0 {
+                    rps_seconds.push(r.ok as f64);
+                    if r.ok > 0 {
                         p99_seconds.push(r.p99_ms);
                     }
                 }

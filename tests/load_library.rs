@@ -43,7 +43,7 @@ fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection()
     c.warmup = Duration::from_millis(200);
     let r = run(&c, &LoadControl::new()).unwrap();
     let expected = connections as f64 * 200.0;
-    let got = r.requests as f64;
+    let got = r.ok as f64;
     let mean_ms = r.latency.mean() / 1000.0;
     // The closed-loop invariant, whatever the machine's load: N requests always
     // in flight, so count = N * window / mean latency (within 3%).
@@ -71,11 +71,7 @@ fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection()
     let p50 = r.latency.value_at_quantile(0.5);
     assert!((10_000..12_000).contains(&p50), "p50 {p50} us");
     assert_eq!(r.timeline.len(), 2);
-    assert!(
-        r.timeline
-            .iter()
-            .all(|s| s.requests > 0 && s.p50_us >= 10_000)
-    );
+    assert!(r.timeline.iter().all(|s| s.ok > 0 && s.p50_us >= 10_000));
     assert_eq!(r.target_rate, None);
 }
 
@@ -100,7 +96,7 @@ fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
     // Within the generator's own saturation criterion (1%): on a busy machine a
     // few sends due in the last milliseconds may not leave before the end.
     assert!(s.sent.abs_diff(4000) <= 40, "{s:?}");
-    assert!(r.requests.abs_diff(4000) <= 40, "{} requests", r.requests);
+    assert!(r.ok.abs_diff(4000) <= 40, "{} requests", r.ok);
     assert_eq!(r.errors.total(), 0);
     assert_eq!(r.target_rate, Some(2000.0));
     // A local server answers in well under a millisecond; the corrected p50
@@ -130,12 +126,7 @@ fn ramp_sends_half_the_full_rate_count_during_the_ramp() {
     // Within the generator's saturation criterion (1%); at most one answer
     // per connection may still be in flight when the window ends.
     assert!(s.sent.abs_diff(500) <= 5, "{s:?}");
-    assert!(
-        r.requests + 4 >= s.sent,
-        "{} of {} sent",
-        r.requests,
-        s.sent
-    );
+    assert!(r.ok + 4 >= s.sent, "{} of {} sent", r.ok, s.sent);
 }
 
 #[test]
@@ -143,7 +134,7 @@ fn request_count_stop_is_exact() {
     let server = TestServer::start(Behavior::Ok);
     let c = config(server.addr, 7, StopCondition::Requests(1234));
     let r = run(&c, &LoadControl::new()).unwrap();
-    assert_eq!(r.requests, 1234);
+    assert_eq!(r.ok, 1234);
     assert_eq!(
         server.requests.load(std::sync::atomic::Ordering::Relaxed),
         1234
@@ -155,7 +146,7 @@ fn refused_connections_are_counted_exactly() {
     let dead = RefusedPort::new();
     let c = config(dead.addr, 2, StopCondition::Requests(5));
     let r = run(&c, &LoadControl::new()).unwrap();
-    assert_eq!(r.requests, 0);
+    assert_eq!(r.ok, 0);
     assert_eq!(r.errors, errors_only(|e| e.connect_refused = 5));
 }
 
@@ -177,7 +168,7 @@ fn a_dead_server_run_ends_on_time() {
         "{:?}",
         start.elapsed()
     );
-    assert_eq!(r.requests, 0);
+    assert_eq!(r.ok, 0);
     assert!(r.errors.connect_refused > 0);
     assert_eq!(r.errors.total(), r.errors.connect_refused);
 }
@@ -190,7 +181,7 @@ fn reset_mid_body_is_counted_exactly() {
         &LoadControl::new(),
     )
     .unwrap();
-    assert_eq!(r.requests, 0);
+    assert_eq!(r.ok, 0);
     assert_eq!(r.errors, errors_only(|e| e.reset = 6));
 }
 
@@ -202,7 +193,7 @@ fn unexpected_status_is_counted_per_code() {
         &LoadControl::new(),
     )
     .unwrap();
-    assert_eq!(r.requests, 0);
+    assert_eq!(r.ok, 0);
     assert_eq!(r.errors, errors_only(|e| _ = e.status.insert(500, 50)));
     // Error answers keep the connection alive.
     assert_eq!(
@@ -244,7 +235,7 @@ fn chunked_connection_close_and_close_delimited_answers_succeed() {
             &LoadControl::new(),
         )
         .unwrap();
-        assert_eq!(r.requests, 40, "{behavior:?}: {:?}", r.errors);
+        assert_eq!(r.ok, 40, "{behavior:?}: {:?}", r.errors);
         assert_eq!(r.errors.total(), 0, "{behavior:?}");
         let conns = server
             .connections
@@ -303,7 +294,7 @@ fn probe_through_hyper_agrees_with_the_measured_loop() {
             &LoadControl::new(),
         )
         .unwrap();
-        assert_eq!(r.requests, 3, "{behavior:?}");
+        assert_eq!(r.ok, 3, "{behavior:?}");
     }
     let server = TestServer::start(Behavior::Status(500));
     let (status, body) =

@@ -2,6 +2,8 @@
 //! (tests/fixtures/runs/golden/; UPDATE_GOLDEN=1 regenerates them).
 mod report_support;
 
+use std::path::Path;
+
 use report_support::*;
 
 #[test]
@@ -88,6 +90,29 @@ fn wins_call_a_tie_inside_the_noise() {
     assert!(line("payload=8192,concurrency=96").contains(",tie,go-stdlib,"));
     // A 31% lead with disjoint ranges is a win.
     assert!(line("payload=7,concurrency=1").contains(",go-stdlib,go-stdlib,"));
+}
+
+/// The reference run committed under results/ (written by `runner exec`,
+/// not by hand) still reads, and renders to the reports committed with it.
+#[test]
+fn the_committed_reference_run_renders_as_committed() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2026/20261130T100516Z");
+    let (_tmp, run) = copy_run(&committed);
+    runner().arg("report").arg(&run).assert().success();
+    for file in [
+        "summary-by-cell.csv",
+        "peak-throughput.csv",
+        "throughput-pivot.csv",
+        "wins.csv",
+        "report.md",
+        "report.html",
+    ] {
+        let text = |dir: &Path| {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+            redact_svg(&redact_generated_at(&text))
+        };
+        assert!(text(&run) == text(&committed), "{file} renders differently");
+    }
 }
 
 #[test]

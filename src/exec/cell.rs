@@ -14,8 +14,8 @@ use super::verdict::{CellFacts, one_line, verdict};
 use crate::load::{self, LoadControl, LoadError, LoadReport};
 use crate::plan::{AxisValue, Cell, LoadMode, Plan};
 use crate::results::{
-    HISTOGRAMS_DIR, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR, TimelineRow, rfc3339_now,
-    write_csv,
+    CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR,
+    TimelineRow, rfc3339_now, write_csv,
 };
 use crate::sample::{Sampler, SamplerOutput};
 use crate::service::{Service, ServiceError};
@@ -90,7 +90,7 @@ pub fn measure_cell(
         Ok(r) => r,
         Err(e) => {
             let mut row = base_row(cell, &started_at);
-            row.status = "failed".into();
+            row.status = CellStatus::Failed;
             row.reason = one_line(&format!("load generator: {e}"));
             return Ok(CellEnd::Recorded(Box::new(row)));
         }
@@ -102,11 +102,11 @@ pub fn measure_cell(
         .map_err(crate::results::ResultsError::write(&hlog))?;
     let mut row = row_of(ctx, cell, &started_at, &report, &samples);
     if let Some(why) = hung(ctx, service, cell) {
-        row.status = "failed".into();
+        row.status = CellStatus::Failed;
         row.reason = one_line(&format!(
             "service stopped answering: {why} after the measurement ({} ok, {} errors); \
              it is stopped and restarted; see {}",
-            row.requests,
+            row.ok,
             row.errors,
             service.log().display()
         ));
@@ -193,7 +193,7 @@ fn write_timeline(
         .iter()
         .map(|s| TimelineRow {
             second: s.second as u32,
-            requests: s.requests,
+            ok: s.ok,
             errors: s.errors,
             p50_ms: s.p50_us as f64 / 1000.0,
             p99_ms: s.p99_us as f64 / 1000.0,
@@ -214,8 +214,8 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
             })
     };
     let (mode, target) = match cell.load.mode {
-        LoadMode::Closed { .. } => ("closed", None),
-        LoadMode::Open { rate, .. } => ("open", Some(rate)),
+        LoadMode::Closed { .. } => (LoopMode::Closed, None),
+        LoadMode::Open { rate, .. } => (LoopMode::Open, Some(rate)),
     };
     MeasurementRow {
         cell_id: cell.id.clone(),
@@ -230,7 +230,7 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
             .join(","),
         payload: axis_int("payload"),
         concurrency: axis_int("concurrency"),
-        mode: mode.into(),
+        mode,
         target_rps: target,
         started_at: started_at.to_string(),
         ..Default::default()
@@ -244,7 +244,7 @@ fn died_row(service: &mut Service, cell: &Cell, started_at: &str, phase: &str) -
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut row = base_row(cell, started_at);
-    row.status = "failed".into();
+    row.status = CellStatus::Failed;
     row.reason = one_line(&format!(
         "service died during the {phase} ({}); see {}; last log lines: {}",
         service.exit_text(),
@@ -268,7 +268,7 @@ fn row_of(
     let mut row = base_row(cell, started_at);
     let e = &r.errors;
     row.duration_s = r.elapsed.as_secs_f64();
-    row.requests = r.requests;
+    row.ok = r.ok;
     row.errors = e.total();
     row.err_connect_refused = e.connect_refused;
     row.err_connect_timeout = e.connect_timeout;
@@ -307,12 +307,12 @@ fn row_of(
         saturated: r.saturated.as_deref(),
         gen_cpu_share: r.generator.cpu_share,
         rates: r.target_rate.map(|t| (t, r.achieved_rate)),
-        successes: r.requests,
+        successes: r.ok,
         errors: e.total(),
         evidence_missing: ctx.evidence_missing.as_deref(),
     };
     let (status, reason) = verdict(&facts);
-    row.status = status.into();
+    row.status = status;
     row.reason = reason;
     row
 }

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::plan::{Plan, RuntimePlan};
 use crate::results::{
-    CONFIGURATIONS_FILE, ConfigurationRow, ResultsError, RunDir, read_csv, write_csv_atomic,
+    CONFIGURATIONS_FILE, ConfigurationRow, ConfigurationStatus, ResultsError, RunDir, read_csv,
+    write_csv_atomic,
 };
 
 pub struct Configurations {
@@ -42,9 +43,9 @@ impl Configurations {
     /// status goes back to `pending` until this session decides.
     pub fn retry(&mut self, runtime: &str) {
         if let Some(row) = self.rows.get_mut(runtime)
-            && row.status == "skipped"
+            && row.status == ConfigurationStatus::Skipped
         {
-            row.status = "pending".into();
+            row.status = ConfigurationStatus::Pending;
             row.reason.clear();
         }
     }
@@ -84,7 +85,7 @@ fn declared(rt: &RuntimePlan) -> ConfigurationRow {
             .map(|h| h.display().to_string())
             .unwrap_or_default(),
         tags: rt.tags.join(","),
-        status: "pending".into(),
+        status: ConfigurationStatus::Pending,
         ..Default::default()
     }
 }

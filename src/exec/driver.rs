@@ -9,9 +9,9 @@
 use std::collections::BTreeSet;
 
 use super::cell::{CellContext, CellEnd};
-use crate::preflight::Preflight;
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::preflight::Preflight;
 use crate::results::{Environment, LifecycleRow, ResultsError};
 
 /// Everything `run` asks of the outside world.

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::results::{CellStatus, RunState};
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     RunStarted {
@@ -50,13 +52,13 @@ pub enum Event {
     },
     CellFinished {
         cell_id: String,
-        status: String,
+        status: CellStatus,
         throughput_rps: f64,
         p99_ms: f64,
         reason: String,
     },
     RunFinished {
-        state: String,
+        state: RunState,
         run_dir: PathBuf,
         message: Option<String>,
     },

@@ -6,10 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::cell::{CellContext, CellEnd};
 use super::driver::{Driver, Running, StartFailure};
-use crate::preflight::Preflight;
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
-use crate::results::{Environment, LifecycleRow, MeasurementRow, ResultsError};
+use crate::preflight::Preflight;
+use crate::results::{
+    CellStatus, Environment, LifecycleRow, MeasurementRow, Phase, ResultsError, StopOutcome,
+};
 
 /// How a scripted cell ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,21 +56,21 @@ impl Fake {
 fn lifecycle(runtime: &str, start_index: u32) -> LifecycleRow {
     LifecycleRow {
         runtime: runtime.to_string(),
-        phase: "measure".into(),
+        phase: Phase::Measure,
         start_index,
         ..Default::default()
     }
 }
 
-fn row(cell: &Cell, status: &str, reason: &str) -> Box<MeasurementRow> {
+fn row(cell: &Cell, status: CellStatus, reason: &str) -> Box<MeasurementRow> {
     Box::new(MeasurementRow {
         cell_id: cell.id.clone(),
         config_id: cell.config_id.clone(),
         runtime: cell.runtime.clone(),
         repeat: cell.repeat,
-        requests: 100,
+        ok: 100,
         throughput_rps: 100.0,
-        status: status.into(),
+        status,
         reason: reason.into(),
         ..Default::default()
     })
@@ -106,7 +108,7 @@ impl Driver for Fake {
     ) -> (Result<(), String>, LifecycleRow) {
         self.calls.push(format!("train {}", rt.name));
         let mut row = lifecycle(&rt.name, 1);
-        row.phase = "train".into();
+        row.phase = Phase::Train;
         (Ok(()), row)
     }
 
@@ -148,9 +150,9 @@ impl Driver for Fake {
         );
         self.calls.push(format!("measure {}", cell.id));
         Ok(match self.cells.get(&cell.id) {
-            None => CellEnd::Recorded(row(cell, "ok", "")),
+            None => CellEnd::Recorded(row(cell, CellStatus::Ok, "")),
             Some(CellScript::Dies) => {
-                CellEnd::ServiceDied(row(cell, "failed", "the service died (scripted)"))
+                CellEnd::ServiceDied(row(cell, CellStatus::Failed, "the service died (scripted)"))
             }
             Some(CellScript::Interrupted) => {
                 ctx.interrupt.trigger();
@@ -167,7 +169,7 @@ impl Driver for Fake {
         self.calls
             .push(format!("stop {} #{}", rt.name, running.service.start_index));
         let mut row = running.lifecycle;
-        row.stop = "graceful".into();
+        row.stop = Some(StopOutcome::Graceful);
         (row, None)
     }
 }

@@ -10,9 +10,9 @@ use super::driver::{Running, StartFailure};
 use super::load_config::warmup_config;
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
-use crate::results::{LifecycleRow, rfc3339_now};
+use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::sample::session_usage;
-use crate::service::{Service, ServiceCommand, http_status};
+use crate::service::{Service, ServiceCommand, StopKind, http_status};
 use crate::train::find_evidence;
 
 /// Starts `rt` for measuring: health, first request, idle RSS, service
@@ -27,7 +27,7 @@ pub fn start_measured(
     let offset = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
     let mut lifecycle = LifecycleRow {
         runtime: rt.name.clone(),
-        phase: "measure".into(),
+        phase: Phase::Measure,
         start_index,
         started_at: rfc3339_now(),
         ..Default::default()
@@ -39,10 +39,10 @@ pub fn start_measured(
             if let Some(service) = service {
                 let report = service.stop(&rt.stop);
                 let (kind, status) = match report {
-                    Ok(r) => (r.kind.as_str().to_string(), r.exit_status),
-                    Err(e) => ("killed".into(), e.to_string()),
+                    Ok(r) => (r.kind.into(), r.exit_status),
+                    Err(e) => (StopOutcome::Killed, e.to_string()),
                 };
-                lifecycle.stop = kind;
+                lifecycle.stop = Some(kind);
                 lifecycle.exit_status = status;
             }
             Box::new(StartFailure {
@@ -177,14 +177,25 @@ pub fn stop_measured(
     }
     match running.service.stop(&rt.stop) {
         Ok(report) => {
-            row.stop = report.kind.as_str().into();
+            row.stop = Some(report.kind.into());
             row.exit_status = report.exit_status;
             (row, None)
         }
         Err(e) => {
-            row.stop = "killed".into();
+            row.stop = Some(StopOutcome::Killed);
             row.exit_status = e.to_string();
             (row, Some(e.to_string()))
+        }
+    }
+}
+
+/// lifecycle.csv records how the service layer says a service ended.
+impl From<StopKind> for StopOutcome {
+    fn from(kind: StopKind) -> Self {
+        match kind {
+            StopKind::Graceful => StopOutcome::Graceful,
+            StopKind::Killed => StopOutcome::Killed,
+            StopKind::Died => StopOutcome::Died,
         }
     }
 }

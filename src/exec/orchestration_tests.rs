@@ -11,8 +11,8 @@ use super::run::{RunOutcome, RunRequest, run};
 use super::{Event, ExecError};
 use crate::plan::{Plan, PlanOptions};
 use crate::results::{
-    CONFIGURATIONS_FILE, ConfigurationRow, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE,
-    MeasurementRow, RunDir, RunState, read_csv,
+    CONFIGURATIONS_FILE, CellStatus, ConfigurationRow, ConfigurationStatus, LIFECYCLE_FILE,
+    LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, RunDir, RunState, read_csv,
 };
 
 /// Two runtimes, `a` and `b`, two payloads, two repeats: 8 cells.
@@ -102,8 +102,14 @@ fn sequential_order_starts_each_runtime_once_and_measures_every_cell() {
     assert_eq!(outcome.state, RunState::Complete);
     assert_eq!(outcome.exit_code(), 0);
     assert_eq!(measured_ids(&outcome).len(), 8);
-    assert_eq!(configuration(&outcome, "a").status, "ran");
-    assert_eq!(configuration(&outcome, "b").status, "ran");
+    assert_eq!(
+        configuration(&outcome, "a").status,
+        ConfigurationStatus::Ran
+    );
+    assert_eq!(
+        configuration(&outcome, "b").status,
+        ConfigurationStatus::Ran
+    );
     assert_eq!(configuration(&outcome, "a").build_seconds, Some(0.5));
 }
 
@@ -174,7 +180,7 @@ fn a_death_mid_cell_records_it_failed_and_restarts_the_service_for_the_next_cell
     assert_eq!(outcome.exit_code(), 1, "a failed cell makes the run exit 1");
     let failed: Vec<MeasurementRow> = rows::<MeasurementRow>(&outcome, MEASUREMENTS_FILE)
         .into_iter()
-        .filter(|r| r.status == "failed")
+        .filter(|r| r.status == CellStatus::Failed)
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].cell_id, "a/payload=2/r1");
@@ -183,7 +189,10 @@ fn a_death_mid_cell_records_it_failed_and_restarts_the_service_for_the_next_cell
         .filter(|r| r.runtime == "a")
         .count();
     assert_eq!(starts, 2, "one lifecycle row per start of a");
-    assert_eq!(configuration(&outcome, "a").status, "ran");
+    assert_eq!(
+        configuration(&outcome, "a").status,
+        ConfigurationStatus::Ran
+    );
 }
 
 #[test]
@@ -207,7 +216,7 @@ fn more_deaths_than_max_restarts_skip_the_runtime_and_the_others_still_run() {
     let reason = outcome.skipped.get("a").expect("a is skipped");
     assert!(reason.contains("2 time(s) (max_restarts: 1)"), "{reason}");
     let row = configuration(&outcome, "a");
-    assert_eq!(row.status, "skipped");
+    assert_eq!(row.status, ConfigurationStatus::Skipped);
     assert_eq!(&row.reason, reason);
     assert!(
         events
@@ -240,7 +249,10 @@ fn a_failed_build_or_start_skips_only_its_runtime() {
     assert!(fake.calls_of("measure b/").is_empty());
     assert_eq!(fake.calls_of("measure a/").len(), 4);
     assert!(outcome.skipped["b"].contains("no 200 from GET /health"));
-    assert_eq!(configuration(&outcome, "b").status, "skipped");
+    assert_eq!(
+        configuration(&outcome, "b").status,
+        ConfigurationStatus::Skipped
+    );
 }
 
 #[test]
@@ -273,7 +285,10 @@ fn sigint_mid_cell_records_nothing_for_it_stops_the_service_and_resume_finishes(
     assert_eq!(status.state, RunState::Interrupted);
     assert!(events.iter().any(|e| matches!(
         e,
-        Event::RunFinished { state, .. } if state == "interrupted"
+        Event::RunFinished {
+            state: RunState::Interrupted,
+            ..
+        }
     )));
 
     let mut again = Fake::default();

@@ -153,6 +153,7 @@ fn bar_loop(rx: Receiver<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::{CellStatus, RunState};
     use std::sync::mpsc::channel;
 
     #[test]
@@ -171,10 +172,16 @@ mod tests {
         .unwrap();
         tx.send(Event::CellFinished {
             cell_id: "go/payload=7/r1".into(),
-            status: "suspect".into(),
+            status: CellStatus::Suspect,
             throughput_rps: 1234.4,
             p99_ms: 1.234,
             reason: "generator saturated".into(),
+        })
+        .unwrap();
+        tx.send(Event::RunFinished {
+            state: RunState::Interrupted,
+            run_dir: "results/x/1".into(),
+            message: Some("interrupted by SIGINT".into()),
         })
         .unwrap();
         drop(tx);
@@ -183,7 +190,8 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "build go: unchanged, skipped\n\
-             cell go/payload=7/r1: suspect, 1234 req/s, p99 1.23 ms (generator saturated)\n"
+             cell go/payload=7/r1: suspect, 1234 req/s, p99 1.23 ms (generator saturated)\n\
+             run interrupted: interrupted by SIGINT\nresults: results/x/1\n"
         );
     }
 }

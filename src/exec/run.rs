@@ -19,8 +19,9 @@ use super::verdict::one_line;
 use crate::plan::{Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_cells};
 use crate::results::{
-    CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow, MEASUREMENTS_FILE, MeasurementRow,
-    PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id, rfc3339_now,
+    CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
+    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE,
+    new_run_id, rfc3339_now,
 };
 
 /// A run of a plan: the plan and what the run is asked beyond it.
@@ -232,7 +233,7 @@ impl<'a, D: Driver> Executor<'a, D> {
     fn skip(&mut self, runtime: &str, reason: String) -> Result<(), ExecError> {
         let reason = one_line(&reason);
         let row = self.configurations.get_mut(runtime);
-        row.status = "skipped".into();
+        row.status = ConfigurationStatus::Skipped;
         row.reason = reason.clone();
         self.configurations.save(self.ctx.run)?;
         let _ = self.ctx.events.send(Event::RuntimeSkipped {
@@ -410,19 +411,19 @@ impl<'a, D: Driver> Executor<'a, D> {
 
     fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
         self.measurements.append(row)?;
-        if row.status == "failed" {
+        if row.status == CellStatus::Failed {
             self.cells_failed += 1;
         }
         let conf = self.configurations.get_mut(&row.runtime);
-        if conf.status == "pending" {
-            conf.status = "ran".into();
+        if conf.status == ConfigurationStatus::Pending {
+            conf.status = ConfigurationStatus::Ran;
             self.configurations.save(self.ctx.run)?;
         }
         self.status.cells_done += 1;
         self.write_status()?;
         let _ = self.ctx.events.send(Event::CellFinished {
             cell_id: row.cell_id.clone(),
-            status: row.status.clone(),
+            status: row.status,
             throughput_rps: row.throughput_rps,
             p99_ms: row.latency_p99_ms,
             reason: row.reason.clone(),
@@ -463,12 +464,8 @@ impl<'a, D: Driver> Executor<'a, D> {
         }
         self.write_status()?;
         self.configurations.save(self.ctx.run)?;
-        let state = match self.status.state {
-            RunState::Interrupted => "interrupted",
-            _ => "complete",
-        };
         let _ = self.ctx.events.send(Event::RunFinished {
-            state: state.into(),
+            state: self.status.state,
             run_dir: self.ctx.run.path().to_path_buf(),
             message: self.status.message.clone(),
         });

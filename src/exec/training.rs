@@ -5,7 +5,7 @@ use super::cell::{CellContext, guarded_run};
 use super::load_config::request_spec;
 use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
-use crate::results::{LifecycleRow, rfc3339_now};
+use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::train::{TrainOutcome, train_runtime};
 
 /// Trains `rt`; returns the outcome (or the error text) and its lifecycle row.
@@ -17,7 +17,7 @@ pub fn train(
     let log = ctx.run.log(&format!("train-{}", rt.name));
     let mut lifecycle = LifecycleRow {
         runtime: rt.name.clone(),
-        phase: "train".into(),
+        phase: Phase::Train,
         start_index: 1,
         started_at: rfc3339_now(),
         ..Default::default()
@@ -47,15 +47,15 @@ pub fn train(
             return Err("the training service died under load".into());
         }
         let report = result.map_err(|e| e.to_string())?;
-        if report.requests == 0 {
+        if report.ok == 0 {
             return Err(format!(
                 "no training request succeeded ({} errors)",
                 report.errors.total()
             ));
         }
         Ok(format!(
-            "{} requests ({} errors) in {:.1}s",
-            report.requests,
+            "{} successful requests ({} errors) in {:.1}s",
+            report.ok,
             report.errors.total(),
             started.elapsed().as_secs_f64()
         ))
@@ -64,10 +64,10 @@ pub fn train(
     let result = train_runtime(rt, tp, cpus, &log, &mut drive, &|| interrupt.is_set());
     if let Ok(outcome) = &result {
         lifecycle.startup_ms = Some(outcome.startup.as_secs_f64() * 1000.0);
-        lifecycle.stop = outcome.stop.kind.as_str().into();
+        lifecycle.stop = Some(outcome.stop.kind.into());
         lifecycle.exit_status = outcome.stop.exit_status.clone();
     } else {
-        lifecycle.stop = "failed".into();
+        lifecycle.stop = Some(StopOutcome::Failed);
     }
     (result.map_err(|e| e.to_string()), lifecycle)
 }

@@ -1,5 +1,6 @@
 //! Whether a measured cell can be trusted: `ok`, or `suspect` with every
 //! reason (never silently kept, never silently dropped).
+use crate::results::CellStatus;
 
 /// Share of its CPU budget above which the generator may have limited the result.
 pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
@@ -21,11 +22,11 @@ pub struct CellFacts<'a> {
     pub evidence_missing: Option<&'a str>,
 }
 
-/// `("ok", "")`, `("suspect", reasons)` or `("failed", reason)`.
-pub fn verdict(f: &CellFacts) -> (&'static str, String) {
+/// `(Ok, "")`, `(Suspect, reasons)` or `(Failed, reason)`.
+pub fn verdict(f: &CellFacts) -> (CellStatus, String) {
     if f.successes == 0 {
         return (
-            "failed",
+            CellStatus::Failed,
             format!("no successful request ({} errors)", f.errors),
         );
     }
@@ -53,9 +54,9 @@ pub fn verdict(f: &CellFacts) -> (&'static str, String) {
         reasons.push(format!("training evidence not found: {what}"));
     }
     if reasons.is_empty() {
-        ("ok", String::new())
+        (CellStatus::Ok, String::new())
     } else {
-        ("suspect", reasons.join("; "))
+        (CellStatus::Suspect, reasons.join("; "))
     }
 }
 
@@ -82,7 +83,7 @@ mod tests {
 
     #[test]
     fn healthy_cell_is_ok() {
-        assert_eq!(verdict(&facts()), ("ok", String::new()));
+        assert_eq!(verdict(&facts()), (CellStatus::Ok, String::new()));
     }
 
     #[test]
@@ -93,7 +94,7 @@ mod tests {
             ..facts()
         };
         let (status, reason) = verdict(&f);
-        assert_eq!(status, "suspect");
+        assert_eq!(status, CellStatus::Suspect);
         assert!(reason.contains("93% of its CPU budget"), "{reason}");
         assert!(
             reason.contains("900 req/s achieved for 1000 targeted"),
@@ -111,7 +112,7 @@ mod tests {
         assert_eq!(
             verdict(&f),
             (
-                "suspect",
+                CellStatus::Suspect,
                 "generator saturated: generator CPU at 86%".into()
             )
         );
@@ -123,7 +124,7 @@ mod tests {
             rates: Some((1000.0, 960.0)),
             ..facts()
         };
-        assert_eq!(verdict(&f).0, "ok");
+        assert_eq!(verdict(&f).0, CellStatus::Ok);
     }
 
     #[test]
@@ -135,7 +136,10 @@ mod tests {
         };
         assert_eq!(
             verdict(&f),
-            ("failed", "no successful request (12 errors)".into())
+            (
+                CellStatus::Failed,
+                "no successful request (12 errors)".into()
+            )
         );
     }
 

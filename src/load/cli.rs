@@ -290,7 +290,7 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
     let _ = writeln!(
         out,
         "  requests    {} ok, {:.1} req/s, {} errors",
-        report.requests,
+        report.ok,
         report.throughput(),
         report.errors.total()
     );

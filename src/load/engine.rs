@@ -126,7 +126,7 @@ fn merge(
     let mut latency = new_histogram();
     let mut service_time = new_histogram();
     let mut errors = ErrorCounts::default();
-    let (mut requests, mut sent, mut late) = (0, 0, 0);
+    let (mut ok, mut sent, mut late) = (0, 0, 0);
     let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
     for r in &results {
         // Same bounds everywhere: adding cannot fail.
@@ -137,7 +137,7 @@ fn merge(
             .add(&r.recorder.service_time)
             .expect("same histogram bounds");
         errors.merge(&r.recorder.errors);
-        requests += r.recorder.ok;
+        ok += r.recorder.ok;
         sent += r.recorder.sent;
         late += r.recorder.late;
         user += r.cpu.user;
@@ -164,8 +164,8 @@ fn merge(
     let saturated = saturation(&generator, schedule.as_ref());
     LoadReport {
         elapsed,
-        requests,
-        achieved_rate: per_second(requests + errors.total(), elapsed),
+        ok,
+        achieved_rate: per_second(ok + errors.total(), elapsed),
         errors,
         latency,
         service_time,
@@ -237,14 +237,13 @@ impl TimelineCollector {
     fn add(&mut self, s: SecondSample) {
         self.latest[s.worker] = Some(s.second);
         match self.open.get_mut(&s.second) {
-            Some((req, err, h)) => {
-                *req += s.requests;
+            Some((ok, err, h)) => {
+                *ok += s.ok;
                 *err += s.errors;
                 h.add(&s.latency).expect("same histogram bounds");
             }
             None => {
-                self.open
-                    .insert(s.second, (s.requests, s.errors, s.latency));
+                self.open.insert(s.second, (s.ok, s.errors, s.latency));
             }
         }
         // A worker that reported nothing yet may still report any second.
@@ -264,10 +263,10 @@ impl TimelineCollector {
             if *entry.key() >= second {
                 break;
             }
-            let (s, (requests, errors, h)) = entry.remove_entry();
+            let (s, (ok, errors, h)) = entry.remove_entry();
             self.done.push(SecondStats {
                 second: s,
-                requests,
+                ok,
                 errors,
                 p50_us: h.value_at_quantile(0.5),
                 p99_us: h.value_at_quantile(0.99),
@@ -286,7 +285,7 @@ impl TimelineCollector {
                 Some(s) if s.second == second => out.push(it.next().expect("peeked")),
                 _ => out.push(SecondStats {
                     second,
-                    requests: 0,
+                    ok: 0,
                     errors: 0,
                     p50_us: 0,
                     p99_us: 0,
@@ -311,7 +310,7 @@ mod tests {
         SecondSample {
             worker,
             second,
-            requests: latencies.len() as u64,
+            ok: latencies.len() as u64,
             errors: 1,
             latency,
         }
@@ -328,12 +327,12 @@ mod tests {
         t.add(sample(1, 3, &[400]));
         // Both workers are past seconds 0 and 1: second 0 is closed and merged.
         assert_eq!(t.done.len(), 1);
-        assert_eq!(t.done[0].requests, 4);
+        assert_eq!(t.done[0].ok, 4);
         assert_eq!(t.done[0].errors, 2);
         assert_eq!(t.done[0].p50_us, 100);
         assert!(t.done[0].p99_us >= 9_900);
         let all = t.finish(Duration::from_secs(4));
-        let seconds: Vec<(u64, u64)> = all.iter().map(|s| (s.second, s.requests)).collect();
+        let seconds: Vec<(u64, u64)> = all.iter().map(|s| (s.second, s.ok)).collect();
         assert_eq!(seconds, [(0, 4), (1, 0), (2, 1), (3, 1)]);
     }
 

@@ -58,7 +58,7 @@ pub enum ErrorClass {
 }
 
 /// Failed requests by class. Counts are exact: every request that started
-/// in the measured window ends up either in `LoadReport::requests` or here.
+/// in the measured window ends up either in `LoadReport::ok` or here.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ErrorCounts {
     pub connect_refused: u64,

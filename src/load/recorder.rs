@@ -36,7 +36,8 @@ fn new_timeline_histogram() -> Histogram<u64> {
 pub struct SecondSample {
     pub worker: usize,
     pub second: u64,
-    pub requests: u64,
+    /// Requests completed with the expected status.
+    pub ok: u64,
     pub errors: u64,
     pub latency: Histogram<u64>,
 }
@@ -108,7 +109,7 @@ impl Recorder {
             .saturating_record(micros(done.saturating_duration_since(sent)));
         self.ok += 1;
         let s = self.second_for(done);
-        s.requests += 1;
+        s.ok += 1;
         s.latency.saturating_record(latency);
         self.unpublished_ok += 1;
         self.maybe_publish();
@@ -141,7 +142,7 @@ impl Recorder {
         self.second.get_or_insert_with(|| SecondSample {
             worker: self.worker,
             second,
-            requests: 0,
+            ok: 0,
             errors: 0,
             latency: new_timeline_histogram(),
         })

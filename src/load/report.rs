@@ -15,7 +15,9 @@ use super::error::ErrorCounts;
 pub struct SecondStats {
     /// Seconds since the start of the measured window.
     pub second: u64,
-    pub requests: u64,
+    /// Requests completed with the expected status (errors not included).
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub errors: u64,
     /// Latency of the requests completed in this second (0 when none).
     pub p50_us: u64,
@@ -55,8 +57,9 @@ pub struct ScheduleStats {
 pub struct LoadReport {
     /// Length of the measured window.
     pub elapsed: Duration,
-    /// Requests completed with the expected status.
-    pub requests: u64,
+    /// Requests completed with the expected status; `errors` counts the
+    /// others, so every answer is `ok + errors.total()`.
+    pub ok: u64,
     pub errors: ErrorCounts,
     /// Microseconds; in open loop from the intended send time (coordinated
     /// omission corrected), in closed loop equal to `service_time`.
@@ -102,7 +105,9 @@ impl Percentiles {
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportSummary<'a> {
     pub elapsed_s: f64,
-    pub requests: u64,
+    /// Successful requests (`errors_total` are the others).
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub throughput: f64,
     pub errors_total: u64,
     pub errors: &'a ErrorCounts,
@@ -121,14 +126,14 @@ pub struct ReportSummary<'a> {
 impl LoadReport {
     /// Successful requests per second of the measured window.
     pub fn throughput(&self) -> f64 {
-        per_second(self.requests, self.elapsed)
+        per_second(self.ok, self.elapsed)
     }
 
     /// Requests (successes and errors) per CPU-second of the generator.
     pub fn requests_per_cpu_s(&self) -> f64 {
         let cpu = self.generator.cpu_s();
         if cpu > 0.0 {
-            (self.requests + self.errors.total()) as f64 / cpu
+            (self.ok + self.errors.total()) as f64 / cpu
         } else {
             0.0
         }
@@ -137,7 +142,7 @@ impl LoadReport {
     pub fn summary(&self) -> ReportSummary<'_> {
         ReportSummary {
             elapsed_s: self.elapsed.as_secs_f64(),
-            requests: self.requests,
+            ok: self.ok,
             throughput: self.throughput(),
             errors_total: self.errors.total(),
             errors: &self.errors,
@@ -181,4 +186,51 @@ impl LoadReport {
 pub(crate) fn per_second(count: u64, elapsed: Duration) -> f64 {
     let s = elapsed.as_secs_f64();
     if s > 0.0 { count as f64 / s } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::recorder::new_histogram;
+
+    /// `runner load --json` keeps its `requests` keys: scripts read them.
+    #[test]
+    fn the_json_summary_calls_the_successes_requests() {
+        let report = LoadReport {
+            elapsed: Duration::from_secs(1),
+            ok: 90,
+            errors: ErrorCounts {
+                reset: 10,
+                ..Default::default()
+            },
+            latency: new_histogram(),
+            service_time: new_histogram(),
+            timeline: vec![SecondStats {
+                second: 0,
+                ok: 90,
+                errors: 10,
+                p50_us: 0,
+                p99_us: 0,
+            }],
+            generator: GeneratorUsage {
+                user_s: 0.5,
+                system_s: 0.0,
+                threads: 1,
+                cpu_share: 0.5,
+            },
+            saturated: None,
+            target_rate: None,
+            achieved_rate: 100.0,
+            schedule: None,
+            was_cancelled: false,
+        };
+        let json = serde_json::to_value(report.summary()).unwrap();
+        assert_eq!(json["requests"], 90);
+        assert_eq!(json["errors_total"], 10);
+        assert_eq!(json["throughput"], 90.0);
+        // Every answer, successes and errors, per generator CPU-second.
+        assert_eq!(json["requests_per_cpu_s"], 200.0);
+        assert_eq!(json["timeline"][0]["requests"], 90);
+        assert_eq!(json["timeline"][0]["errors"], 10);
+    }
 }

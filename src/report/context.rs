@@ -4,8 +4,9 @@ use serde::Serialize;
 
 use super::charts::Chart;
 use super::run_data::RunData;
-use super::summary::{Summary, TIE_RULE};
-use crate::results::model::{ConfigurationRow, Environment, RunStatus};
+use super::summary::Summary;
+use super::wins::TIE_RULE;
+use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
 
 #[derive(Serialize)]
 struct Experiment<'a> {
@@ -67,7 +68,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         skipped: run
             .configurations
             .iter()
-            .filter(|c| c.status != "ran")
+            .filter(|c| c.status != ConfigurationStatus::Ran)
             .collect(),
         tie_rule: TIE_RULE,
         summary,

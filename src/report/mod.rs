@@ -15,6 +15,7 @@ mod run_data;
 pub mod stats;
 pub mod summary;
 mod templating;
+pub mod wins;
 
 use std::path::{Path, PathBuf};
 

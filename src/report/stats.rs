@@ -57,6 +57,12 @@ pub fn median(values: &[f64]) -> Option<f64> {
     })
 }
 
+/// `value` rounded to `decimals` places (what the tables show and the CSVs hold).
+pub fn round_to(value: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (value * f).round() / f
+}
+
 /// Median of optional values, ignoring the missing ones.
 pub fn median_of_some(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
     let present: Vec<f64> = values.into_iter().flatten().collect();

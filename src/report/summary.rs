@@ -7,18 +7,9 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::run_data::RunData;
-use super::stats::{Spread, median, median_of_some};
-use crate::results::model::MeasurementRow;
-
-/// With a single usable repeat the noise is unknown: below this relative
-/// difference the leader is called a tie.
-pub const SINGLE_REPEAT_TIE: f64 = 0.05;
-
-/// The tie rule, quoted in reports so that readers know what "tie" means.
-pub const TIE_RULE: &str = "A cell is won by the runtime with the highest median throughput over its repeats. \
-It is a tie instead when the leader is within the noise of another runtime: their min-max ranges over \
-repeats overlap, or their medians differ by less than the wider of the two ranges; with a single usable \
-repeat on either side (noise unknown), when the medians differ by less than 5%.";
+use super::stats::{Spread, median, median_of_some, round_to};
+use super::wins::{WinCount, WinRow, win_counts, wins};
+use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
 
 /// One configuration (runtime x axes) rolled up over its repeats.
 #[derive(Debug, Clone, Serialize)]
@@ -43,7 +34,8 @@ pub struct CellSummary {
     pub p95_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     pub p999_ms: Option<f64>,
-    /// Errors summed over the used repeats, and their share of all requests.
+    /// Errors summed over the used repeats, and their share of all answers
+    /// (successes + errors).
     pub errors: u64,
     pub error_rate: f64,
     /// Median over repeats of the service's max RSS during the measurement.
@@ -101,34 +93,6 @@ pub struct PivotRow {
     pub rps: Vec<Option<f64>>,
 }
 
-/// Who won one point of the axes.
-#[derive(Debug, Clone, Serialize)]
-pub struct WinRow {
-    pub axes: String,
-    pub payload: Option<i64>,
-    pub concurrency: Option<i64>,
-    /// The winning runtime, or `tie`.
-    pub winner: String,
-    /// Highest median throughput, whether or not it won outright.
-    pub leader: String,
-    pub leader_rps: f64,
-    /// Runtimes within the noise of the leader, joined with `;`.
-    pub tied_with: String,
-    pub runner_up: String,
-    /// Leader over runner-up, in percent.
-    pub margin_pct: Option<f64>,
-    /// Which part of the tie rule decided.
-    pub rule: String,
-}
-
-/// Outright wins and ties per runtime.
-#[derive(Debug, Clone, Serialize)]
-pub struct WinCount {
-    pub runtime: String,
-    pub wins: usize,
-    pub ties: usize,
-}
-
 /// Service starts of one runtime in the measure phase.
 #[derive(Debug, Clone, Serialize)]
 pub struct StartupRow {
@@ -150,7 +114,7 @@ pub struct FlaggedRow {
     pub cell_id: String,
     pub runtime: String,
     pub axes: String,
-    pub status: String,
+    pub status: CellStatus,
     pub reason: String,
     pub throughput_rps: f64,
     pub errors: u64,
@@ -179,20 +143,7 @@ impl Summary {
         let peaks = peaks(&runtimes, &cells);
         let pivot = pivot(&runtimes, &cells);
         let wins = wins(&cells);
-        let win_counts = runtimes
-            .iter()
-            .map(|rt| WinCount {
-                runtime: rt.clone(),
-                wins: wins.iter().filter(|w| &w.winner == rt).count(),
-                ties: wins
-                    .iter()
-                    .filter(|w| {
-                        w.winner == "tie"
-                            && (&w.leader == rt || w.tied_with.split(';').any(|t| t == rt))
-                    })
-                    .count(),
-            })
-            .collect();
+        let win_counts = win_counts(&runtimes, &wins);
         let mut payloads: Vec<Option<i64>> = Vec::new();
         for c in &cells {
             if !payloads.contains(&c.payload) {
@@ -201,8 +152,8 @@ impl Summary {
         }
         Summary {
             startup: startup(run, &runtimes),
-            failed: flagged(&run.measurements, "failed"),
-            suspect: flagged(&run.measurements, "suspect"),
+            failed: flagged(&run.measurements, CellStatus::Failed),
+            suspect: flagged(&run.measurements, CellStatus::Suspect),
             runtimes,
             cells,
             peaks,
@@ -236,11 +187,6 @@ fn runtimes_in_order(run: &RunData) -> Vec<String> {
     out
 }
 
-fn round_to(value: f64, decimals: i32) -> f64 {
-    let f = 10f64.powi(decimals);
-    (value * f).round() / f
-}
-
 pub fn summarize_cells(rows: &[MeasurementRow]) -> Vec<CellSummary> {
     let mut groups: IndexMap<&str, Vec<&MeasurementRow>> = IndexMap::new();
     for row in rows {
@@ -253,14 +199,17 @@ pub fn summarize_cells(rows: &[MeasurementRow]) -> Vec<CellSummary> {
 }
 
 fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
-    let used: Vec<&&MeasurementRow> = repeats.iter().filter(|r| r.status != "failed").collect();
+    let used: Vec<&&MeasurementRow> = repeats
+        .iter()
+        .filter(|r| r.status != CellStatus::Failed)
+        .collect();
     let rps: Vec<f64> = used.iter().map(|r| r.throughput_rps).collect();
     let spread = Spread::of(&rps);
     let med = |f: fn(&MeasurementRow) -> f64| {
         median(&used.iter().map(|r| f(r)).collect::<Vec<_>>()).map(|v| round_to(v, 3))
     };
     let errors: u64 = used.iter().map(|r| r.errors).sum();
-    let requests: u64 = used.iter().map(|r| r.requests + r.errors).sum();
+    let answers: u64 = used.iter().map(|r| r.ok + r.errors).sum();
     let first = repeats[0];
     CellSummary {
         config_id: config_id.to_string(),
@@ -270,7 +219,10 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         concurrency: first.concurrency,
         repeats: used.len(),
         failed: repeats.len() - used.len(),
-        suspect: used.iter().filter(|r| r.status == "suspect").count(),
+        suspect: used
+            .iter()
+            .filter(|r| r.status == CellStatus::Suspect)
+            .count(),
         rps_median: spread.map(|s| round_to(s.median, 1)),
         rps_mean: spread.map(|s| round_to(s.mean, 1)),
         rps_min: spread.map(|s| round_to(s.min, 1)),
@@ -282,8 +234,8 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         p99_ms: med(|r| r.latency_p99_ms),
         p999_ms: med(|r| r.latency_p999_ms),
         errors,
-        error_rate: if requests > 0 {
-            round_to(errors as f64 / requests as f64, 6)
+        error_rate: if answers > 0 {
+            round_to(errors as f64 / answers as f64, 6)
         } else {
             0.0
         },
@@ -301,7 +253,7 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         rps_per_cpu_s: median_of_some(used.iter().map(|r| {
             r.service_cpu_s
                 .filter(|cpu| *cpu > 0.0)
-                .map(|cpu| r.requests.saturating_sub(r.errors) as f64 / cpu)
+                .map(|cpu| r.ok as f64 / cpu)
         }))
         .map(|v| round_to(v, 1)),
     }
@@ -343,7 +295,7 @@ fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
 }
 
 /// Cells grouped by their point of the axes (the runtime-independent key).
-fn by_axes(cells: &[CellSummary]) -> IndexMap<&str, Vec<&CellSummary>> {
+pub(super) fn by_axes(cells: &[CellSummary]) -> IndexMap<&str, Vec<&CellSummary>> {
     let mut groups: IndexMap<&str, Vec<&CellSummary>> = IndexMap::new();
     for c in cells {
         groups.entry(c.axes.as_str()).or_default().push(c);
@@ -375,75 +327,6 @@ fn pivot(runtimes: &[String], cells: &[CellSummary]) -> Pivot {
     }
 }
 
-/// Whether `other` is within the noise of `leader`, and which part of the
-/// rule said so. See [`TIE_RULE`].
-pub fn within_noise(leader: &Spread, other: &Spread) -> Option<&'static str> {
-    if leader.n < 2 || other.n < 2 {
-        let rel = (leader.median - other.median) / other.median.max(f64::MIN_POSITIVE);
-        return (rel < SINGLE_REPEAT_TIE)
-            .then_some("single repeat, medians differ by less than 5%");
-    }
-    if leader.overlaps(other) {
-        return Some("min-max ranges overlap");
-    }
-    let wider = (leader.max - leader.min).max(other.max - other.min);
-    ((leader.median - other.median).abs() < wider)
-        .then_some("medians differ by less than the wider range")
-}
-
-fn wins(cells: &[CellSummary]) -> Vec<WinRow> {
-    let mut out = Vec::new();
-    for (axes, group) in by_axes(cells) {
-        let mut ranked: Vec<(&CellSummary, Spread)> = group
-            .iter()
-            .filter_map(|c| c.spread().map(|s| (*c, s)))
-            .collect();
-        if ranked.is_empty() {
-            continue;
-        }
-        ranked.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
-        let (leader, lead) = ranked[0];
-        let mut tied = Vec::new();
-        let mut reasons = Vec::new();
-        for (c, s) in &ranked[1..] {
-            if let Some(reason) = within_noise(&lead, s) {
-                tied.push(c.runtime.clone());
-                reasons.push(format!("{}: {reason}", c.runtime));
-            }
-        }
-        let runner_up = ranked.get(1);
-        let margin_pct =
-            runner_up.map(|(_, s)| round_to((lead.median / s.median - 1.0) * 100.0, 2));
-        let rule = match (tied.is_empty(), runner_up) {
-            (true, Some((c, _))) => format!(
-                "clear lead over {}: ranges disjoint, gap wider than the noise",
-                c.runtime
-            ),
-            (true, None) => "only runtime measured".to_string(),
-            (false, _) => reasons.join("; "),
-        };
-        out.push(WinRow {
-            axes: axes.to_string(),
-            payload: leader.payload,
-            concurrency: leader.concurrency,
-            winner: if tied.is_empty() {
-                leader.runtime.clone()
-            } else {
-                "tie".to_string()
-            },
-            leader: leader.runtime.clone(),
-            leader_rps: lead.median,
-            tied_with: tied.join(";"),
-            runner_up: runner_up
-                .map(|(c, _)| c.runtime.clone())
-                .unwrap_or_default(),
-            margin_pct,
-            rule,
-        });
-    }
-    out
-}
-
 fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
     let mut names: Vec<String> = runtimes.to_vec();
     for l in &run.lifecycle {
@@ -457,17 +340,17 @@ fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
             let measure: Vec<_> = run
                 .lifecycle
                 .iter()
-                .filter(|l| l.runtime == rt && l.phase == "measure")
+                .filter(|l| l.runtime == rt && l.phase == Phase::Measure)
                 .collect();
             let train: Vec<_> = run
                 .lifecycle
                 .iter()
-                .filter(|l| l.runtime == rt && l.phase == "train")
+                .filter(|l| l.runtime == rt && l.phase == Phase::Train)
                 .collect();
             if measure.is_empty() && train.is_empty() {
                 return None;
             }
-            let med_bytes = |f: fn(&crate::results::model::LifecycleRow) -> Option<u64>| {
+            let med_bytes = |f: fn(&LifecycleRow) -> Option<u64>| {
                 median_of_some(measure.iter().map(|l| f(l).map(|b| b as f64)))
                     .map(|b| b.round() as u64)
             };
@@ -475,7 +358,7 @@ fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
                 starts: measure.len(),
                 bad_stops: measure
                     .iter()
-                    .filter(|l| l.stop == "died" || l.stop == "killed")
+                    .filter(|l| matches!(l.stop, Some(StopOutcome::Died | StopOutcome::Killed)))
                     .count(),
                 startup_ms: median_of_some(measure.iter().map(|l| l.startup_ms)),
                 first_request_ms: median_of_some(measure.iter().map(|l| l.first_request_ms)),
@@ -488,14 +371,14 @@ fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
         .collect()
 }
 
-fn flagged(rows: &[MeasurementRow], status: &str) -> Vec<FlaggedRow> {
+fn flagged(rows: &[MeasurementRow], status: CellStatus) -> Vec<FlaggedRow> {
     rows.iter()
         .filter(|r| r.status == status)
         .map(|r| FlaggedRow {
             cell_id: r.cell_id.clone(),
             runtime: r.runtime.clone(),
             axes: r.axes.clone(),
-            status: r.status.clone(),
+            status: r.status,
             reason: r.reason.clone(),
             throughput_rps: r.throughput_rps,
             errors: r.errors,
@@ -504,10 +387,18 @@ fn flagged(rows: &[MeasurementRow], status: &str) -> Vec<FlaggedRow> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::results::CellStatus::{Failed, Ok};
 
-    fn row(runtime: &str, axes: &str, repeat: u32, rps: f64, status: &str) -> MeasurementRow {
+    /// A measured repeat of `rps` req/s over 5 s, using 5 CPU seconds.
+    pub fn row(
+        runtime: &str,
+        axes: &str,
+        repeat: u32,
+        rps: f64,
+        status: CellStatus,
+    ) -> MeasurementRow {
         MeasurementRow {
             cell_id: format!("{runtime}/{axes}/r{repeat}"),
             config_id: format!("{runtime}/{axes}"),
@@ -515,11 +406,11 @@ mod tests {
             repeat,
             axes: axes.into(),
             duration_s: 5.0,
-            requests: (rps * 5.0) as u64,
+            ok: (rps * 5.0) as u64,
             throughput_rps: rps,
             latency_p99_ms: 2.0,
             service_cpu_s: Some(5.0),
-            status: status.into(),
+            status,
             ..Default::default()
         }
     }
@@ -527,51 +418,14 @@ mod tests {
     #[test]
     fn failed_repeats_are_left_out_and_counted() {
         let cells = summarize_cells(&[
-            row("go", "c=1", 1, 100.0, "ok"),
-            row("go", "c=1", 2, 0.0, "failed"),
+            row("go", "c=1", 1, 100.0, Ok),
+            row("go", "c=1", 2, 0.0, Failed),
         ]);
         assert_eq!((cells[0].repeats, cells[0].failed), (1, 1));
         assert_eq!(cells[0].rps_median, Some(100.0));
         assert_eq!(cells[0].cpu_cores, Some(1.0));
         assert_eq!(cells[0].rps_per_cpu_s, Some(100.0));
-        let all_failed = summarize_cells(&[row("go", "c=1", 1, 0.0, "failed")]);
+        let all_failed = summarize_cells(&[row("go", "c=1", 1, 0.0, Failed)]);
         assert_eq!(all_failed[0].rps_median, None);
-    }
-
-    #[test]
-    fn overlapping_repeats_are_a_tie_and_clear_gaps_a_win() {
-        let cells = summarize_cells(&[
-            row("go", "c=1", 1, 100.0, "ok"),
-            row("go", "c=1", 2, 104.0, "ok"),
-            row("java", "c=1", 1, 103.0, "ok"),
-            row("java", "c=1", 2, 106.0, "suspect"),
-            row("go", "c=2", 1, 200.0, "ok"),
-            row("go", "c=2", 2, 202.0, "ok"),
-            row("java", "c=2", 1, 150.0, "ok"),
-            row("java", "c=2", 2, 151.0, "ok"),
-        ]);
-        let w = wins(&cells);
-        assert_eq!(
-            (w[0].winner.as_str(), w[0].leader.as_str()),
-            ("tie", "java")
-        );
-        assert_eq!(w[0].tied_with, "go");
-        assert_eq!(w[1].winner, "go");
-        assert_eq!(w[1].margin_pct, Some(33.55)); // 201 / 150.5
-    }
-
-    #[test]
-    fn disjoint_but_close_medians_are_a_tie() {
-        let a = Spread::of(&[100.0, 120.0]).unwrap();
-        let b = Spread::of(&[95.0, 99.0]).unwrap();
-        assert_eq!(
-            within_noise(&a, &b),
-            Some("medians differ by less than the wider range")
-        );
-        let one = Spread::of(&[100.0]).unwrap();
-        let close = Spread::of(&[97.0]).unwrap();
-        let far = Spread::of(&[90.0]).unwrap();
-        assert!(within_noise(&one, &close).is_some());
-        assert!(within_noise(&one, &far).is_none());
     }
 }

@@ -102,7 +102,7 @@ mod tests {
         let path = dir.path().join("t.csv");
         let row = |s| TimelineRow {
             second: s,
-            requests: 10,
+            ok: 10,
             errors: 0,
             p50_ms: 1.5,
             p99_ms: 2.0,

@@ -11,6 +11,7 @@ pub mod model;
 pub mod resume;
 pub mod run_dir;
 pub mod run_id;
+pub mod states;
 
 pub use csv_append::{CsvAppender, read_csv, write_csv, write_csv_atomic};
 pub use error::ResultsError;

@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::states::{CellStatus, ConfigurationStatus, LoopMode, Phase, RunState, StopOutcome};
+
 pub const SPEC_FILE: &str = "spec.yaml";
 pub const PLAN_FILE: &str = "plan.json";
 pub const STATUS_FILE: &str = "status.json";
@@ -57,15 +59,6 @@ pub struct RunStatus {
     pub spec_hash: String,
     /// Why the run ended as it did (interrupted by SIGINT, ...).
     pub message: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum RunState {
-    Running,
-    Complete,
-    Interrupted,
-    Failed,
 }
 
 /// environment.json: what the run ran on. Never the process environment.
@@ -114,8 +107,9 @@ pub struct ConfigurationRow {
     pub jvm_flags: String,
     pub java_home: String,
     pub tags: String,
-    /// ran | skipped | failed
-    pub status: String,
+    /// pending | ran | skipped (`failed` is never written: a runtime whose
+    /// cells all failed still ran, and its rows say why).
+    pub status: ConfigurationStatus,
     pub reason: String,
     pub build_seconds: Option<f64>,
     /// true when the build was skipped because its input hash matched.
@@ -131,7 +125,7 @@ pub struct ConfigurationRow {
 pub struct LifecycleRow {
     pub runtime: String,
     /// train | measure
-    pub phase: String,
+    pub phase: Phase,
     /// 1-based count of starts of this runtime in this phase.
     pub start_index: u32,
     pub started_at: String,
@@ -141,8 +135,9 @@ pub struct LifecycleRow {
     pub first_request_ms: Option<f64>,
     pub idle_rss_bytes: Option<u64>,
     pub post_load_rss_bytes: Option<u64>,
-    /// graceful | killed | died, or failed (a training run that did not complete)
-    pub stop: String,
+    /// graceful | killed | died, or failed (a training run that did not
+    /// complete); empty when the service was never spawned.
+    pub stop: Option<StopOutcome>,
     pub exit_status: String,
 }
 
@@ -159,12 +154,15 @@ pub struct MeasurementRow {
     pub payload: Option<i64>,
     pub concurrency: Option<i64>,
     /// closed | open
-    pub mode: String,
+    pub mode: LoopMode,
     /// Open loop: the requested rate.
     pub target_rps: Option<f64>,
     pub started_at: String,
     pub duration_s: f64,
-    pub requests: u64,
+    /// Requests answered with the expected status; `errors` counts the
+    /// others, so every answer is `ok + errors`. The column is `requests`.
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub errors: u64,
     pub err_connect_refused: u64,
     pub err_connect_timeout: u64,
@@ -197,7 +195,7 @@ pub struct MeasurementRow {
     pub gen_cpu_s: f64,
     pub gen_cpu_share: f64,
     /// ok | suspect | failed
-    pub status: String,
+    pub status: CellStatus,
     pub reason: String,
 }
 
@@ -206,7 +204,9 @@ pub struct MeasurementRow {
 pub struct TimelineRow {
     /// Seconds since the measurement started (0-based).
     pub second: u32,
-    pub requests: u64,
+    /// Successful answers in this second (column `requests`); errors not included.
+    #[serde(rename = "requests")]
+    pub ok: u64,
     pub errors: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,

@@ -75,7 +75,7 @@ mod tests {
     fn row(id: &str) -> MeasurementRow {
         MeasurementRow {
             cell_id: id.into(),
-            status: "ok".into(),
+            status: crate::results::CellStatus::Ok,
             ..Default::default()
         }
     }

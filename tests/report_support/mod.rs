@@ -9,9 +9,16 @@ pub fn fixtures() -> PathBuf {
 /// Copies a fixture run into a fresh temporary directory (reports are
 /// written into the run directory; the committed fixture stays clean).
 pub fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    copy_run(&fixtures().join(name))
+}
+
+/// Copies any run directory into a fresh temporary directory.
+pub fn copy_run(run: &Path) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dest = tmp.path().join(name);
-    copy_dir(&fixtures().join(name), &dest);
+    let dest = tmp
+        .path()
+        .join(run.file_name().expect("a run directory name"));
+    copy_dir(run, &dest);
     (tmp, dest)
 }
 

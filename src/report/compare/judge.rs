@@ -8,7 +8,7 @@ use super::super::error::ReportError;
 use super::super::run_data::RunData;
 use super::super::stats::{Spread, mann_whitney};
 use super::ALPHA;
-use crate::results::model::MeasurementRow;
+use crate::results::model::{CellStatus, MeasurementRow};
 
 /// Fewest samples per side a test is run on.
 pub const MIN_SAMPLES: usize = 4;
@@ -148,7 +148,7 @@ pub fn config_samples(run: &RunData, config_id: &str) -> Result<ConfigSamples, R
     let repeats: Vec<&MeasurementRow> = run
         .measurements
         .iter()
-        .filter(|m| m.config_id == config_id && m.status != "failed")
+        .filter(|m| m.config_id == config_id && m.status != CellStatus::Failed)
         .collect();
     let per_repeat =
         |metric: Metric| -> Vec<f64> { repeats.iter().map(|m| metric.of_repeat(m)).collect() };
@@ -159,9 +159,8 @@ pub fn config_samples(run: &RunData, config_id: &str) -> Result<ConfigSamples, R
         match run.timeline(&m.cell_id)? {
             Some(rows) if !rows.is_empty() => {
                 for r in &rows {
-                    let ok = r.requests.saturating_sub(r.errors);
-                    rps_seconds.push(ok as f64);
-                    if ok > 0 {
+                    rps_seconds.push(r.ok as f64);
+                    if r.ok > 0 {
                         p99_seconds.push(r.p99_ms);
                     }
                 }

@@ -34,7 +34,9 @@ fn row(cell: &CellChange) -> String {
     cols.extend(metric_columns(&cell.p99, format::ms));
     cols.push(format!(
         "{}+{} per {}",
-        cell.a_samples, cell.b_samples, cell.sample_kind
+        cell.a_samples,
+        cell.b_samples,
+        cell.sample_kind.as_str()
     ));
     format!("| {} |\n", cols.join(" | "))
 }

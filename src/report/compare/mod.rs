@@ -17,7 +17,7 @@ use serde::Serialize;
 mod judge;
 mod markdown;
 
-pub use judge::{Judged, Verdict};
+pub use judge::{Judged, SampleKind, Verdict};
 pub use markdown::markdown;
 
 use super::error::ReportError;
@@ -66,7 +66,7 @@ pub struct CellChange {
     pub a_samples: usize,
     pub b_samples: usize,
     /// `second` (timelines) or `repeat` (fallback).
-    pub sample_kind: &'static str,
+    pub sample_kind: SampleKind,
     /// Successful requests per second (higher is better).
     pub throughput: Judged,
     /// 99th percentile latency in ms (lower is better).
@@ -268,7 +268,7 @@ fn compare_config(
         axes: summary.axes.clone(),
         a_samples: xa.throughput.samples.len(),
         b_samples: xb.throughput.samples.len(),
-        sample_kind: xa.kind.as_str(),
+        sample_kind: xa.kind,
         throughput: judge(
             Metric::Throughput,
             xa.side(Metric::Throughput),

@@ -4,13 +4,13 @@ use minijinja::Environment;
 
 use super::template::{self, Hints, Vars};
 use super::{
-    AxisValue, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan,
+    Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan,
     RequestPlan, matrix, runtime,
 };
 use crate::spec::LoadedSpec;
 use crate::spec::model::{LoadModeSpec, RequestSpec};
 use crate::spec::validate::request_name;
-use crate::spec::values::NumberOrTemplate;
+use crate::spec::values::{AxisValue, NumberOrTemplate};
 
 /// The runtime's variables plus the axis values of this point.
 pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {

@@ -5,7 +5,8 @@
 //! one rule, `exclude` drops points matching any rule, `--only` keeps points
 //! whose value for each named key is one of those listed. Values match by
 //! their text (`payload: "128"` matches `128`).
-use crate::plan::{AxisValue, Order};
+use crate::plan::Order;
+use crate::spec::values::AxisValue;
 
 /// One point of the axes, in spec order.
 pub type Point = Vec<(String, AxisValue)>;

@@ -7,6 +7,7 @@
 //! [`Plan::quick`] shortens every duration for `--quick` runs and
 //! [`Plan::estimate`] predicts the wall time ([`estimate`]).
 pub mod cell;
+pub mod commands;
 pub mod estimate;
 pub mod java;
 pub mod matrix;
@@ -25,6 +26,7 @@ pub use model::*;
 
 use crate::spec::error::suggestion;
 use crate::spec::model::{OrderSpec, RequestSpec};
+use crate::spec::values::AxisValue;
 use crate::spec::validate::request_name;
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 use matrix::OnlyFilter;

@@ -11,6 +11,7 @@
 //! mark the run interrupted; `--resume` continues it. See docs/exec.md.
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
+pub mod build_output;
 pub mod cell;
 pub mod cli;
 pub mod configurations;

@@ -7,6 +7,7 @@ use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use super::ExecError;
+use super::build_output::check_built;
 use super::cell::{CellContext, CellEnd, measure_cell};
 use super::configurations::Configurations;
 use super::events::Event;
@@ -286,7 +287,10 @@ impl<'a> Executor<'a> {
                     cached: outcome.cached,
                     seconds: outcome.seconds,
                 });
-                Ok(())
+                match check_built(rt, &log, outcome.cached) {
+                    Ok(()) => Ok(()),
+                    Err(e) => self.skip(&rt.name, format!("build failed: {e}")),
+                }
             }
             Err(_) if self.interrupt.is_set() => Ok(()),
             Err(e) => self.skip(&rt.name, format!("build failed: {e}")),

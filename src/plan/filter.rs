@@ -36,6 +36,15 @@ pub fn kept_points(
         .collect()
 }
 
+/// The problem of a plan whose filters leave no cell.
+pub fn nothing_kept(loaded: &LoadedSpec) -> Problem {
+    Problem::new(
+        &loaded.path.display().to_string(),
+        "the plan has no cells: `include`, `exclude` and `--only` filter out every one",
+    )
+    .help("loosen the filters (`runner plan` without `--only` shows every cell)")
+}
+
 /// The `--only` filters as typed, each checked against the runtimes and
 /// axes of `loaded`: every unknown key or value is a problem.
 pub fn parse_only_filters(

@@ -29,7 +29,6 @@ use std::time::Duration;
 pub use estimate::Estimate;
 pub use model::*;
 
-use crate::spec::values::AxisValue;
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 use draft::RuntimeDraft;
 
@@ -76,6 +75,21 @@ impl Collector {
             self.problems.push(problem);
         }
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// `Err` with every problem added, if any.
+    pub fn into_result(self) -> Result<(), PlanErrors> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(SpecErrors {
+                problems: self.problems,
+            })
+        }
+    }
 }
 
 /// Builds the plan of `loaded`, reporting every problem found.
@@ -115,13 +129,7 @@ pub fn build_on(
         })
         .collect();
 
-    let axes: Vec<(String, Vec<AxisValue>)> = loaded
-        .spec
-        .axes
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let points = matrix::points(&axes);
+    let points = matrix::points(&loaded.spec.axes);
     let names: Vec<&str> = drafts.iter().map(|d| d.name.as_str()).collect();
     let kept = filter::kept_points(&loaded.spec, &names, &points, &only);
 
@@ -135,20 +143,10 @@ pub fn build_on(
     let order = assemble::order(loaded);
     let cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
 
-    if cells.is_empty() && problems.problems.is_empty() {
-        problems.problems.push(
-            Problem::new(
-                &loaded.path.display().to_string(),
-                "the plan has no cells: `include`, `exclude` and `--only` filter out every one",
-            )
-            .help("loosen the filters (`runner plan` without `--only` shows every cell)"),
-        );
+    if cells.is_empty() && problems.is_empty() {
+        return Err(SpecErrors::one(filter::nothing_kept(loaded)));
     }
-    if !problems.problems.is_empty() {
-        return Err(SpecErrors {
-            problems: problems.problems,
-        });
-    }
+    problems.into_result()?;
 
     let runtimes = drafts
         .into_iter()

@@ -31,7 +31,7 @@ enum Command {
         #[arg(long, value_name = "FACTOR")]
         quick: Option<u32>,
         #[arg(long, value_enum, default_value = "table")]
-        format: runner::spec::commands::PlanFormat,
+        format: runner::plan::commands::PlanFormat,
     },
     /// Print the JSON Schema of the spec (for editors' YAML language servers).
     Schema,
@@ -110,21 +110,21 @@ fn main() -> ExitCode {
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     match cli.command {
         Command::Validate { specs } => {
-            ExitCode::from(runner::spec::commands::validate(&specs, &mut out, &mut err))
+            ExitCode::from(runner::plan::commands::validate(&specs, &mut out, &mut err))
         }
         Command::Plan {
             spec,
             only,
             quick,
             format,
-        } => ExitCode::from(runner::spec::commands::plan(
+        } => ExitCode::from(runner::plan::commands::plan(
             &spec,
             &runner::plan::PlanOptions { only, quick },
             format,
             &mut out,
             &mut err,
         )),
-        Command::Schema => ExitCode::from(runner::spec::commands::schema(&mut out)),
+        Command::Schema => ExitCode::from(runner::plan::commands::schema(&mut out)),
         Command::Report { run_dir, templates } => report(&run_dir, &templates),
         Command::Compare {
             run_a,

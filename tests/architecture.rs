@@ -12,20 +12,6 @@ use architecture_support::{StageOrder, Violation, stage_of, violations};
 /// folder, path after `crate::`, why). The test fails when one is no longer
 /// needed, so each is removed as soon as its fix lands.
 const KNOWN_EXCEPTIONS: &[(&str, &str, &str)] = &[
-    // Issue 10: AxisValue moves from plan/model.rs into spec on another branch.
-    (
-        "src/spec/",
-        "plan::AxisValue",
-        "AxisValue moves into spec (issue 10)",
-    ),
-    // `runner validate` and `runner plan` run the planner, so their entry
-    // point belongs in plan (plan::commands): a `git mv` plus one
-    // `pub mod commands;` in src/plan/mod.rs, which another branch edits.
-    (
-        "src/spec/commands.rs",
-        "plan",
-        "the validate/plan subcommands move to plan::commands",
-    ),
 ];
 
 fn root() -> &'static Path {

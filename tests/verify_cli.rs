@@ -217,6 +217,48 @@ fn a_missing_toolchain_is_skipped_and_fails_unless_allowed() {
     );
 }
 
+/// `service(name)` built by a build that writes its start script at `writes`
+/// (outside the service folder), started by running `start`.
+fn built_service(name: &str, writes: &Path, start: &Path) -> String {
+    let build = format!(
+        "    build: [\"mkdir -p {dir} && printf '#!/bin/sh\\\\nexec python3 {service}\\\\n' > {writes} && chmod +x {writes}\"]\n",
+        dir = writes.parent().unwrap().display(),
+        service = fixtures().join("contract_service.py").display(),
+        writes = writes.display(),
+    );
+    service(name, "").replace(
+        "    start: python3 contract_service.py\n",
+        &format!("{build}    start: {}\n", start.display()),
+    )
+}
+
+#[test]
+fn a_start_executable_the_build_writes_is_checked_after_the_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = tmp.path().join("srv/alpha-server");
+    let elsewhere = tmp.path().join("srv/misbuilt-elsewhere");
+    let runtimes = built_service("alpha", &server, &server)
+        + &service("beta", "")
+        + &built_service(
+            "misbuilt",
+            &elsewhere,
+            &tmp.path().join("srv/misbuilt-server"),
+        );
+    let path = spec(tmp.path(), &runtimes, VERIFY);
+    let (code, out, err) = verify(&path, &[]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("alpha ") && l.contains("ran: built in")),
+        "alpha is built, then checked: {out}"
+    );
+    assert!(
+        out.contains("- misbuilt: build failed: runtime misbuilt: `")
+            && out.contains("misbuilt-server` (run by `start`) does not exist or is not executable after the build"),
+        "{out}"
+    );
+}
+
 #[test]
 fn only_and_json_select_runtimes_and_format() {
     let tmp = tempfile::tempdir().unwrap();

@@ -12,13 +12,14 @@ use super::interrupt::Interrupt;
 use super::load_config::{measure_config, warmup_config};
 use super::verdict::{CellFacts, one_line, verdict};
 use crate::load::{self, LoadControl, LoadError, LoadReport};
-use crate::plan::{AxisValue, Cell, LoadMode, Plan};
+use crate::plan::{Cell, LoadMode, Plan};
 use crate::results::{
     CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR,
     TimelineRow, rfc3339_now, write_csv,
 };
 use crate::sample::{Sampler, SamplerOutput};
 use crate::service::{Service, ServiceError};
+use crate::spec::values::AxisValue;
 
 /// How a cell ended.
 #[derive(Debug)]

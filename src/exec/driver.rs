@@ -28,6 +28,11 @@ pub trait Driver {
     /// Builds `rt` (or finds it cached); the error says why it failed.
     fn build(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String>;
 
+    /// After a build (run or cached): `Err(why)` when the programs the
+    /// build should have produced (the start command's, training's) are
+    /// still missing.
+    fn check_built(&self, ctx: &CellContext, rt: &RuntimePlan, cached: bool) -> Result<(), String>;
+
     /// Trains `rt`; the lifecycle row of the training start is recorded either way.
     fn train(
         &mut self,

@@ -100,6 +100,15 @@ impl Driver for Fake {
         })
     }
 
+    fn check_built(
+        &self,
+        _ctx: &CellContext,
+        _rt: &RuntimePlan,
+        _cached: bool,
+    ) -> Result<(), String> {
+        Ok(())
+    }
+
     fn train(
         &mut self,
         _ctx: &CellContext,

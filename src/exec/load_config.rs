@@ -73,7 +73,8 @@ pub fn expected(cell: &Cell) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{AxisValue, LoadPlan};
+    use crate::plan::LoadPlan;
+    use crate::spec::values::AxisValue;
 
     fn cell(mode: LoadMode, measure: Measure) -> Cell {
         Cell {

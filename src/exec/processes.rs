@@ -10,6 +10,7 @@ use super::lifecycle::{start_measured, stop_measured};
 use super::training::train;
 use crate::build::{BuildCache, BuildOutcome, build_runtime_unless};
 use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::preflight::build_output::check_built;
 use crate::preflight::{Preflight, preflight};
 use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
 use crate::results::{Environment, LifecycleRow, ResultsError};
@@ -45,6 +46,11 @@ impl Driver for Processes {
         let log = ctx.run.log(&format!("build-{}", rt.name));
         let interrupt = ctx.interrupt.clone();
         build_runtime_unless(rt, &cache, &log, &|| interrupt.is_set()).map_err(|e| e.to_string())
+    }
+
+    fn check_built(&self, ctx: &CellContext, rt: &RuntimePlan, cached: bool) -> Result<(), String> {
+        let log = ctx.run.log(&format!("build-{}", rt.name));
+        check_built(rt, &log, cached).map_err(|e| e.to_string())
     }
 
     fn train(

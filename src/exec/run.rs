@@ -263,7 +263,10 @@ impl<'a, D: Driver> Executor<'a, D> {
                     cached: outcome.cached,
                     seconds: outcome.seconds,
                 });
-                Ok(())
+                match self.driver.check_built(&self.ctx, rt, outcome.cached) {
+                    Ok(()) => Ok(()),
+                    Err(e) => self.skip(&rt.name, format!("build failed: {e}")),
+                }
             }
             Err(_) if self.ctx.interrupt.is_set() => Ok(()),
             Err(e) => self.skip(&rt.name, format!("build failed: {e}")),

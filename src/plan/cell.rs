@@ -1,16 +1,68 @@
-//! Rendering one cell: the workload requests and the load settings, with
-//! the runtime's variables plus the cell's axis values.
+//! Rendering the cells: for each one the workload requests and the load
+//! settings, with the runtime's variables plus the cell's axis values.
+use std::time::Duration;
+
 use minijinja::Environment;
 
+use super::draft::RuntimeDraft;
+use super::render::Renderer;
 use super::template::{self, Hints, Vars};
 use super::{
-    AxisValue, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan,
-    RequestPlan, matrix, runtime,
+    Cell, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan, Measure,
+    Order, RequestPlan, matrix, runtime,
 };
 use crate::spec::LoadedSpec;
 use crate::spec::model::{LoadModeSpec, RequestSpec};
 use crate::spec::validate::request_name;
-use crate::spec::values::NumberOrTemplate;
+use crate::spec::values::{AxisValue, NumberOrTemplate};
+
+/// Every cell of the plan, in execution order: each runtime at each of its
+/// `kept` points (indices into `points`, one list per runtime), `repeats`
+/// times, arranged for `order`.
+pub fn render_cells<'s>(
+    loaded: &'s LoadedSpec,
+    env: &Environment<'s>,
+    runtimes: &[RuntimeDraft],
+    points: &[matrix::Point],
+    kept: &[Vec<usize>],
+    order: Order,
+    problems: &mut Collector,
+) -> Vec<Cell> {
+    let spec = &loaded.spec;
+    let warmup = spec.warmup.cell.map_or(Duration::ZERO, |d| d.0);
+    let measure = match (spec.measure.duration, spec.measure.requests) {
+        (_, Some(n)) => Measure::Requests(n),
+        (Some(d), None) => Measure::Duration(d.0),
+        (None, None) => Measure::Duration(Duration::ZERO),
+    };
+    let mut cells = Vec::new();
+    for (r, p, repeat) in matrix::order(kept, spec.repeats, order) {
+        let rt = &runtimes[r];
+        let point = &points[p];
+        let hints = &rt.context.hints;
+        let vars = cell_vars(&rt.context, point);
+        let requests = spec
+            .workload
+            .0
+            .iter()
+            .map(|req| render_request(loaded, env, req, &vars, hints, problems))
+            .collect();
+        let load = load_plan(loaded, env, &vars, hints, point, problems);
+        let config_id = matrix::config_id(&rt.name, point);
+        cells.push(Cell {
+            id: format!("{config_id}/r{repeat}"),
+            config_id,
+            runtime: rt.name.clone(),
+            axes: point.clone(),
+            repeat,
+            requests,
+            load,
+            warmup,
+            measure,
+        });
+    }
+    cells
+}
 
 /// The runtime's variables plus the axis values of this point.
 pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
@@ -48,23 +100,17 @@ pub fn render_request<'s>(
             format!("workload.{field}")
         }
     };
-    let mut render =
-        |field: String, source: &'s str| match template::render(env, source, vars, hints) {
-            Ok(text) => text,
-            Err(e) => {
-                problems.add(loaded, &field, e.message, e.help);
-                String::new()
-            }
-        };
-    let path = render(at("path"), &request.path);
-    let headers = request
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), render(at(&format!("headers.{k}")), v)))
-        .collect();
-    let body = request.body.as_deref().map(|b| render(at("body"), b));
+    let mut r = Renderer {
+        loaded,
+        env,
+        hints,
+        problems,
+    };
+    let path = r.one(&at("path"), &request.path, vars);
+    let headers = r.map(&at("headers"), &request.headers, vars);
+    let body = request.body.as_deref().map(|b| r.one(&at("body"), b, vars));
     if !path.is_empty() && !path.starts_with('/') {
-        problems.add(
+        r.problems.add(
             loaded,
             &at("path"),
             format!("request path `{path}` does not start with `/`"),

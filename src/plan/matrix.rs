@@ -5,7 +5,10 @@
 //! one rule, `exclude` drops points matching any rule, `--only` keeps points
 //! whose value for each named key is one of those listed. Values match by
 //! their text (`payload: "128"` matches `128`).
-use crate::plan::{AxisValue, Order};
+use indexmap::IndexMap;
+
+use crate::plan::Order;
+use crate::spec::values::AxisValue;
 
 /// One point of the axes, in spec order.
 pub type Point = Vec<(String, AxisValue)>;
@@ -36,8 +39,8 @@ pub fn parse_only(text: &str) -> Result<OnlyFilter, String> {
     })
 }
 
-/// The cartesian product of the axes, first axis slowest.
-pub fn points(axes: &[(String, Vec<AxisValue>)]) -> Vec<Point> {
+/// The cartesian product of the axes (as declared), first axis slowest.
+pub fn points(axes: &IndexMap<String, Vec<AxisValue>>) -> Vec<Point> {
     let mut out: Vec<Point> = vec![Vec::new()];
     for (name, values) in axes {
         out = out
@@ -124,8 +127,8 @@ pub fn order(kept: &[Vec<usize>], repeats: u32, order: Order) -> Vec<(usize, usi
 mod tests {
     use super::*;
 
-    fn axes() -> Vec<(String, Vec<AxisValue>)> {
-        vec![
+    fn axes() -> IndexMap<String, Vec<AxisValue>> {
+        IndexMap::from([
             (
                 "payload".into(),
                 vec![AxisValue::Int(7), AxisValue::Int(128)],
@@ -134,7 +137,7 @@ mod tests {
                 "concurrency".into(),
                 vec![AxisValue::Int(1), AxisValue::Int(6), AxisValue::Int(12)],
             ),
-        ]
+        ])
     }
 
     #[test]
@@ -143,7 +146,7 @@ mod tests {
         assert_eq!(p.len(), 6);
         assert_eq!(config_id("go", &p[0]), "go/payload=7/concurrency=1");
         assert_eq!(config_id("go", &p[3]), "go/payload=128/concurrency=1");
-        assert_eq!(points(&[]), vec![Vec::new()]);
+        assert_eq!(points(&IndexMap::new()), vec![Vec::new()]);
     }
 
     #[test]

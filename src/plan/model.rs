@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::spec::values::AxisValue;
+
 /// One experiment, expanded.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
@@ -183,25 +185,6 @@ pub struct Cell {
     /// Load applied before measuring, not recorded.
     pub warmup: Duration,
     pub measure: Measure,
-}
-
-/// An axis value as written in the spec.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum AxisValue {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl std::fmt::Display for AxisValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AxisValue::Int(v) => write!(f, "{v}"),
-            AxisValue::Float(v) => write!(f, "{v}"),
-            AxisValue::Text(v) => f.write_str(v),
-        }
-    }
 }
 
 /// One HTTP request of the workload, fully rendered.

@@ -13,11 +13,31 @@ use std::io;
 use std::net::{Ipv4Addr, TcpListener};
 use std::ops::Range;
 
+use super::PlanErrors;
 use crate::spec::values::PortSpec;
+use crate::spec::{LoadedSpec, Problem, SpecErrors};
 
 /// Lowest port auto ports are chosen from: above the registered ports most
 /// services use by default (databases, proxies, dev servers).
 const AUTO_FLOOR: u16 = 20000;
+
+/// The port of every runtime of `loaded`, in spec order (see [`choose_ports`]).
+pub fn runtime_ports(loaded: &LoadedSpec) -> Result<Vec<u16>, PlanErrors> {
+    let wanted: Vec<(&str, _)> = loaded
+        .runtimes
+        .iter()
+        .map(|(name, rt)| (name.as_str(), rt.port))
+        .collect();
+    choose_ports(&wanted).map_err(|e| {
+        SpecErrors::one(
+            Problem::new(
+                &loaded.path.display().to_string(),
+                format!("cannot find a free port on 127.0.0.1: {e}"),
+            )
+            .help("free some ports, or give each runtime a fixed `port:`"),
+        )
+    })
+}
 
 /// Chooses a port per runtime, in order. Every listener opened to prove a
 /// port free is held until all are chosen, so two runtimes never get the same

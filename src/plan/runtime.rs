@@ -1,14 +1,16 @@
-//! One runtime of the spec -> a [`RuntimePlan`]: templates rendered,
-//! defaults applied, JDK found, port chosen, tools listed.
+//! One runtime of the spec -> a [`RuntimeDraft`]: templates rendered,
+//! defaults applied, JDK found, port chosen, tools listed. The draft
+//! becomes a [`super::RuntimePlan`] once its training requests are known.
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use minijinja::{Environment, Value};
 
-use super::template::{self, Hints, Vars};
-use super::{Collector, tools};
-use crate::plan::{HealthPlan, JavaPlan, RequestPlan, RuntimePlan, StopPlan, TrainPlan};
+use super::draft::{RuntimeDraft, TrainDraft};
+use super::render::Renderer;
+use super::template::{Hints, Vars};
+use super::{Collector, HealthPlan, JavaPlan, StopPlan, tools};
 use crate::spec::model::RuntimeSpec;
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};
@@ -35,7 +37,7 @@ pub struct Host<'a> {
 }
 
 /// Plans runtime `name`. `port` was chosen by the caller (fixed or free).
-/// Template problems go to `problems`; the returned plan is then partial.
+/// Template problems go to `problems`; the returned draft is then partial.
 pub fn plan_runtime<'s>(
     loaded: &'s LoadedSpec,
     name: &str,
@@ -44,7 +46,7 @@ pub fn plan_runtime<'s>(
     host: &Host,
     env: &Environment<'s>,
     problems: &mut Collector,
-) -> (RuntimePlan, RuntimeContext) {
+) -> RuntimeDraft {
     let at = |field: &str| format!("runtimes.{name}.{field}");
     let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
     let java: Option<JavaPlan> = rt
@@ -71,45 +73,26 @@ pub fn plan_runtime<'s>(
         axes: loaded.spec.axes.keys().cloned().collect(),
         has_java: java.is_some(),
     };
-    let mut render = |field: String, source: &'s str, vars: &Vars| -> String {
-        match template::render(env, source, vars, &hints) {
-            Ok(text) => text,
-            Err(e) => {
-                problems.add(loaded, &field, e.message, e.help);
-                String::new()
-            }
-        }
+    let mut r = Renderer {
+        loaded,
+        env,
+        hints: &hints,
+        problems,
     };
 
-    let jvm_flags: Vec<String> = rt
-        .jvm_flags
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, f)| render(at(&format!("jvm_flags.{i}")), f, &vars))
-        .collect();
+    let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
     vars.set("jvm_flags", jvm_flags.join(" "));
 
-    let build: Vec<String> = rt
-        .build
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, c)| render(at(&format!("build.{i}")), c, &vars))
-        .collect();
+    let build = r.list(&at("build"), rt.build.as_ref(), &vars);
     let start = rt
         .start
         .as_deref()
-        .map(|s| render(at("start"), s, &vars))
+        .map(|s| r.one(&at("start"), s, &vars))
         .unwrap_or_default();
 
     let mut env_out: BTreeMap<String, String> = BTreeMap::new();
-    for (key, value) in &loaded.spec.env {
-        env_out.insert(key.clone(), render(format!("env.{key}"), value, &vars));
-    }
-    for (key, value) in rt.env.iter().flatten() {
-        env_out.insert(key.clone(), render(at(&format!("env.{key}")), value, &vars));
-    }
+    env_out.extend(r.map("env", &loaded.spec.env, &vars));
+    env_out.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
     env_out.insert("PORT".into(), port.to_string());
 
     let health_spec = rt.health.as_ref();
@@ -117,7 +100,7 @@ pub fn plan_runtime<'s>(
         path: health_spec
             .and_then(|h| h.path.as_deref())
             .map_or(DEFAULT_HEALTH_PATH.to_owned(), |p| {
-                render(at("health.path"), p, &vars)
+                r.one(&at("health.path"), p, &vars)
             }),
         timeout: health_spec
             .and_then(|h| h.timeout)
@@ -137,42 +120,30 @@ pub fn plan_runtime<'s>(
         grace: stop_spec.grace.map_or(DEFAULT_STOP_GRACE, |d| d.0),
     };
 
-    let train = rt.train.as_ref().map(|t| {
-        let train_start = t
+    let train = rt.train.as_ref().map(|t| TrainDraft {
+        workload: t.workload.clone(),
+        start: t
             .start
             .as_deref()
-            .map_or_else(|| start.clone(), |s| render(at("train.start"), s, &vars));
-        let train_env = t
-            .env
-            .iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), render(at(&format!("train.env.{k}")), v, &vars)))
-            .collect();
-        let after: Vec<String> = t
-            .after
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, c)| render(at(&format!("train.after.{i}")), c, &vars))
-            .collect();
-        let produces = t
-            .produces
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, p)| dir.join(render(at(&format!("train.produces.{i}")), p, &vars)))
-            .collect();
-        TrainPlan {
-            start: train_start,
-            env: train_env,
-            requests: Vec::<RequestPlan>::new(),
-            connections: t.connections.unwrap_or(DEFAULT_TRAIN_CONNECTIONS),
-            duration: t.duration.map_or(DEFAULT_TRAIN_DURATION, |d| d.0),
-            after,
-            produces,
-            evidence: t.evidence.clone(),
-        }
+            .map_or_else(|| start.clone(), |s| r.one(&at("train.start"), s, &vars)),
+        env: r
+            .map(&at("train.env"), t.env.iter().flatten(), &vars)
+            .into_iter()
+            .collect(),
+        connections: t.connections.unwrap_or(DEFAULT_TRAIN_CONNECTIONS),
+        duration: t.duration.map_or(DEFAULT_TRAIN_DURATION, |d| d.0),
+        after: r.list(&at("train.after"), t.after.as_ref(), &vars),
+        produces: r
+            .list(&at("train.produces"), t.produces.as_ref(), &vars)
+            .into_iter()
+            .map(|p| dir.join(p))
+            .collect(),
+        evidence: t.evidence.clone(),
     });
+    let artifact = rt
+        .artifact
+        .as_deref()
+        .map(|a| dir.join(r.one(&at("artifact"), a, &vars)));
 
     let mut commands: Vec<&str> = build.iter().map(String::as_str).collect();
     commands.push(&start);
@@ -188,13 +159,10 @@ pub fn plan_runtime<'s>(
         .filter(|t| unresolved_java != Some(t.as_str()))
         .collect();
 
-    let tags = rt.tags.clone().unwrap_or_default();
-    let artifact = rt
-        .artifact
-        .as_deref()
-        .map(|a| dir.join(render(at("artifact"), a, &vars)));
-    let plan = RuntimePlan {
+    RuntimeDraft {
         name: name.to_owned(),
+        context: RuntimeContext { vars, hints },
+        train,
         dir,
         build,
         start,
@@ -204,10 +172,8 @@ pub fn plan_runtime<'s>(
         port,
         health,
         stop,
-        train,
-        tags,
+        tags: rt.tags.clone().unwrap_or_default(),
         artifact,
         tools,
-    };
-    (plan, RuntimeContext { vars, hints })
+    }
 }

@@ -18,7 +18,6 @@
 //!
 //! Paths in the spec (`dir`, `results`, report templates) are relative to
 //! the folder holding the spec file.
-pub mod commands;
 pub mod de;
 pub mod error;
 pub mod explain;

@@ -13,8 +13,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::values::{HumanDuration, NumberOrTemplate, PortSpec, Workload};
-use crate::plan::AxisValue;
+use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

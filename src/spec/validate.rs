@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 
 use super::error::suggestion;
 use super::model::{LoadModeSpec, RequestSpec, RuntimeSpec, Spec};
-use crate::plan::AxisValue;
+use super::values::AxisValue;
 
 /// A problem found by a check: a field path, what is wrong, what to do.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,6 @@ use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::model::RequestSpec;
-use crate::plan::AxisValue;
 
 /// A duration written with a unit: `250ms`, `5s`, `2m`, `1h`, `1.5s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +171,26 @@ impl JsonSchema for NumberOrTemplate {
             "description": "A number, or a template such as \"{{ rate }}\"",
             "type": ["number", "string"]
         })
+    }
+}
+
+/// An axis value as written in the spec: a number or a text. Cells carry
+/// it (the plan serializes it untagged, so `128` stays `128` in plan.json).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum AxisValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl fmt::Display for AxisValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxisValue::Int(v) => write!(f, "{v}"),
+            AxisValue::Float(v) => write!(f, "{v}"),
+            AxisValue::Text(v) => f.write_str(v),
+        }
     }
 }
 

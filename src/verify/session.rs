@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
-use super::toolchain::missing_toolchain;
+use super::toolchain::{missing_after_build, missing_toolchain};
 use crate::build::{BuildCache, build_runtime};
 use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
@@ -57,8 +57,17 @@ pub fn check_runtime(
     );
     match build_runtime(rt, ctx.cache, &build_log) {
         Ok(_) if rt.build.is_empty() => record.notes.push("nothing to build".into()),
-        Ok(b) if b.cached => record.notes.push("build cached (inputs unchanged)".into()),
-        Ok(b) => record.notes.push(format!("built in {:.1}s", b.seconds)),
+        Ok(b) => {
+            if let Some(reason) = missing_after_build(rt, &build_log, b.cached) {
+                record.outcome = fail(Stage::Build, reason, &build_log);
+                return record;
+            }
+            record.notes.push(if b.cached {
+                "build cached (inputs unchanged)".into()
+            } else {
+                format!("built in {:.1}s", b.seconds)
+            });
+        }
         Err(e) => {
             record.outcome = fail(Stage::Build, e.to_string(), &build_log);
             return record;

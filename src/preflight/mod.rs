@@ -1,9 +1,11 @@
 //! Preflight: everything that can be checked before anything long starts.
 //! All problems are collected and reported together.
+pub mod build_output;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{Plan, RuntimePlan};
+use crate::plan::{Plan, RuntimePlan, tools};
 use crate::process::runtime_env;
 use crate::service::port_is_free;
 
@@ -15,6 +17,8 @@ pub struct Preflight {
     /// Runtimes whose toolchain (a tool on PATH, the JDK) is missing here, with
     /// why: they are skipped with a clear line and the others still run, so a
     /// first run on a machine without, say, Maven still measures the rest.
+    /// What a build may produce (its start executable) is not checked here
+    /// but after the build (see `build_output`).
     pub unavailable: Vec<(String, String)>,
 }
 
@@ -82,8 +86,9 @@ fn check_dir(rt: &RuntimePlan, problems: &mut Vec<String>) {
     }
 }
 
-/// What `rt` needs but this host lacks (its JDK, its tools), one message each;
-/// empty when it can run here. Shared with `runner verify`.
+/// What `rt` needs before its build but this host lacks (its JDK, the
+/// tools of [`tools::needed_before_build`]), one message each; empty when it
+/// can be built here. Shared with `runner verify`.
 pub fn toolchain_problems(rt: &RuntimePlan) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(java) = &rt.java {
@@ -100,31 +105,38 @@ pub fn toolchain_problems(rt: &RuntimePlan) -> Vec<String> {
             Some(_) => {}
         }
     }
-    let path = runtime_env(rt)
+    let path = command_path(rt);
+    for tool in tools::needed_before_build(rt) {
+        if program_found(tool, &path) {
+            continue;
+        }
+        problems.push(if Path::new(tool).is_absolute() {
+            format!("`{tool}` does not exist or is not executable; fix the command or install it")
+        } else {
+            format!("`{tool}` is not on PATH; install it or fix the runtime's commands")
+        });
+    }
+    problems
+}
+
+/// The PATH the commands of `rt` search (its env's, else the runner's).
+pub fn command_path(rt: &RuntimePlan) -> String {
+    runtime_env(rt)
         .get("PATH")
         .cloned()
         .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    for tool in &rt.tools {
-        if Path::new(tool).is_absolute() {
-            if !is_executable(Path::new(tool)) {
-                problems.push(format!(
-                    "`{tool}` does not exist or is not executable; fix the command or install it"
-                ));
-            }
-            continue;
-        }
-        // Paths relative to the runtime dir (./build/server) are build outputs.
-        if tool.contains('/') {
-            continue;
-        }
-        if find_on_path(tool, &path).is_none() && !is_shell_builtin(tool) {
-            problems.push(format!(
-                "`{tool}` is not on PATH; install it or fix the runtime's commands"
-            ));
-        }
+        .unwrap_or_default()
+}
+
+/// Whether `tool` (a program of [`tools`]) can run with `path`: an absolute
+/// path must be an executable file, a name must be on `path` or a shell
+/// builtin. Paths relative to the runtime dir (./build/server) are build
+/// outputs, never checked.
+pub fn program_found(tool: &str, path: &str) -> bool {
+    if Path::new(tool).is_absolute() {
+        return is_executable(Path::new(tool));
     }
-    problems
+    tool.contains('/') || find_on_path(tool, path).is_some() || is_shell_builtin(tool)
 }
 
 /// The first executable file named `tool` in the `:`-separated `path`.

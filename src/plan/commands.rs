@@ -1,5 +1,7 @@
 //! The `validate`, `plan` and `schema` subcommands, writing to the given
-//! streams (the CLI passes stdout/stderr; tests can pass buffers).
+//! streams (the CLI passes stdout/stderr; tests can pass buffers). They
+//! live in the plan stage, not in spec, because validating a spec means
+//! planning it (every template of every cell rendered): spec stays below plan.
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,75 @@
+//! The last planning step: the finished runtimes and cells, with the
+//! spec-wide settings (defaults applied, paths made absolute), become the
+//! [`Plan`].
+use std::time::Duration;
+
+use super::{
+    Affinity, Cell, DEFAULT_MAX_RESTARTS, DEFAULT_SAMPLE_INTERVAL, ExperimentInfo, Order, Plan,
+    RuntimePlan, VerifyPlan,
+};
+use crate::spec::model::OrderSpec;
+use crate::spec::{LoadedSpec, absolute};
+
+/// The cell order the spec asks for.
+pub fn order(loaded: &LoadedSpec) -> Order {
+    match loaded.spec.order {
+        OrderSpec::Sequential => Order::Sequential,
+        OrderSpec::Interleaved => Order::Interleaved,
+    }
+}
+
+/// The plan of `loaded` made of `runtimes` and `cells` (not `--quick`ened).
+pub fn assemble(loaded: &LoadedSpec, runtimes: Vec<RuntimePlan>, cells: Vec<Cell>) -> Plan {
+    let spec = &loaded.spec;
+    Plan {
+        experiment: ExperimentInfo {
+            name: spec.experiment.name.clone(),
+            title: spec.experiment.title.clone(),
+            description: spec.experiment.description.clone(),
+        },
+        spec_path: absolute(&loaded.path),
+        spec_hash: loaded.sha256.clone(),
+        runtimes,
+        cells,
+        order: order(loaded),
+        repeats: spec.repeats,
+        service_warmup: spec.warmup.service.map_or(Duration::ZERO, |d| d.0),
+        sample_interval: spec
+            .sample
+            .as_ref()
+            .map_or(DEFAULT_SAMPLE_INTERVAL, |s| s.interval.0),
+        affinity: spec.affinity.as_ref().map(|a| Affinity {
+            service: a.service.clone(),
+            load: a.load.clone(),
+        }),
+        results_dir: absolute(
+            &loaded
+                .base_dir
+                .join(spec.results.as_deref().unwrap_or("results"))
+                .join(&spec.experiment.name),
+        ),
+        report_templates: spec
+            .report
+            .iter()
+            .flat_map(|r| &r.templates)
+            .map(|t| absolute(&loaded.base_dir.join(t)))
+            .collect(),
+        metrics: spec.metrics.clone(),
+        max_restarts: spec
+            .faults
+            .as_ref()
+            .map_or(DEFAULT_MAX_RESTARTS, |f| f.max_restarts),
+        quick_factor: None,
+        verify: spec
+            .verify
+            .iter()
+            .map(|v| VerifyPlan {
+                name: v.name.clone(),
+                method: v.method.clone(),
+                path: v.path.clone(),
+                expect_status: v.expect_status,
+                compare: v.compare.clone(),
+            })
+            .collect(),
+    }
+}

@@ -14,4 +14,5 @@ pub mod sample;
 pub mod service;
 pub mod spec;
 pub mod train;
+pub mod units;
 pub mod verify;

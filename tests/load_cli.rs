@@ -189,6 +189,6 @@ fn duration_typos_are_explained_by_clap() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "invalid duration unit \"parsecs\"",
+            "unknown unit `parsecs`; write a number followed by us, ms, s, m or h",
         ));
 }

@@ -12,6 +12,7 @@ use super::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
 use super::control::LoadControl;
 use super::error::LoadError;
 use super::report::{LoadReport, Percentiles};
+use crate::units::{DURATION_HELP, parse_duration};
 
 /// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
 #[derive(Debug, Clone, Args)]
@@ -22,7 +23,7 @@ pub struct LoadArgs {
     #[arg(short = 'c', long = "connections", default_value_t = 10)]
     pub connections: usize,
     /// Length of the measured window, e.g. 10s, 500ms, 2m.
-    #[arg(short = 'd', long = "duration", value_parser = parse_duration, conflicts_with = "count")]
+    #[arg(short = 'd', long = "duration", value_parser = duration_arg, conflicts_with = "count")]
     pub duration: Option<Duration>,
     /// Stop after this many requests instead of after a duration.
     #[arg(short = 'n', long = "requests")]
@@ -31,7 +32,7 @@ pub struct LoadArgs {
     #[arg(short = 'r', long = "rate")]
     pub rate: Option<f64>,
     /// Open loop: raise the rate linearly from 0 over this long first (e.g. 2s).
-    #[arg(long = "ramp", value_parser = parse_duration, requires = "rate")]
+    #[arg(long = "ramp", value_parser = duration_arg, requires = "rate")]
     pub ramp: Option<Duration>,
     /// Worker threads of the generator.
     #[arg(short = 't', long = "threads", default_value_t = 1)]
@@ -52,10 +53,10 @@ pub struct LoadArgs {
     #[arg(long = "expect-status", default_value_t = 200)]
     pub expect_status: u16,
     /// Load applied before the measured window, not recorded.
-    #[arg(long = "warmup", value_parser = parse_duration, default_value = "0s")]
+    #[arg(long = "warmup", value_parser = duration_arg, default_value = "0s")]
     pub warmup: Duration,
     /// Per-request timeout.
-    #[arg(long = "timeout", value_parser = parse_duration, default_value = "5s")]
+    #[arg(long = "timeout", value_parser = duration_arg, default_value = "5s")]
     pub timeout: Duration,
     /// Print the report as JSON.
     #[arg(long = "json")]
@@ -225,29 +226,10 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
     Ok((target, authority.to_string(), path))
 }
 
-/// Parses "10s", "500ms", "250us", "2m", "1h", "1.5s"; a bare number is seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num.parse().map_err(|_| {
-        format!("invalid duration {s:?}: expected a number with a unit, e.g. 10s, 500ms, 2m")
-    })?;
-    let scale = match unit {
-        "" | "s" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" => 1e-6,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => {
-            return Err(format!(
-                "invalid duration unit {unit:?} in {s:?}: use us, ms, s, m or h"
-            ));
-        }
-    };
-    Duration::try_from_secs_f64(value * scale).map_err(|e| format!("invalid duration {s:?}: {e}"))
+/// Clap's parser for duration flags: the one rule set of
+/// [`crate::units::parse_duration`], with the same help as the spec's errors.
+fn duration_arg(text: &str) -> Result<Duration, String> {
+    parse_duration(text).map_err(|why| format!("{why}; {DURATION_HELP}"))
 }
 
 fn ms(us: u64) -> String {
@@ -345,14 +327,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
-        assert!(parse_duration("10 parsecs").unwrap_err().contains("unit"));
-        assert!(parse_duration("fast").is_err());
+    fn duration_flags_use_the_shared_rules_and_help() {
+        assert_eq!(duration_arg("3").unwrap(), Duration::from_secs(3));
+        assert_eq!(duration_arg("250us").unwrap(), Duration::from_micros(250));
+        assert_eq!(
+            duration_arg("10parsecs").unwrap_err(),
+            format!("unknown unit `parsecs`; {DURATION_HELP}")
+        );
     }
 
     #[test]

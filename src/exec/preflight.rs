@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::build::runtime_env;
 use crate::plan::{Plan, RuntimePlan};
-use crate::service::port_is_free;
+use crate::service::check_port_free;
 
 /// What preflight found.
 #[derive(Debug, Default)]
@@ -30,12 +30,10 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
         if !missing.is_empty() {
             unavailable.push((rt.name.clone(), missing.join("; ")));
         }
-        if ports_seen.insert(rt.port) && !port_is_free(rt.port) {
-            problems.push(format!(
-                "runtime {}: port {} is already in use; stop what listens there \
-                 (`ss -ltnp 'sport = :{}'`) or choose another port in the spec",
-                rt.name, rt.port, rt.port
-            ));
+        if ports_seen.insert(rt.port)
+            && let Err(in_use) = check_port_free(&rt.name, rt.port)
+        {
+            problems.push(in_use.to_string());
         }
     }
     if let Some(affinity) = &plan.affinity {

@@ -4,6 +4,7 @@
 //! forward only (see docs/ARCHITECTURE.md):
 //!
 //! spec -> plan -> build -> train -> service / load / sample -> exec -> results -> report
+pub mod affinity;
 pub mod build;
 pub mod exec;
 pub mod load;

@@ -1,7 +1,7 @@
 //! `runner load URL ...`: the standalone load generator, as handy as wrk/oha.
 
 use std::fmt::Write as _;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -12,13 +12,19 @@ use super::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
 use super::control::LoadControl;
 use super::error::LoadError;
 use super::report::{LoadReport, Percentiles};
+use super::target::{TargetError, TargetPolicy, resolve_target};
 use crate::units::{DURATION_HELP, parse_duration};
 
 /// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
-    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only).
+    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only;
+    /// this host only unless --allow-remote).
     pub url: String,
+    /// Allow a target that is not a loopback address (127.0.0.0/8, ::1): only
+    /// for a host you are allowed to load.
+    #[arg(long = "allow-remote")]
+    pub allow_remote: bool,
     /// Connections kept open (closed loop: requests in flight).
     #[arg(short = 'c', long = "connections", default_value_t = 10)]
     pub connections: usize,
@@ -88,7 +94,20 @@ pub enum CliError {
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signal(std::io::Error),
     #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
     Load(#[from] LoadError),
+}
+
+impl CliError {
+    /// The process exit code: 2 when the target was refused (nothing was
+    /// sent, the command line must change), 1 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Target(e) if e.is_refusal() => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Runs `runner load`: builds the configuration, applies the load, prints the report.
@@ -121,7 +140,14 @@ pub fn run(args: LoadArgs) -> Result<(), CliError> {
 
 /// Builds the library configuration from the command line.
 pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
-    let (target, host_header, path) = parse_url(&args.url)?;
+    let policy = if args.allow_remote {
+        TargetPolicy::AllowRemote
+    } else {
+        TargetPolicy::LoopbackOnly {
+            allowed_by: "--allow-remote",
+        }
+    };
+    let (target, host_header, path) = parse_url(&args.url, policy)?;
     let mut headers = Vec::new();
     for h in &args.headers {
         let (k, v) = h
@@ -180,9 +206,13 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
     Ok(config)
 }
 
-/// Splits `http://host[:port][/path]` into the address to connect to, the
-/// Host header and the request path.
-pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
+/// Splits `http://host[:port][/path]` into the address to connect to (see
+/// [`resolve_target`] for which are accepted), the Host header and the
+/// request path.
+pub fn parse_url(
+    url: &str,
+    policy: TargetPolicy,
+) -> Result<(SocketAddr, String, String), CliError> {
     let bad = |what: &str| CliError::Url {
         url: url.into(),
         what: what.into(),
@@ -213,16 +243,7 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
     } else {
         format!("{authority}:80")
     };
-    let addrs: Vec<SocketAddr> = with_port
-        .to_socket_addrs()
-        .map_err(|e| bad(&format!("cannot resolve {authority}: {e}")))?
-        .collect();
-    let target = addrs
-        .iter()
-        .find(|a| a.is_ipv4())
-        .or(addrs.first())
-        .copied()
-        .ok_or_else(|| bad(&format!("{authority} resolves to no address")))?;
+    let target = resolve_target(&with_port, policy)?;
     Ok((target, authority.to_string(), path))
 }
 
@@ -326,6 +347,10 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
 mod tests {
     use super::*;
 
+    const LOCAL: TargetPolicy = TargetPolicy::LoopbackOnly {
+        allowed_by: "--allow-remote",
+    };
+
     #[test]
     fn duration_flags_use_the_shared_rules_and_help() {
         assert_eq!(duration_arg("3").unwrap(), Duration::from_secs(3));
@@ -338,20 +363,30 @@ mod tests {
 
     #[test]
     fn urls() {
-        let (addr, host, path) = parse_url("http://127.0.0.1:8080/a/b?c=1").unwrap();
+        let (addr, host, path) = parse_url("http://127.0.0.1:8080/a/b?c=1", LOCAL).unwrap();
         assert_eq!(addr, "127.0.0.1:8080".parse().unwrap());
         assert_eq!(host, "127.0.0.1:8080");
         assert_eq!(path, "/a/b?c=1");
-        let (addr, _, path) = parse_url("http://127.0.0.1").unwrap();
+        let (addr, _, path) = parse_url("http://127.0.0.1", LOCAL).unwrap();
         assert_eq!((addr.port(), path.as_str()), (80, "/"));
-        let (_, _, path) = parse_url("http://127.0.0.1:1?x").unwrap();
+        let (_, _, path) = parse_url("http://127.0.0.1:1?x", LOCAL).unwrap();
         assert_eq!(path, "/?x");
         assert!(
-            parse_url("https://127.0.0.1/")
+            parse_url("https://127.0.0.1/", LOCAL)
                 .unwrap_err()
                 .to_string()
                 .contains("use http://")
         );
-        assert!(parse_url("127.0.0.1:80").is_err());
+        assert!(parse_url("127.0.0.1:80", LOCAL).is_err());
+    }
+
+    #[test]
+    fn a_remote_url_is_refused_with_exit_2_unless_allowed() {
+        let err = parse_url("http://10.255.255.1:9/", LOCAL).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        let (addr, _, _) = parse_url("http://10.255.255.1:9/", TargetPolicy::AllowRemote).unwrap();
+        assert_eq!(addr, "10.255.255.1:9".parse().unwrap());
+        let (addr, _, _) = parse_url("http://[::1]:8080/", LOCAL).unwrap();
+        assert_eq!(addr, "[::1]:8080".parse().unwrap());
     }
 }

@@ -18,6 +18,7 @@ mod probe;
 mod recorder;
 mod report;
 mod schedule;
+pub mod target;
 mod timer;
 mod usage;
 mod wire;
@@ -31,4 +32,5 @@ pub use probe::{probe, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };
+pub use target::{TargetError, TargetPolicy, is_loopback, resolve_target};
 pub use wire::{Complete, Malformed, ResponseDecoder, encode_request};

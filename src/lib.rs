@@ -4,6 +4,8 @@
 //! forward only (see docs/ARCHITECTURE.md):
 //!
 //! spec -> plan -> build -> train -> service / load / sample -> exec -> results -> report
+//!
+//! `units` (durations) and `affinity` (CPU pinning) sit below every stage.
 pub mod affinity;
 pub mod build;
 pub mod exec;

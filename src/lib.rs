@@ -3,7 +3,9 @@
 //! The crate is laid out as a pipeline, one module per stage, data flowing
 //! forward only: spec -> plan -> exec (preflight, build, train, service, load,
 //! sample) -> results -> report. Which module may import which is the stage
-//! order in docs/ARCHITECTURE.md, checked by tests/architecture.rs.
+//! order in docs/ARCHITECTURE.md, checked by tests/architecture.rs; `units`
+//! (durations) and `affinity` (CPU pinning) sit below every stage.
+pub mod affinity;
 pub mod build;
 pub mod exec;
 pub mod load;
@@ -16,4 +18,5 @@ pub mod sample;
 pub mod service;
 pub mod spec;
 pub mod train;
+pub mod units;
 pub mod verify;

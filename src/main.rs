@@ -1,4 +1,5 @@
-//! The `runner` CLI: the only place that uses anyhow and prints.
+//! The `runner` CLI: clap parsing, printing and exit codes; every library
+//! error already says what, where and what to do, so it is printed as is.
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -158,11 +159,11 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         )),
-        Command::Load(args) => match runner::load::cli::run(*args).map_err(anyhow::Error::from) {
+        Command::Load(args) => match runner::load::cli::run(*args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
+                eprintln!("error: {e}");
+                ExitCode::from(e.exit_code())
             }
         },
         Command::Exec {

@@ -11,8 +11,7 @@ use architecture_support::{StageOrder, Violation, stage_of, violations};
 /// Imports against the order that are known and on their way out: (file or
 /// folder, path after `crate::`, why). The test fails when one is no longer
 /// needed, so each is removed as soon as its fix lands.
-const KNOWN_EXCEPTIONS: &[(&str, &str, &str)] = &[
-];
+const KNOWN_EXCEPTIONS: &[(&str, &str, &str)] = &[];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+mod common;
+
+use common::{UPDATE_GOLDEN, check_golden, runner, runner_within};
 
 const CORPUS: &str = "tests/specs/bad";
 
@@ -50,7 +52,7 @@ fn case_names() -> BTreeSet<String> {
 
 #[test]
 fn every_bad_spec_exits_2_with_its_exact_message() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let update = std::env::var_os(UPDATE_GOLDEN).is_some();
     let temp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let names = case_names();
@@ -66,21 +68,14 @@ fn every_bad_spec_exits_2_with_its_exact_message() {
             (PathBuf::from(CORPUS), format!("{name}.yaml"))
         };
         let started = Instant::now();
-        let out = Command::cargo_bin("runner")
-            .unwrap()
+        let out = runner_within(Duration::from_secs(20))
             .current_dir(&dir)
             .args(["validate", &file])
-            .timeout(Duration::from_secs(20))
             .output()
             .unwrap();
         let took = started.elapsed();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let golden = Path::new(CORPUS).join(format!("{name}.expected"));
-        if update {
-            std::fs::write(&golden, &stderr).unwrap();
-        }
-        let expected = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|_| format!("<missing {}>", golden.display()));
         if out.status.code() != Some(2) {
             failures.push(format!(
                 "{name}: exit {:?}, expected 2\n{stderr}",
@@ -91,10 +86,8 @@ fn every_bad_spec_exits_2_with_its_exact_message() {
                 "{name}: unexpected stdout {}",
                 String::from_utf8_lossy(&out.stdout)
             ));
-        } else if stderr != expected {
-            failures.push(format!(
-                "{name}: stderr differs\n--- expected\n{expected}--- actual\n{stderr}"
-            ));
+        } else if let Err(why) = check_golden(&golden, &stderr, update) {
+            failures.push(format!("{name}: stderr: {why}"));
         } else if took > Duration::from_secs(5) {
             failures.push(format!("{name}: took {took:?}, must be refused quickly"));
         }
@@ -110,8 +103,7 @@ fn every_bad_spec_exits_2_with_its_exact_message() {
 
 #[test]
 fn validate_reports_every_spec_given_and_fails_if_any_is_bad() {
-    let out = Command::cargo_bin("runner")
-        .unwrap()
+    let out = runner()
         .args([
             "validate",
             "tests/specs/good/seed-matrix.yaml",
@@ -129,8 +121,7 @@ fn validate_reports_every_spec_given_and_fails_if_any_is_bad() {
 
 #[test]
 fn plan_rejects_unknown_only_keys_and_values() {
-    let out = Command::cargo_bin("runner")
-        .unwrap()
+    let out = runner()
         .args([
             "plan",
             "tests/specs/good/seed-matrix.yaml",

@@ -2,13 +2,13 @@
 //! matrix to 168 cells with the expected estimate, filters and formats work.
 use std::path::Path;
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+
+mod common;
+
+use common::{assert_golden, runner};
 
 const SEED: &str = "tests/specs/good/seed-matrix.yaml";
-
-fn runner() -> Command {
-    Command::cargo_bin("runner").unwrap()
-}
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     plan_json_of(SEED, args)
@@ -253,9 +253,5 @@ fn plan_table_matches_its_golden_file() {
     let text = text
         .replace(env!("CARGO_MANIFEST_DIR"), "<repo>")
         .replace(&hash_line, "  spec sha256 <hash>");
-    let golden = Path::new("tests/specs/good/tiny.plan.expected");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(golden, &text).unwrap();
-    }
-    assert_eq!(text, std::fs::read_to_string(golden).unwrap());
+    assert_golden("tests/specs/good/tiny.plan.expected", &text);
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use common::*;
 use runner::plan::{HealthPlan, StopPlan};
-use runner::service::{Service, ServiceCommand, ServiceError, StopKind, port_is_free};
+use runner::service::{
+    PortInUse, PortMoment, Service, ServiceCommand, ServiceError, StopKind, port_is_free,
+};
 
 fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand {
     let mut env = BTreeMap::new();
@@ -75,10 +77,20 @@ fn a_port_taken_by_another_program_is_refused_before_spawning() {
     let err = Service::start(&command("ok", port, &pids), &tmp.path().join("l"))
         .err()
         .expect("the start must be refused");
-    assert!(matches!(err, ServiceError::PortTaken { .. }), "{err}");
     assert!(
-        err.to_string()
-            .contains(&format!("port {port} is taken by another program")),
+        matches!(
+            err,
+            ServiceError::PortInUse(PortInUse {
+                moment: PortMoment::BeforeStart,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains(&format!(
+            "port {port} is already in use before the service started"
+        )),
         "{err}"
     );
     assert!(!pids.exists(), "nothing was spawned");

@@ -2,11 +2,11 @@
 //! docs/spec.schema.json (which the specs point their editors at) stays current.
 use std::path::Path;
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
 
-fn runner() -> Command {
-    Command::cargo_bin("runner").expect("the runner binary is built")
-}
+mod common;
+
+use common::{assert_golden, runner};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -54,11 +54,10 @@ fn the_seed_matrix_expands_to_168_cells() {
 
 #[test]
 fn the_committed_schema_is_current() {
-    let out = runner().arg("schema").output().expect("runner schema runs");
-    let committed = std::fs::read_to_string(root().join("docs/spec.schema.json"))
-        .expect("docs/spec.schema.json is committed");
-    assert!(
-        String::from_utf8_lossy(&out.stdout) == committed,
-        "docs/spec.schema.json is stale: run `runner schema > docs/spec.schema.json`"
+    let out = runner().arg("schema").assert().success();
+    // Stale? `UPDATE_GOLDEN=1` (or `runner schema > docs/spec.schema.json`).
+    assert_golden(
+        "docs/spec.schema.json",
+        &String::from_utf8_lossy(&out.get_output().stdout),
     );
 }

@@ -1,20 +1,18 @@
 //! `runner load` as a user runs it: the real binary against test servers on 127.0.0.1.
 
+mod common;
 mod load_support;
 
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::{assert_golden, runner_within};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use load_support::{Behavior, TestServer};
 use predicates::prelude::*;
 
-fn runner() -> Command {
-    let mut c = Command::cargo_bin("runner").unwrap();
-    c.timeout(Duration::from_secs(30));
-    c
-}
+/// Every load here is bounded by its own flags; this catches a hang.
+const LIMIT: Duration = Duration::from_secs(30);
 
 fn json_of(output: &[u8]) -> serde_json::Value {
     serde_json::from_slice(output).expect("--json prints one JSON document")
@@ -22,7 +20,7 @@ fn json_of(output: &[u8]) -> serde_json::Value {
 
 /// Runs `runner ARGS`, which must succeed, and parses its `--json` output.
 fn json_run(args: &[&str]) -> serde_json::Value {
-    let out = runner().args(args).output().unwrap();
+    let out = runner_within(LIMIT).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -34,7 +32,7 @@ fn json_run(args: &[&str]) -> serde_json::Value {
 #[test]
 fn prints_throughput_latency_errors_and_generator_cpu() {
     let server = TestServer::start(Behavior::Ok);
-    runner()
+    runner_within(LIMIT)
         .args(["load", &server.url("/x"), "-c", "4", "-n", "300"])
         .assert()
         .success()
@@ -84,7 +82,7 @@ fn hlog_reads_back_with_hdrhistogram_log_reader() {
     let server = TestServer::start(Behavior::Chunked);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("latency.hlog");
-    runner()
+    runner_within(LIMIT)
         .args(["load", &server.url("/"), "-c", "3", "-n", "200", "--hlog"])
         .arg(&path)
         .assert()
@@ -132,7 +130,7 @@ fn dead_server_ends_on_time_with_an_error_summary() {
     let dead = load_support::RefusedPort::new();
     let addr = dead.addr;
     let start = std::time::Instant::now();
-    runner()
+    runner_within(LIMIT)
         .args(["load", &format!("http://{addr}/"), "-c", "2", "-d", "500ms"])
         .assert()
         .success()
@@ -165,30 +163,20 @@ fn user_errors_match_golden_messages() {
         ),
     ];
     for (args, golden) in cases {
-        let out = runner().args(args).output().unwrap();
+        let out = runner_within(LIMIT).args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?} should fail");
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/load_golden")
-            .join(golden);
         let stderr = String::from_utf8(out.stderr).unwrap();
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&path, &stderr).unwrap();
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_default();
-        assert_eq!(
-            stderr, expected,
-            "{golden} (rerun with UPDATE_GOLDEN=1 to accept)"
-        );
+        assert_golden(format!("tests/load_golden/{golden}"), &stderr);
     }
 }
 
 #[test]
 fn duration_typos_are_explained_by_clap() {
-    runner()
+    runner_within(LIMIT)
         .args(["load", "http://127.0.0.1:1/", "-d", "10parsecs"])
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "invalid duration unit \"parsecs\"",
+            "unknown unit `parsecs`; write a number followed by us, ms, s, m or h",
         ));
 }

@@ -1,8 +1,11 @@
 //! The charts: written as charts/*.svg and inlined in report.html, with
 //! titles, axis labels with units, a legend, Okabe-Ito colours, the min-max
 //! band; and report.html fetches nothing from outside.
+mod common;
 mod report_support;
 
+use assert_cmd::prelude::*;
+use common::runner;
 use report_support::*;
 
 #[test]

@@ -1,8 +1,11 @@
 //! `runner compare` on the fixture runs: the injected regression is flagged
 //! (and nothing else), a run compared with itself passes, and runs from
 //! another host are refused unless forced.
+mod common;
 mod report_support;
 
+use assert_cmd::prelude::*;
+use common::{assert_golden, runner};
 use predicates::prelude::*;
 use report_support::*;
 
@@ -11,7 +14,7 @@ const REGRESSED: &str = "go-stdlib/payload=8192/concurrency=12";
 /// p99 x1.5 injected, throughput unchanged.
 const TAIL_ONLY: &str = "jdk-jvm/payload=7/concurrency=12";
 
-fn compare() -> assert_cmd::Command {
+fn compare() -> std::process::Command {
     let mut cmd = runner();
     cmd.current_dir(fixtures()).arg("compare");
     cmd
@@ -65,7 +68,7 @@ fn flags_exactly_the_regressed_cells_and_exits_1() {
 fn markdown_verdict_matches_the_golden_file() {
     let out = compare().args(["base", "regressed"]).assert().code(1);
     assert_golden(
-        "compare-base-regressed.md",
+        golden_file("compare-base-regressed.md"),
         &String::from_utf8(out.get_output().stdout.clone()).unwrap(),
     );
 }

@@ -1,6 +1,9 @@
 //! Error messages of `runner report`: what, where and what to do.
+mod common;
 mod report_support;
 
+use assert_cmd::prelude::*;
+use common::runner;
 use predicates::prelude::*;
 use report_support::*;
 

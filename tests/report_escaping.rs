@@ -1,7 +1,10 @@
 //! HTML escaping: a runtime name or a reason (log line) containing
 //! `<script>` renders as text in report.html and in the charts.
+mod common;
 mod report_support;
 
+use assert_cmd::prelude::*;
+use common::runner;
 use report_support::*;
 
 const EVIL: &str = "jdk<script>alert(1)</script>";

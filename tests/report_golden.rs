@@ -1,9 +1,12 @@
 //! `runner report` on the fixture run, compared with committed golden files
 //! (tests/fixtures/runs/golden/; UPDATE_GOLDEN=1 regenerates them).
+mod common;
 mod report_support;
 
 use std::path::Path;
 
+use assert_cmd::prelude::*;
+use common::{assert_golden, runner};
 use report_support::*;
 
 #[test]
@@ -17,9 +20,12 @@ fn report_renders_the_fixture_run_like_the_golden_files() {
         .stderr(predicates::str::contains("1 failed and 1 suspect"));
     let read =
         |f: &str| std::fs::read_to_string(run.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
-    assert_golden("report.md", &redact_generated_at(&read("report.md")));
     assert_golden(
-        "report.html",
+        golden_file("report.md"),
+        &redact_generated_at(&read("report.md")),
+    );
+    assert_golden(
+        golden_file("report.html"),
         &redact_svg(&redact_generated_at(&read("report.html"))),
     );
     for csv in [
@@ -28,7 +34,7 @@ fn report_renders_the_fixture_run_like_the_golden_files() {
         "throughput-pivot.csv",
         "wins.csv",
     ] {
-        assert_golden(csv, &read(csv));
+        assert_golden(golden_file(csv), &read(csv));
     }
 }
 

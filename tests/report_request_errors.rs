@@ -3,11 +3,14 @@
 //! answers only, so what is built on successes must not subtract the errors
 //! again, and a total of answers is successes + errors. Every expected value
 //! is worked out here from the fixture's numbers.
+mod common;
 mod report_support;
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use assert_cmd::prelude::*;
+use common::runner;
 use report_support::*;
 
 const CONFIG: &str = "go-stdlib/payload=7/concurrency=12";

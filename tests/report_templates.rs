@@ -1,7 +1,10 @@
 //! Custom templates: from --templates, or the spec's report.templates
 //! recorded in plan.json; output named after the template without `.j2`.
+mod common;
 mod report_support;
 
+use assert_cmd::prelude::*;
+use common::runner;
 use report_support::*;
 
 const BRIEF: &str = "{% for p in peaks %}{{ p.runtime }} {{ p.payload }}: {{ p.rps_median | fmt_rps }} req/s, p99 {{ p.p99_ms | fmt_ms }}\n{% endfor %}";

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{assert_golden, runner_within};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/verify")
@@ -48,12 +50,10 @@ fn spec(dir: &Path, runtimes: &str, verify: &str) -> PathBuf {
 }
 
 fn verify(spec: &Path, args: &[&str]) -> (i32, String, String) {
-    let out: Output = Command::cargo_bin("runner")
-        .unwrap()
+    let out: Output = runner_within(std::time::Duration::from_secs(60))
         .arg("verify")
         .arg(spec)
         .args(args)
-        .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
     (
@@ -88,14 +88,9 @@ fn normalise(text: &str) -> String {
     port.replace_all(&text, "port P").into_owned()
 }
 
+/// `tests/fixtures/verify/<name>` holds the expected output.
 fn golden(name: &str, actual: &str) {
-    let path = fixtures().join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
-    assert_eq!(actual, expected, "golden {name} differs");
+    assert_golden(fixtures().join(name), actual);
 }
 
 #[test]

@@ -3,15 +3,15 @@
 //! `cargo test --test verify_contract -- --ignored`.
 use std::path::Path;
 
+mod common;
+
 #[test]
 #[ignore = "builds and starts the four real services; run with --ignored"]
 fn the_real_services_are_equivalent() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = assert_cmd::Command::cargo_bin("runner")
-        .unwrap()
+    let out = common::runner_within(std::time::Duration::from_secs(1200))
         .current_dir(root)
         .args(["verify", "experiments/contract.yaml", "--format", "json"])
-        .timeout(std::time::Duration::from_secs(1200))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

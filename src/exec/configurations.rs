@@ -19,6 +19,7 @@ impl Configurations {
     pub fn new(plan: &Plan, run: &RunDir) -> Result<Self, ResultsError> {
         let previous: BTreeMap<String, ConfigurationRow> =
             read_csv::<ConfigurationRow>(&run.file(CONFIGURATIONS_FILE))?
+                .unwrap_or_default()
                 .into_iter()
                 .map(|r| (r.runtime.clone(), r))
                 .collect();

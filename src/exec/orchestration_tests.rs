@@ -54,7 +54,9 @@ fn exec(
 }
 
 fn rows<T: serde::de::DeserializeOwned>(outcome: &RunOutcome, file: &str) -> Vec<T> {
-    read_csv(&RunDir::open(&outcome.run_dir).unwrap().file(file)).unwrap()
+    read_csv(&RunDir::open(&outcome.run_dir).unwrap().file(file))
+        .unwrap()
+        .unwrap_or_default()
 }
 
 fn measured_ids(outcome: &RunOutcome) -> Vec<String> {

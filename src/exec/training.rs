@@ -1,6 +1,4 @@
 //! Training of the runtimes that declare it, driven by the load generator.
-use std::time::Instant;
-
 use super::cell::{CellContext, guarded_run};
 use super::load_config::request_spec;
 use crate::load::{Arrival, LoadConfig, StopCondition};
@@ -24,7 +22,7 @@ pub fn train(
     };
     let cpus = ctx.plan.affinity.as_ref().map(|a| a.service.clone());
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
-    let mut drive = |service: &crate::service::Service| -> Result<String, String> {
+    let mut drive = |service: &crate::service::Service| -> Result<(), String> {
         let config = LoadConfig {
             target: service.addr(),
             host_header: service.addr().to_string(),
@@ -38,7 +36,6 @@ pub fn train(
             threads: 1,
             cpu_affinity: load_cpus.clone(),
         };
-        let started = Instant::now();
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {
             return Err("interrupted".into());
@@ -53,12 +50,7 @@ pub fn train(
                 report.errors.total()
             ));
         }
-        Ok(format!(
-            "{} successful requests ({} errors) in {:.1}s",
-            report.ok,
-            report.errors.total(),
-            started.elapsed().as_secs_f64()
-        ))
+        Ok(())
     };
     let interrupt = ctx.interrupt;
     let result = train_runtime(rt, tp, cpus, &log, &mut drive, &|| interrupt.is_set());

@@ -1,7 +1,7 @@
 //! `runner load URL ...`: the standalone load generator, as handy as wrk/oha.
 
 use std::fmt::Write as _;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -12,17 +12,24 @@ use super::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
 use super::control::LoadControl;
 use super::error::LoadError;
 use super::report::{LoadReport, Percentiles};
+use super::target::{TargetError, TargetPolicy, resolve_target};
+use crate::units::{DURATION_HELP, parse_duration};
 
 /// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
-    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only).
+    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only;
+    /// this host only unless --allow-remote).
     pub url: String,
+    /// Allow a target that is not a loopback address (127.0.0.0/8, ::1): only
+    /// for a host you are allowed to load.
+    #[arg(long = "allow-remote")]
+    pub allow_remote: bool,
     /// Connections kept open (closed loop: requests in flight).
     #[arg(short = 'c', long = "connections", default_value_t = 10)]
     pub connections: usize,
     /// Length of the measured window, e.g. 10s, 500ms, 2m.
-    #[arg(short = 'd', long = "duration", value_parser = parse_duration, conflicts_with = "count")]
+    #[arg(short = 'd', long = "duration", value_parser = duration_arg, conflicts_with = "count")]
     pub duration: Option<Duration>,
     /// Stop after this many requests instead of after a duration.
     #[arg(short = 'n', long = "requests")]
@@ -31,7 +38,7 @@ pub struct LoadArgs {
     #[arg(short = 'r', long = "rate")]
     pub rate: Option<f64>,
     /// Open loop: raise the rate linearly from 0 over this long first (e.g. 2s).
-    #[arg(long = "ramp", value_parser = parse_duration, requires = "rate")]
+    #[arg(long = "ramp", value_parser = duration_arg, requires = "rate")]
     pub ramp: Option<Duration>,
     /// Worker threads of the generator.
     #[arg(short = 't', long = "threads", default_value_t = 1)]
@@ -52,10 +59,10 @@ pub struct LoadArgs {
     #[arg(long = "expect-status", default_value_t = 200)]
     pub expect_status: u16,
     /// Load applied before the measured window, not recorded.
-    #[arg(long = "warmup", value_parser = parse_duration, default_value = "0s")]
+    #[arg(long = "warmup", value_parser = duration_arg, default_value = "0s")]
     pub warmup: Duration,
     /// Per-request timeout.
-    #[arg(long = "timeout", value_parser = parse_duration, default_value = "5s")]
+    #[arg(long = "timeout", value_parser = duration_arg, default_value = "5s")]
     pub timeout: Duration,
     /// Print the report as JSON.
     #[arg(long = "json")]
@@ -87,7 +94,20 @@ pub enum CliError {
     #[error("cannot install the Ctrl-C handler: {0}")]
     Signal(std::io::Error),
     #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
     Load(#[from] LoadError),
+}
+
+impl CliError {
+    /// The process exit code: 2 when the target was refused (nothing was
+    /// sent, the command line must change), 1 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Target(e) if e.is_refusal() => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Runs `runner load`: builds the configuration, applies the load, prints the report.
@@ -120,7 +140,14 @@ pub fn run(args: LoadArgs) -> Result<(), CliError> {
 
 /// Builds the library configuration from the command line.
 pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
-    let (target, host_header, path) = parse_url(&args.url)?;
+    let policy = if args.allow_remote {
+        TargetPolicy::AllowRemote
+    } else {
+        TargetPolicy::LoopbackOnly {
+            allowed_by: "--allow-remote",
+        }
+    };
+    let (target, host_header, path) = parse_url(&args.url, policy)?;
     let mut headers = Vec::new();
     for h in &args.headers {
         let (k, v) = h
@@ -179,9 +206,13 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
     Ok(config)
 }
 
-/// Splits `http://host[:port][/path]` into the address to connect to, the
-/// Host header and the request path.
-pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
+/// Splits `http://host[:port][/path]` into the address to connect to (see
+/// [`resolve_target`] for which are accepted), the Host header and the
+/// request path.
+pub fn parse_url(
+    url: &str,
+    policy: TargetPolicy,
+) -> Result<(SocketAddr, String, String), CliError> {
     let bad = |what: &str| CliError::Url {
         url: url.into(),
         what: what.into(),
@@ -212,42 +243,14 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String, String), CliError> {
     } else {
         format!("{authority}:80")
     };
-    let addrs: Vec<SocketAddr> = with_port
-        .to_socket_addrs()
-        .map_err(|e| bad(&format!("cannot resolve {authority}: {e}")))?
-        .collect();
-    let target = addrs
-        .iter()
-        .find(|a| a.is_ipv4())
-        .or(addrs.first())
-        .copied()
-        .ok_or_else(|| bad(&format!("{authority} resolves to no address")))?;
+    let target = resolve_target(&with_port, policy)?;
     Ok((target, authority.to_string(), path))
 }
 
-/// Parses "10s", "500ms", "250us", "2m", "1h", "1.5s"; a bare number is seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num.parse().map_err(|_| {
-        format!("invalid duration {s:?}: expected a number with a unit, e.g. 10s, 500ms, 2m")
-    })?;
-    let scale = match unit {
-        "" | "s" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" => 1e-6,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => {
-            return Err(format!(
-                "invalid duration unit {unit:?} in {s:?}: use us, ms, s, m or h"
-            ));
-        }
-    };
-    Duration::try_from_secs_f64(value * scale).map_err(|e| format!("invalid duration {s:?}: {e}"))
+/// Clap's parser for duration flags: the one rule set of
+/// [`crate::units::parse_duration`], with the same help as the spec's errors.
+fn duration_arg(text: &str) -> Result<Duration, String> {
+    parse_duration(text).map_err(|why| format!("{why}; {DURATION_HELP}"))
 }
 
 fn ms(us: u64) -> String {
@@ -344,33 +347,46 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
 mod tests {
     use super::*;
 
+    const LOCAL: TargetPolicy = TargetPolicy::LoopbackOnly {
+        allowed_by: "--allow-remote",
+    };
+
     #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
-        assert!(parse_duration("10 parsecs").unwrap_err().contains("unit"));
-        assert!(parse_duration("fast").is_err());
+    fn duration_flags_use_the_shared_rules_and_help() {
+        assert_eq!(duration_arg("3").unwrap(), Duration::from_secs(3));
+        assert_eq!(duration_arg("250us").unwrap(), Duration::from_micros(250));
+        assert_eq!(
+            duration_arg("10parsecs").unwrap_err(),
+            format!("unknown unit `parsecs`; {DURATION_HELP}")
+        );
     }
 
     #[test]
     fn urls() {
-        let (addr, host, path) = parse_url("http://127.0.0.1:8080/a/b?c=1").unwrap();
+        let (addr, host, path) = parse_url("http://127.0.0.1:8080/a/b?c=1", LOCAL).unwrap();
         assert_eq!(addr, "127.0.0.1:8080".parse().unwrap());
         assert_eq!(host, "127.0.0.1:8080");
         assert_eq!(path, "/a/b?c=1");
-        let (addr, _, path) = parse_url("http://127.0.0.1").unwrap();
+        let (addr, _, path) = parse_url("http://127.0.0.1", LOCAL).unwrap();
         assert_eq!((addr.port(), path.as_str()), (80, "/"));
-        let (_, _, path) = parse_url("http://127.0.0.1:1?x").unwrap();
+        let (_, _, path) = parse_url("http://127.0.0.1:1?x", LOCAL).unwrap();
         assert_eq!(path, "/?x");
         assert!(
-            parse_url("https://127.0.0.1/")
+            parse_url("https://127.0.0.1/", LOCAL)
                 .unwrap_err()
                 .to_string()
                 .contains("use http://")
         );
-        assert!(parse_url("127.0.0.1:80").is_err());
+        assert!(parse_url("127.0.0.1:80", LOCAL).is_err());
+    }
+
+    #[test]
+    fn a_remote_url_is_refused_with_exit_2_unless_allowed() {
+        let err = parse_url("http://10.255.255.1:9/", LOCAL).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        let (addr, _, _) = parse_url("http://10.255.255.1:9/", TargetPolicy::AllowRemote).unwrap();
+        assert_eq!(addr, "10.255.255.1:9".parse().unwrap());
+        let (addr, _, _) = parse_url("http://[::1]:8080/", LOCAL).unwrap();
+        assert_eq!(addr, "[::1]:8080".parse().unwrap());
     }
 }

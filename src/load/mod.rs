@@ -4,8 +4,9 @@
 //! or open loop (a constant rate on per-connection schedules, latency from
 //! the intended send time, so server stalls are not hidden). One worker loop
 //! serves both; see docs/load.md for the model, the error classes and the
-//! saturation rules. Nothing here imports other pipeline stages: the
-//! executor calls [`run`] and [`probe`] directly.
+//! saturation rules. Nothing here imports other pipeline stages (only the
+//! shared [`crate::units`] and [`crate::affinity`] below them): the executor
+//! calls [`run`] and [`probe`] directly.
 
 pub mod cli;
 mod config;
@@ -18,6 +19,7 @@ mod probe;
 mod recorder;
 mod report;
 mod schedule;
+pub mod target;
 mod timer;
 mod usage;
 mod wire;
@@ -31,4 +33,5 @@ pub use probe::{probe, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };
+pub use target::{TargetError, TargetPolicy, is_loopback, resolve_target};
 pub use wire::{Complete, Malformed, ResponseDecoder, encode_request};

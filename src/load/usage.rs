@@ -35,22 +35,6 @@ impl ThreadCpu {
     }
 }
 
-/// Pins the calling thread to one CPU.
-pub fn pin_current_thread(cpu: usize) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
-            return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -106,11 +106,6 @@ impl ResponseDecoder {
         self.close = false;
     }
 
-    /// True once at least the status line and headers were decoded.
-    pub fn has_head(&self) -> bool {
-        self.status != 0
-    }
-
     /// Consumes a prefix of `data`; returns the bytes consumed and the response
     /// if it is now complete. Unconsumed bytes must be offered again with more.
     pub fn feed(&mut self, data: &[u8]) -> Result<(usize, Option<Complete>), Malformed> {

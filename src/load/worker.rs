@@ -21,7 +21,8 @@ use super::pacer::{Pacer, Slot};
 use super::recorder::{Recorder, SecondSample};
 use super::schedule::{ConnectionSchedule, RateCurve};
 use super::timer::tighten_timer_slack;
-use super::usage::{ThreadCpu, pin_current_thread};
+use super::usage::ThreadCpu;
+use crate::affinity::pin_current_thread;
 
 /// After a failed connect in closed loop, wait this long before the next
 /// attempt, so a dead server is not hammered in a tight loop.
@@ -63,7 +64,7 @@ pub fn run_worker(
     timeline: Sender<SecondSample>,
 ) -> Result<WorkerResult, LoadError> {
     if let Some(cpu) = cpu {
-        pin_current_thread(cpu).map_err(|cause| LoadError::Affinity { cpu, cause })?;
+        pin_current_thread(&[cpu]).map_err(|cause| LoadError::Affinity { cpu, cause })?;
     }
     if plan.curve.is_some() {
         tighten_timer_slack();

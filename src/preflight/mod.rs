@@ -5,9 +5,10 @@ pub mod build_output;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::affinity::allowed_cpus;
 use crate::plan::{Plan, RuntimePlan, tools};
 use crate::process::runtime_env;
-use crate::service::port_is_free;
+use crate::service::check_port_free;
 
 /// What preflight found.
 #[derive(Debug, Default)]
@@ -34,12 +35,10 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
         if !missing.is_empty() {
             unavailable.push((rt.name.clone(), missing.join("; ")));
         }
-        if ports_seen.insert(rt.port) && !port_is_free(rt.port) {
-            problems.push(format!(
-                "runtime {}: port {} is already in use; stop what listens there \
-                 (`ss -ltnp 'sport = :{}'`) or choose another port in the spec",
-                rt.name, rt.port, rt.port
-            ));
+        if ports_seen.insert(rt.port)
+            && let Err(in_use) = check_port_free(&rt.name, rt.port)
+        {
+            problems.push(in_use.to_string());
         }
     }
     if let Some(affinity) = &plan.affinity {
@@ -167,21 +166,6 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The CPUs this process may run on (sched_getaffinity).
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: cpu_set_t is a plain bit array; all zeroes is a valid empty set,
-    // and sched_getaffinity writes at most its size.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
-        return Vec::new();
-    }
-    (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: cpu is below CPU_SETSIZE.
-        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
-        .collect()
-}
-
 fn check_writable(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(format!(".runner-write-test-{}", std::process::id()));
@@ -192,12 +176,6 @@ fn check_writable(dir: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn this_process_may_use_cpu_0() {
-        let cpus = allowed_cpus();
-        assert!(!cpus.is_empty() && cpus.len() <= 1024, "{cpus:?}");
-    }
 
     #[test]
     fn shell_builtins_need_no_path() {

@@ -10,6 +10,8 @@ use std::process::{Child, Command};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, OnceLock};
 
+use crate::affinity::CpuSet;
+
 /// How a child is contained.
 #[derive(Debug, Clone, Default)]
 pub struct Containment {
@@ -44,7 +46,8 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
     let parent = std::process::id() as libc::pid_t;
     let new_session = how.new_session;
     let die_with_runner = how.die_with_runner;
-    let cpu_set = how.cpus.as_deref().map(cpu_set_of);
+    // Built here, before the fork: the child only applies it.
+    let cpu_set = how.cpus.as_deref().map(CpuSet::of).transpose()?;
     // SAFETY: the closure only calls async-signal-safe functions (setsid,
     // prctl, getppid, sched_setaffinity) on data prepared before the fork.
     unsafe {
@@ -61,12 +64,10 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
                     return Err(io::Error::other("the runner exited during spawn"));
                 }
             }
-            if let Some(set) = &cpu_set
-                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) == -1
-            {
-                return Err(io::Error::last_os_error());
+            match &cpu_set {
+                Some(set) => set.apply_to_current_thread(),
+                None => Ok(()),
             }
-            Ok(())
         });
     }
     let (tx, rx) = channel();
@@ -77,28 +78,6 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
         .map_err(|_| io::Error::other("the runner-spawner thread is gone"))?;
     rx.recv()
         .map_err(|_| io::Error::other("the runner-spawner thread is gone"))?
-}
-
-fn cpu_set_of(cpus: &[usize]) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is a plain bit array; all zeroes is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in cpus {
-        // SAFETY: CPU_SET bounds-checks against the set's size.
-        unsafe { libc::CPU_SET(cpu, &mut set) };
-    }
-    set
-}
-
-/// Pins thread/process `pid` (0 = the calling thread) to `cpus`.
-pub fn set_affinity(pid: i32, cpus: &[usize]) -> io::Result<()> {
-    let set = cpu_set_of(cpus);
-    // SAFETY: set is a valid cpu_set_t of the size passed.
-    let rc = unsafe { libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
 }
 
 /// Sends `signal` to process group `pgid`; a group already gone is fine.

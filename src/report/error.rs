@@ -19,14 +19,9 @@ pub enum ReportError {
         source: std::io::Error,
     },
 
-    #[error(
-        "{path}:{line}: {detail}; the file is damaged or from another runner version: fix or remove the row, or re-run"
-    )]
-    Csv {
-        path: PathBuf,
-        line: u64,
-        detail: String,
-    },
+    /// A CSV table of the run that cannot be read (file, line and column).
+    #[error(transparent)]
+    Csv(#[from] crate::results::CsvReadError),
 
     #[error(
         "{path}:{line}:{column}: {detail}; the file is damaged or from another runner version: fix it or re-run"

@@ -10,6 +10,7 @@ use crate::results::model::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
     TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
+use crate::results::read_csv;
 
 /// Everything the report needs from one run directory.
 #[derive(Debug, Clone)]
@@ -44,14 +45,9 @@ impl RunData {
             &dir.join(ENVIRONMENT_FILE),
             "environment.json, written when a run starts",
         )?;
-        let configurations = read_csv(&dir.join(CONFIGURATIONS_FILE), "configurations.csv")?;
-        let lifecycle_path = dir.join(LIFECYCLE_FILE);
-        let lifecycle = if lifecycle_path.exists() {
-            read_csv(&lifecycle_path, "lifecycle.csv")?
-        } else {
-            Vec::new()
-        };
-        let measurements = read_csv(
+        let configurations = read_table(&dir.join(CONFIGURATIONS_FILE), "configurations.csv")?;
+        let lifecycle = read_csv(&dir.join(LIFECYCLE_FILE))?.unwrap_or_default();
+        let measurements = read_table(
             &dir.join(MEASUREMENTS_FILE),
             "measurements.csv, one row per measured cell",
         )?;
@@ -75,10 +71,7 @@ impl RunData {
             .dir
             .join(TIMELINES_DIR)
             .join(format!("{}.csv", cell_file_stem(cell_id)));
-        if !path.exists() {
-            return Ok(None);
-        }
-        read_csv(&path, "timeline").map(Some)
+        Ok(read_csv(&path)?)
     }
 }
 
@@ -145,28 +138,10 @@ fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
     })
 }
 
-fn read_csv<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {
-    let text = read_text(path, what)?;
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let headers = reader.headers().cloned().unwrap_or_default();
-    let mut rows = Vec::new();
-    for record in reader.deserialize() {
-        let row = record.map_err(|e| {
-            // Name the column: "field 21" alone sends the reader counting commas.
-            let column = match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => err
-                    .field()
-                    .and_then(|i| headers.get(i as usize))
-                    .map(|name| format!("column `{name}`: {}", err.kind())),
-                _ => None,
-            };
-            ReportError::Csv {
-                path: path.to_path_buf(),
-                line: e.position().map(|p| p.line()).unwrap_or(0),
-                detail: column.unwrap_or_else(|| e.to_string()),
-            }
-        })?;
-        rows.push(row);
-    }
-    Ok(rows)
+/// A table of the run that must be there (`what` says what writes it).
+fn read_table<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {
+    read_csv(path)?.ok_or_else(|| ReportError::Missing {
+        path: path.to_path_buf(),
+        what,
+    })
 }

@@ -75,22 +75,6 @@ pub fn write_csv_atomic<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), Res
     std::fs::rename(&tmp, path).map_err(ResultsError::write(path))
 }
 
-/// Reads every row of a CSV file (empty when the file does not exist).
-pub fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ResultsError> {
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let csv_err = |source| ResultsError::Csv {
-        path: path.to_path_buf(),
-        source,
-    };
-    csv::Reader::from_path(path)
-        .map_err(csv_err)?
-        .deserialize()
-        .collect::<Result<Vec<T>, _>>()
-        .map_err(csv_err)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

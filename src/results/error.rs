@@ -15,6 +15,8 @@ pub enum ResultsError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    CsvRead(#[from] super::CsvReadError),
     #[error("{path}: invalid CSV row: {source}")]
     Csv {
         path: PathBuf,

@@ -5,6 +5,7 @@
 //! valid, resumable directory: CSV rows are flushed one by one, JSON files are
 //! replaced atomically.
 pub mod csv_append;
+pub mod csv_read;
 pub mod environment;
 pub mod error;
 pub mod model;
@@ -13,7 +14,8 @@ pub mod run_dir;
 pub mod run_id;
 pub mod states;
 
-pub use csv_append::{CsvAppender, read_csv, write_csv, write_csv_atomic};
+pub use csv_append::{CsvAppender, write_csv, write_csv_atomic};
+pub use csv_read::{CsvReadError, read_csv};
 pub use error::ResultsError;
 pub use model::*;
 pub use run_dir::RunDir;

@@ -39,18 +39,8 @@ pub fn recorded_cells(dir: &RunDir) -> Result<HashSet<String>, ResultsError> {
         return Ok(HashSet::new());
     }
     drop_partial_last_line(&path)?;
-    let mut reader = csv::Reader::from_path(&path).map_err(|source| ResultsError::Csv {
-        path: path.clone(),
-        source,
-    })?;
-    let mut done = HashSet::new();
-    for row in reader.deserialize::<MeasurementRow>() {
-        let row = row.map_err(|source| ResultsError::Csv {
-            path: path.clone(),
-            source,
-        })?;
-        done.insert(row.cell_id);
-    }
+    let rows = super::read_csv::<MeasurementRow>(&path)?.unwrap_or_default();
+    let done = rows.into_iter().map(|row| row.cell_id).collect();
     Ok(done)
 }
 

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::port::PortInUse;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
     #[error(
@@ -15,12 +17,9 @@ pub enum ServiceError {
         #[source]
         source: std::io::Error,
     },
-    #[error(
-        "runtime {runtime}: port {port} is taken by another program before the service started \
-         (its health answer would come from that program, not from {runtime}); find it with \
-         `ss -ltnp 'sport = :{port}'` and stop it, or give the runtime another `port:` in the spec"
-    )]
-    PortTaken { runtime: String, port: u16 },
+    /// The port is taken before the start or still held after the stop.
+    #[error(transparent)]
+    PortInUse(#[from] PortInUse),
     #[error("runtime {runtime}: cannot open log {path}: {source}")]
     Log {
         runtime: String,
@@ -51,11 +50,6 @@ pub enum ServiceError {
     },
     #[error("runtime {runtime}: interrupted while waiting for the service to become healthy")]
     Cancelled { runtime: String },
-    #[error(
-        "runtime {runtime}: port {port} is still in use after the service stopped; \
-         find the process holding it (`ss -ltnp 'sport = :{port}'`) and stop it"
-    )]
-    PortStillInUse { runtime: String, port: u16 },
     #[error("runtime {runtime}: processes of session {sid} survived SIGKILL: {pids:?}")]
     Unkillable {
         runtime: String,

@@ -17,5 +17,5 @@ pub mod process;
 
 pub use error::ServiceError;
 pub use http_probe::{HttpProbeError, http_status};
-pub use port::port_is_free;
+pub use port::{PortInUse, PortMoment, check_port_free, port_is_free};
 pub use process::{Service, ServiceCommand, StopKind, StopReport};

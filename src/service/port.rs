@@ -1,4 +1,4 @@
-//! Is a TCP port free on this host?
+//! Is a TCP port free on this host, and the one message for when it is not.
 use std::net::{Ipv4Addr, TcpListener};
 
 /// True when nothing listens on `port`: binding 0.0.0.0:port succeeds (a
@@ -7,6 +7,50 @@ use std::net::{Ipv4Addr, TcpListener};
 /// service do not count as "in use".
 pub fn port_is_free(port: u16) -> bool {
     TcpListener::bind((Ipv4Addr::UNSPECIFIED, port)).is_ok()
+}
+
+/// When a runtime's port was found taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortMoment {
+    /// Before the service started (preflight, `Service::start`, verify): a
+    /// program listening there would answer the health check and be
+    /// measured in the service's place.
+    BeforeStart,
+    /// After the service stopped: something it started still holds it, or
+    /// another program took it.
+    AfterStop,
+}
+
+/// A runtime's port is in use. Every place that checks a port reports it
+/// with this one message and its one remedy: find the listener with `ss`,
+/// or give the runtime another port in the spec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "runtime {runtime}: port {port} {}; see what listens there with `ss -ltnp 'sport = :{port}'` \
+     and stop it, or choose another port: set the runtime's `port:` in the spec to a free port or to `auto`",
+    match moment {
+        PortMoment::BeforeStart => "is already in use before the service started \
+                                    (its health answer would come from that program, not from the service)",
+        PortMoment::AfterStop => "is still in use after the service stopped",
+    }
+)]
+pub struct PortInUse {
+    pub runtime: String,
+    pub port: u16,
+    pub moment: PortMoment,
+}
+
+/// `Err(PortInUse)` when `port` of `runtime` is taken before its start.
+pub fn check_port_free(runtime: &str, port: u16) -> Result<(), PortInUse> {
+    if port_is_free(port) {
+        Ok(())
+    } else {
+        Err(PortInUse {
+            runtime: runtime.to_string(),
+            port,
+            moment: PortMoment::BeforeStart,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -18,7 +62,18 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         assert!(!port_is_free(port));
+        let err = check_port_free("go", port).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("runtime go: port {port} is already in use")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("`ss -ltnp 'sport = :{port}'`")),
+            "{err}"
+        );
+        assert!(err.contains("`port:` in the spec"), "{err}");
         drop(l);
         assert!(port_is_free(port));
+        assert_eq!(check_port_free("go", port), Ok(()));
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::ServiceError;
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
-use super::port::port_is_free;
+use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
 use crate::plan::{HealthPlan, StopPlan};
 use crate::process::{
     Containment, describe_exit, runtime_env, signal_group, spawn_contained, tail,
@@ -94,12 +94,7 @@ impl Service {
     /// Refuses to start when the port is already taken: a program listening
     /// there would answer the health check and be measured in its place.
     pub fn start(command: &ServiceCommand, log: &Path) -> Result<Service, ServiceError> {
-        if !port_is_free(command.port) {
-            return Err(ServiceError::PortTaken {
-                runtime: command.runtime.clone(),
-                port: command.port,
-            });
-        }
+        check_port_free(&command.runtime, command.port)?;
         let log_err = |source| ServiceError::Log {
             runtime: command.runtime.clone(),
             path: log.to_path_buf(),
@@ -323,10 +318,11 @@ impl Service {
         let deadline = Instant::now() + timeout;
         while !port_is_free(self.command.port) {
             if Instant::now() >= deadline {
-                return Err(ServiceError::PortStillInUse {
+                return Err(ServiceError::PortInUse(PortInUse {
                     runtime: self.command.runtime.clone(),
                     port: self.command.port,
-                });
+                    moment: PortMoment::AfterStop,
+                }));
             }
             std::thread::sleep(Duration::from_millis(50));
         }

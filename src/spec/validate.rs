@@ -171,8 +171,10 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     out
 }
 
-/// Environment variable names a shell and `execve` accept.
-fn valid_env_name(name: &str) -> bool {
+/// A C-style identifier: a letter or `_`, then letters, digits and `_`.
+/// What a shell and `execve` accept as an environment variable name, and what
+/// a minijinja template can name as a variable (axes).
+fn is_identifier(name: &str) -> bool {
     name.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -185,7 +187,7 @@ fn check_env<'a>(
     out: &mut Vec<Finding>,
 ) {
     for name in names {
-        if !valid_env_name(name) {
+        if !is_identifier(name) {
             out.push(finding(
                 format!("{prefix}.{name}"),
                 format!("`{name}` is not a valid environment variable name"),
@@ -307,12 +309,7 @@ pub fn request_name(r: &RequestSpec) -> &str {
 
 fn check_axes(spec: &Spec, out: &mut Vec<Finding>) {
     for (axis, values) in &spec.axes {
-        let valid_name = axis
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && axis.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid_name {
+        if !is_identifier(axis) {
             out.push(finding(
                 format!("axes.{axis}"),
                 format!("axis name `{axis}` is not usable in templates"),
@@ -500,6 +497,21 @@ fn check_rules(spec: &Spec, out: &mut Vec<Finding>) {
                     ));
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_identifier;
+
+    #[test]
+    fn identifiers_start_with_a_letter_or_underscore() {
+        for ok in ["rate", "_x", "GOMAXPROCS", "a1_b2"] {
+            assert!(is_identifier(ok), "{ok}");
+        }
+        for bad in ["", "1x", "a-b", "a.b", "a b", "é"] {
+            assert!(!is_identifier(bad), "{bad}");
         }
     }
 }

@@ -13,44 +13,15 @@ use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::model::RequestSpec;
+use crate::units::{DURATION_HELP, parse_duration};
 
-/// A duration written with a unit: `250ms`, `5s`, `2m`, `1h`, `1.5s`.
+/// A duration: `250ms`, `5s`, `2m`, `1h`, `1.5s`, `10` (seconds); the rules
+/// are [`crate::units::parse_duration`]'s, shared with `runner load`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HumanDuration(pub Duration);
 
 /// Separates a message from its help in custom serde errors (see `explain`).
 pub const HELP_SEPARATOR: &str = "\u{1f}help:";
-
-/// What a duration must look like, shared by the parser error and the docs.
-pub const DURATION_HELP: &str =
-    "write a number followed by ms, s, m or h, e.g. 250ms, 5s, 2m, 1.5s";
-
-/// Parses `250ms`, `5s`, `2m`, `1h`, `1.5s`. Returns a short reason on error.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("`{text}` has no unit"))?;
-    let (number, unit) = text.split_at(split);
-    if number.is_empty() {
-        return Err(format!("`{text}` does not start with a number"));
-    }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{number}` is not a number"))?;
-    let scale = match unit {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
-        other => return Err(format!("unknown unit `{other}`")),
-    };
-    let seconds = value * scale;
-    if !seconds.is_finite() || seconds > 30.0 * 24.0 * 3600.0 {
-        return Err(format!("`{text}` is longer than 30 days"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
 
 impl<'de> Deserialize<'de> for HumanDuration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -78,9 +49,10 @@ impl JsonSchema for HumanDuration {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "type": "string",
-            "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$",
-            "description": "A duration with a unit: 250ms, 5s, 2m, 1h, 1.5s",
+            "type": ["string", "number"],
+            "pattern": "^([0-9]+\\.?[0-9]*|\\.[0-9]+)(us|µs|ms|s|m|h)?$",
+            "minimum": 0,
+            "description": "A duration: 250ms, 5s, 2m, 1h, 1.5s, 250us; a bare number is seconds",
             "examples": ["250ms", "5s", "2m"]
         })
     }
@@ -266,27 +238,25 @@ impl JsonSchema for Workload {
 mod tests {
     use super::*;
 
+    /// The spec reads durations with `runner load`'s rules: a bare number is
+    /// seconds, `us` is a unit (the parser's own rules: crate::units).
     #[test]
-    fn durations_accept_the_documented_units() {
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
-    }
-
-    #[test]
-    fn durations_reject_missing_or_unknown_units() {
-        assert_eq!(parse_duration("5"), Err("`5` has no unit".into()));
-        assert_eq!(parse_duration("5 sec"), Err("unknown unit ` sec`".into()));
+    fn spec_durations_take_bare_seconds_and_microseconds() {
+        let yaml = "experiment: { name: t }\n\
+                    runtimes: { py: { start: ./server, health: { path: /, interval: 250us } } }\n\
+                    workload: { path: / }\n\
+                    load: { connections: 1 }\n\
+                    measure: { duration: 5 }\n";
+        let loaded = crate::spec::from_text(yaml.into(), std::path::Path::new("t.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            parse_duration("ms"),
-            Err("`ms` does not start with a number".into())
+            loaded.spec.measure.duration,
+            Some(HumanDuration(Duration::from_secs(5)))
         );
+        let health = loaded.runtimes["py"].health.as_ref().unwrap();
         assert_eq!(
-            parse_duration("1.2.3s"),
-            Err("`1.2.3` is not a number".into())
+            health.interval,
+            Some(HumanDuration(Duration::from_micros(250)))
         );
-        assert!(parse_duration("99999h").is_err());
     }
 }

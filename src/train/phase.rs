@@ -1,7 +1,7 @@
 //! One training phase, start to checked outputs.
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::TrainError;
@@ -16,22 +16,18 @@ pub struct TrainOutcome {
     /// Spawn -> healthy of the training service.
     pub startup: Duration,
     pub stop: StopReport,
-    /// The driver's summary (e.g. requests and throughput).
-    pub driven: String,
-    /// Each declared output and its size.
-    pub produced: Vec<(PathBuf, u64)>,
 }
 
 /// Trains `rt` as `tp` declares; everything (service output, `after`
 /// commands) is appended to `log`. `drive` applies the training workload to
-/// the healthy service and returns a one-line summary. When `cancelled()`
+/// the healthy service (an `Err` says why it failed). When `cancelled()`
 /// turns true, waits and commands stop early with an error.
 pub fn train_runtime(
     rt: &RuntimePlan,
     tp: &TrainPlan,
     cpus: Option<Vec<usize>>,
     log: &Path,
-    drive: &mut dyn FnMut(&Service) -> Result<String, String>,
+    drive: &mut dyn FnMut(&Service) -> Result<(), String>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainOutcome, TrainError> {
     let service_err = |source| TrainError::Service {
@@ -53,7 +49,7 @@ pub fn train_runtime(
     let startup = service
         .wait_healthy_unless(&rt.health, cancelled)
         .map_err(service_err)?;
-    let driven = drive(&service).map_err(|message| TrainError::Drive {
+    drive(&service).map_err(|message| TrainError::Drive {
         runtime: rt.name.clone(),
         message,
         log: log.to_path_buf(),
@@ -79,10 +75,8 @@ pub fn train_runtime(
             }
         })?;
     }
-    let mut produced = Vec::new();
     for path in &tp.produces {
-        let size = std::fs::metadata(path).map(|m| m.len());
-        let problem = match size {
+        let problem = match std::fs::metadata(path).map(|m| m.len()) {
             Err(_) => Some("missing"),
             Ok(0) => Some("empty"),
             Ok(_) => None,
@@ -95,14 +89,8 @@ pub fn train_runtime(
                 log: log.to_path_buf(),
             });
         }
-        produced.push((path.clone(), size.unwrap_or(0)));
     }
-    Ok(TrainOutcome {
-        startup,
-        stop,
-        driven,
-        produced,
-    })
+    Ok(TrainOutcome { startup, stop })
 }
 
 /// Deletes what an earlier training left behind, so that only this run's

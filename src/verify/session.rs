@@ -11,7 +11,7 @@ use super::toolchain::{missing_after_build, missing_toolchain};
 use crate::build::{BuildCache, build_runtime};
 use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
-use crate::service::{Service, ServiceCommand, ServiceError, StopReport, port_is_free};
+use crate::service::{Service, ServiceCommand, ServiceError, StopReport, check_port_free};
 
 /// What every session shares.
 pub struct Context<'a> {
@@ -74,16 +74,8 @@ pub fn check_runtime(
         }
     }
 
-    if !port_is_free(rt.port) {
-        record.outcome = fail(
-            Stage::Start,
-            format!(
-                "port {} is already in use before the start; stop what listens there \
-                 (`ss -ltnp 'sport = :{}'`) or use `port: auto` in the spec",
-                rt.port, rt.port
-            ),
-            &service_log,
-        );
+    if let Err(in_use) = check_port_free(&rt.name, rt.port) {
+        record.outcome = fail(Stage::Start, in_use.to_string(), &service_log);
         return record;
     }
     let command = ServiceCommand::measured(rt, None);

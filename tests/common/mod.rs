@@ -1,4 +1,5 @@
-//! Helpers shared by the exec tests: fixture paths, free ports, process checks.
+//! Helpers shared by the test targets: the runner binary, golden files,
+//! fixture paths, free ports, process checks.
 #![allow(dead_code)]
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -212,6 +213,73 @@ pub fn read_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> 
         .collect()
 }
 
+/// The `runner` binary cargo built for this test run, as a plain Command (so
+/// tests can spawn and signal it); `use assert_cmd::prelude::*` adds
+/// `.assert()`.
 pub fn runner() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_runner"))
+}
+
+/// [`runner`] killed after `limit`: a run that hangs fails its test instead
+/// of hanging the suite.
+pub fn runner_within(limit: Duration) -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::from(runner());
+    command.timeout(limit);
+    command
+}
+
+/// Set it (`UPDATE_GOLDEN=1 cargo test --test NAME`) to rewrite the golden
+/// files with what the tests produce, then review the diff.
+pub const UPDATE_GOLDEN: &str = "UPDATE_GOLDEN";
+
+/// Compares `actual` with the golden file at `path` (relative to the
+/// repository root, or absolute); panics on a difference or a missing file,
+/// unless [`UPDATE_GOLDEN`] is set, which writes the file instead.
+pub fn assert_golden(path: impl AsRef<Path>, actual: &str) {
+    let update = std::env::var_os(UPDATE_GOLDEN).is_some();
+    if let Err(why) = check_golden(path.as_ref(), actual, update) {
+        panic!("{why}");
+    }
+}
+
+/// [`assert_golden`] as a value: `Err` says which file and where it differs.
+/// With `update`, writes `actual` to the file (creating folders) instead.
+pub fn check_golden(path: &Path, actual: &str, update: bool) -> Result<(), String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if update {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        return std::fs::write(&path, actual).map_err(|e| format!("{}: {e}", path.display()));
+    }
+    let expected = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "golden file {} cannot be read ({e}); run with {UPDATE_GOLDEN}=1 to create it, then review it",
+            path.display()
+        )
+    })?;
+    if expected == actual {
+        return Ok(());
+    }
+    let (e_lines, a_lines): (Vec<&str>, Vec<&str>) =
+        (expected.lines().collect(), actual.lines().collect());
+    let first = e_lines
+        .iter()
+        .zip(&a_lines)
+        .position(|(e, a)| e != a)
+        .unwrap_or(e_lines.len().min(a_lines.len()));
+    // Short outputs (messages) are shown whole; long ones (reports) by line.
+    let whole = if actual.len() < 4000 {
+        format!("--- golden ---\n{expected}--- actual ---\n{actual}--- end ---\n")
+    } else {
+        String::new()
+    };
+    Err(format!(
+        "{} differs at line {}:\n  golden: {:?}\n  actual: {:?}\n{whole}\
+         If the change is intended, rerun with {UPDATE_GOLDEN}=1 and review the diff.",
+        path.display(),
+        first + 1,
+        e_lines.get(first).copied().unwrap_or("<end of file>"),
+        a_lines.get(first).copied().unwrap_or("<end of output>"),
+    ))
 }

@@ -1,4 +1,5 @@
-//! Helpers shared by the report tests (a module, not a test target).
+//! Helpers shared by the report tests (a module, not a test target); the
+//! runner binary and golden comparison come from tests/common.
 #![allow(dead_code)]
 use std::path::{Path, PathBuf};
 
@@ -35,11 +36,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// `runner` built by cargo for this test run.
-pub fn runner() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("runner").expect("runner binary")
-}
-
 /// Replaces `needle` everywhere in a file of a run directory.
 pub fn replace_in(run: &Path, file: &str, needle: &str, with: &str) {
     let path = run.join(file);
@@ -48,36 +44,10 @@ pub fn replace_in(run: &Path, file: &str, needle: &str, with: &str) {
     std::fs::write(&path, text.replace(needle, with)).unwrap();
 }
 
-/// Compares `actual` with the committed golden file; `UPDATE_GOLDEN=1`
-/// rewrites it instead.
-pub fn assert_golden(name: &str, actual: &str) {
-    let path = fixtures().join("golden").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; run with UPDATE_GOLDEN=1 to create it",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(e, a)| e != a)
-            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{} differs from the rendering at line {}:\n  golden: {:?}\n  actual: {:?}\n\
-             If the change is intended, rerun with UPDATE_GOLDEN=1 and review the diff.",
-            path.display(),
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
+/// The committed golden file `name` of the report tests (compare with
+/// `common::assert_golden`).
+pub fn golden_file(name: &str) -> PathBuf {
+    fixtures().join("golden").join(name)
 }
 
 /// Replaces the generation timestamp (`generated <time> by`) with a marker.

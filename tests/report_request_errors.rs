@@ -6,31 +6,11 @@
 mod common;
 mod report_support;
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use assert_cmd::prelude::*;
-use common::runner;
+use common::{read_rows, runner};
 use report_support::*;
 
 const CONFIG: &str = "go-stdlib/payload=7/concurrency=12";
-
-/// The rows of a CSV, each as column -> value.
-fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    let headers = reader.headers().unwrap().clone();
-    reader
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            headers
-                .iter()
-                .zip(r.iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
 
 #[test]
 fn requests_per_cpu_second_count_successes_and_the_error_rate_all_answers() {
@@ -43,7 +23,7 @@ fn requests_per_cpu_second_count_successes_and_the_error_rate_all_answers() {
     // median of the two: (1600 + 2200) / 2 = 1900.
     // (Subtracting the errors again gave 3600 / 2.5 = 1440 and 4200 / 2.0 = 2100: 1770.)
     // Errors: 400 + 200 = 600 of 4000 + 400 + 4400 + 200 = 9000 answers: 600 / 9000 = 0.066667.
-    let summary = csv_rows(&run.join("summary-by-cell.csv"));
+    let summary = read_rows(&run.join("summary-by-cell.csv"));
     assert_eq!(summary.len(), 1);
     let cell = &summary[0];
     assert_eq!(cell["config_id"], CONFIG);
@@ -56,7 +36,7 @@ fn requests_per_cpu_second_count_successes_and_the_error_rate_all_answers() {
         ("1000.0", "1100.0")
     );
 
-    let peaks = csv_rows(&run.join("peak-throughput.csv"));
+    let peaks = read_rows(&run.join("peak-throughput.csv"));
     assert_eq!(peaks[0]["rps_per_cpu_s"], "1900.0");
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(

@@ -48,11 +48,11 @@ pub fn render_cells<'s>(
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
         let load = load_plan(loaded, env, &vars, hints, point, problems);
-        let config_id = matrix::config_id(&rt.name, point);
+        let config_id = matrix::config_id(rt.name(), point);
         cells.push(Cell {
             id: format!("{config_id}/r{repeat}"),
             config_id,
-            runtime: rt.name.clone(),
+            runtime: rt.name().to_string(),
             axes: point.clone(),
             repeat,
             requests,

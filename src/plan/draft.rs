@@ -8,26 +8,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::runtime::RuntimeContext;
-use super::{HealthPlan, JavaPlan, RequestPlan, RuntimePlan, StopPlan, TrainPlan};
+use super::{RequestPlan, RuntimePlan, TrainPlan};
 
 /// A runtime with every field rendered except its training requests.
 pub struct RuntimeDraft {
-    pub name: String,
+    /// The runtime as planned so far: `train` stays `None` until
+    /// [`RuntimeDraft::finish`], which is the only way out of a draft.
+    runtime: RuntimePlan,
     /// What its cells and training requests are rendered with.
     pub context: RuntimeContext,
     pub train: Option<TrainDraft>,
-    pub dir: PathBuf,
-    pub build: Vec<String>,
-    pub start: String,
-    pub env: BTreeMap<String, String>,
-    pub jvm_flags: Vec<String>,
-    pub java: Option<JavaPlan>,
-    pub port: u16,
-    pub health: HealthPlan,
-    pub stop: StopPlan,
-    pub tags: Vec<String>,
-    pub artifact: Option<PathBuf>,
-    pub tools: Vec<String>,
 }
 
 /// A training phase with every field rendered except the requests it drives.
@@ -44,20 +34,27 @@ pub struct TrainDraft {
 }
 
 impl RuntimeDraft {
+    /// A draft of `runtime` (whose `train` is ignored: `train` is the draft
+    /// of its training).
+    pub fn new(runtime: RuntimePlan, context: RuntimeContext, train: Option<TrainDraft>) -> Self {
+        RuntimeDraft {
+            runtime: RuntimePlan {
+                train: None,
+                ..runtime
+            },
+            context,
+            train,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.runtime.name
+    }
+
     /// The finished runtime; `train_requests` are those its training drives
     /// (ignored, and empty, for a runtime without training).
     pub fn finish(self, train_requests: Vec<RequestPlan>) -> RuntimePlan {
         RuntimePlan {
-            name: self.name,
-            dir: self.dir,
-            build: self.build,
-            start: self.start,
-            env: self.env,
-            jvm_flags: self.jvm_flags,
-            java: self.java,
-            port: self.port,
-            health: self.health,
-            stop: self.stop,
             train: self.train.map(|t| TrainPlan {
                 start: t.start,
                 env: t.env,
@@ -68,9 +65,7 @@ impl RuntimeDraft {
                 produces: t.produces,
                 evidence: t.evidence,
             }),
-            tags: self.tags,
-            artifact: self.artifact,
-            tools: self.tools,
+            ..self.runtime
         }
     }
 }

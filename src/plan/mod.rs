@@ -130,7 +130,7 @@ pub fn build_on(
         .collect();
 
     let points = matrix::points(&loaded.spec.axes);
-    let names: Vec<&str> = drafts.iter().map(|d| d.name.as_str()).collect();
+    let names: Vec<&str> = drafts.iter().map(RuntimeDraft::name).collect();
     let kept = filter::kept_points(&loaded.spec, &names, &points, &only);
 
     let train_requests: Vec<Vec<RequestPlan>> = drafts

@@ -10,7 +10,7 @@ use minijinja::{Environment, Value};
 use super::draft::{RuntimeDraft, TrainDraft};
 use super::render::Renderer;
 use super::template::{Hints, Vars};
-use super::{Collector, HealthPlan, JavaPlan, StopPlan, tools};
+use super::{Collector, HealthPlan, JavaPlan, RuntimePlan, StopPlan, tools};
 use crate::spec::model::RuntimeSpec;
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};
@@ -159,10 +159,8 @@ pub fn plan_runtime<'s>(
         .filter(|t| unresolved_java != Some(t.as_str()))
         .collect();
 
-    RuntimeDraft {
+    let runtime = RuntimePlan {
         name: name.to_owned(),
-        context: RuntimeContext { vars, hints },
-        train,
         dir,
         build,
         start,
@@ -172,8 +170,10 @@ pub fn plan_runtime<'s>(
         port,
         health,
         stop,
+        train: None,
         tags: rt.tags.clone().unwrap_or_default(),
         artifact,
         tools,
-    }
+    };
+    RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

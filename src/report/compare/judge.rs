@@ -1,33 +1,55 @@
-//! The verdict on one configuration for one metric: sample it per second from
-//! the timelines (or per repeat), test for a shift, and weigh the change
-//! against the threshold. Throughput and p99 latency go through the same rule;
-//! only which direction is better differs.
+//! The verdicts of a comparison, from the repeats alone.
+//!
+//! Rule (docs/compare.md states it for users):
+//! 1. Each configuration and metric gives one value per usable repeat
+//!    (throughput, p50, p99 of the repeat); per-second samples are never
+//!    treated as independent observations.
+//! 2. The effect is the ratio B/A of the geometric means of the repeats, with
+//!    a 95% t interval whose variance is each side's between-repeat variance
+//!    pooled over the configurations of the runtime (see `report::effect`).
+//! 3. Throughput and p99 of every configuration form one family of tests;
+//!    Holm's adjustment keeps the chance of any false alarm across the
+//!    family at or below `alpha` (0.01): an unchanged system fails a nightly
+//!    comparison at most ~1% of nights. p50 is reported with its interval,
+//!    but is not judged (in closed loop it carries the same information as
+//!    throughput and would only spend the family's alpha).
+//! 4. A test that is significant after adjustment is a regression (or an
+//!    improvement) when its ratio is beyond the threshold in the worse (or
+//!    better) direction, else "below threshold". A test that is not
+//!    significant is "unchanged" when the design could have detected a
+//!    change of the threshold's size (the detectable change at Holm's
+//!    strictest level, alpha / tests, and 80% power is within the
+//!    threshold), else "inconclusive": the comparison cannot tell.
+use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::super::error::ReportError;
-use super::super::run_data::RunData;
-use super::super::stats::{Spread, mann_whitney};
-use super::ALPHA;
+use super::super::effect::{Effect, PooledVariance, detectable_change, holm};
 use crate::results::model::{CellStatus, MeasurementRow};
 
-/// Fewest samples per side a test is run on.
-pub const MIN_SAMPLES: usize = 4;
+/// Confidence level of the reported intervals.
+pub const LEVEL: f64 = 0.95;
+/// Power at which the detectable change is stated.
+pub const POWER: f64 = 0.8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// Significant and worse by more than the threshold.
+    /// Significant after adjustment and worse by more than the threshold.
     Regression,
     /// Every repeat failed in B where A had usable ones: counted as a regression.
     Failed,
-    /// Significant and better by more than the threshold.
+    /// Significant after adjustment and better by more than the threshold.
     Improvement,
-    /// Significant, but smaller than the threshold.
+    /// Significant after adjustment, but smaller than the threshold.
     BelowThreshold,
-    /// Not significant: inside the noise.
-    WithinNoise,
-    /// Too few samples to test, or every repeat failed on one side.
+    /// Not significant, and the design would have seen a threshold-sized change.
+    Unchanged,
+    /// Not significant, and the design could not see a threshold-sized change.
+    Inconclusive,
+    /// No usable repeat on a side, or no noise estimate (one repeat everywhere).
     Insufficient,
+    /// Reported with its interval, not judged (p50).
+    NotJudged,
 }
 
 impl Verdict {
@@ -37,13 +59,20 @@ impl Verdict {
             Verdict::Failed => "FAILED in B",
             Verdict::Improvement => "improvement",
             Verdict::BelowThreshold => "below threshold",
-            Verdict::WithinNoise => "within noise",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Insufficient => "insufficient data",
+            Verdict::NotJudged => "",
         }
     }
 
     pub fn is_regression(self) -> bool {
         matches!(self, Verdict::Regression | Verdict::Failed)
+    }
+
+    /// The comparison could not tell whether this changed.
+    pub fn cannot_tell(self) -> bool {
+        matches!(self, Verdict::Inconclusive | Verdict::Insufficient)
     }
 }
 
@@ -54,249 +83,371 @@ pub enum Better {
     Lower,
 }
 
-/// The metrics compare judges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The metrics of a repeat that compare reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Metric {
     /// Successful requests per second.
     Throughput,
-    /// 99th percentile latency (coordinated-omission corrected in open loop).
+    /// Median latency (coordinated-omission corrected in open loop).
+    P50,
+    /// 99th percentile latency.
     P99,
 }
 
 impl Metric {
-    fn better(self) -> Better {
+    pub const ALL: [Metric; 3] = [Metric::Throughput, Metric::P50, Metric::P99];
+
+    pub fn better(self) -> Better {
         match self {
             Metric::Throughput => Better::Higher,
-            Metric::P99 => Better::Lower,
+            Metric::P50 | Metric::P99 => Better::Lower,
         }
     }
 
+    /// Whether the metric enters the family of tests that decides the verdict.
+    pub fn judged(self) -> bool {
+        !matches!(self, Metric::P50)
+    }
+
     /// One repeat's value of this metric.
-    fn of_repeat(self, m: &MeasurementRow) -> f64 {
+    pub fn of_repeat(self, m: &MeasurementRow) -> f64 {
         match self {
             Metric::Throughput => m.throughput_rps,
+            Metric::P50 => m.latency_p50_ms,
             Metric::P99 => m.latency_p99_ms,
         }
     }
 }
 
-/// One side's data for one configuration and metric.
+/// One configuration's usable repeats in one run.
 #[derive(Debug, Clone, Default)]
-pub struct Side {
-    /// The values the U test ranks (per second, or per repeat).
-    pub samples: Vec<f64>,
-    /// One value per usable repeat: the median and the min-max range.
-    pub repeats: Vec<f64>,
+pub struct ConfigRepeats {
+    pub runtime: String,
+    pub axes: String,
+    /// Per metric (in [`Metric::ALL`] order): one value per usable repeat.
+    pub values: [Vec<f64>; 3],
+    /// Repeats recorded `failed` (left out of the values).
+    pub failed: usize,
 }
 
-/// What the samples are: seconds of the timelines, or whole repeats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SampleKind {
-    Second,
-    Repeat,
-}
+impl ConfigRepeats {
+    pub fn of(&self, metric: Metric) -> &[f64] {
+        &self.values[metric as usize]
+    }
 
-impl SampleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SampleKind::Second => "second",
-            SampleKind::Repeat => "repeat",
-        }
+    pub fn usable(&self) -> usize {
+        self.values[0].len()
     }
 }
 
-/// Both metrics of one configuration in one run.
-#[derive(Debug, Clone)]
-pub struct ConfigSamples {
-    pub kind: SampleKind,
-    pub throughput: Side,
-    pub p99: Side,
+/// Every configuration of one run, by config id, in run order.
+pub type RunRepeats = IndexMap<String, ConfigRepeats>;
+
+/// Groups measurement rows into usable repeats per configuration (failed
+/// repeats are counted, not used).
+pub fn run_repeats(rows: &[MeasurementRow]) -> RunRepeats {
+    let mut out = RunRepeats::new();
+    for m in rows {
+        let entry = out
+            .entry(m.config_id.clone())
+            .or_insert_with(|| ConfigRepeats {
+                runtime: m.runtime.clone(),
+                axes: m.axes.clone(),
+                ..Default::default()
+            });
+        if m.status == CellStatus::Failed {
+            entry.failed += 1;
+            continue;
+        }
+        for metric in Metric::ALL {
+            entry.values[metric as usize].push(metric.of_repeat(m));
+        }
+    }
+    out
 }
 
-impl ConfigSamples {
-    pub fn side(&self, metric: Metric) -> &Side {
+/// Each runtime's pooled between-repeat noise per metric, in one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunNoise {
+    by_runtime: IndexMap<String, [Option<PooledVariance>; 3]>,
+}
+
+impl RunNoise {
+    pub fn of(run: &RunRepeats) -> Self {
+        let mut by_runtime = IndexMap::new();
+        let runtimes: Vec<&str> = run.values().map(|c| c.runtime.as_str()).collect();
+        for rt in runtimes {
+            if by_runtime.contains_key(rt) {
+                continue;
+            }
+            let pools = Metric::ALL.map(|metric| {
+                PooledVariance::of(run.values().filter(|c| c.runtime == rt).map(|c| c.of(metric)))
+            });
+            by_runtime.insert(rt.to_string(), pools);
+        }
+        RunNoise { by_runtime }
+    }
+
+    pub fn get(&self, runtime: &str, metric: Metric) -> Option<PooledVariance> {
+        self.by_runtime.get(runtime)?[metric as usize]
+    }
+
+    pub fn runtimes(&self) -> impl Iterator<Item = &str> {
+        self.by_runtime.keys().map(String::as_str)
+    }
+}
+
+/// What a comparison is judged against.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// Relative throughput change (0.05 = 5%) a significant change must reach.
+    pub threshold: f64,
+    /// The same for latency.
+    pub latency_threshold: f64,
+    /// Family-wise error rate across all judged tests.
+    pub alpha: f64,
+}
+
+impl Rule {
+    pub fn threshold_of(&self, metric: Metric) -> f64 {
         match metric {
-            Metric::Throughput => &self.throughput,
-            Metric::P99 => &self.p99,
+            Metric::Throughput => self.threshold,
+            Metric::P50 | Metric::P99 => self.latency_threshold,
         }
     }
-}
-
-impl ConfigSamples {
-    /// The same configuration sampled per repeat: used on both sides when
-    /// only one run has timelines (samples of different kinds are not
-    /// ranked together).
-    pub fn per_repeat(self) -> ConfigSamples {
-        let side = |s: Side| Side {
-            samples: s.repeats.clone(),
-            repeats: s.repeats,
-        };
-        ConfigSamples {
-            kind: SampleKind::Repeat,
-            throughput: side(self.throughput),
-            p99: side(self.p99),
-        }
-    }
-}
-
-/// Reads one configuration's samples: per-second successful requests and p99
-/// from every usable repeat's timeline (a second without any success has no
-/// p99 and is left out of the latency samples), or the repeats' own values
-/// when any timeline is missing.
-pub fn config_samples(run: &RunData, config_id: &str) -> Result<ConfigSamples, ReportError> {
-    let repeats: Vec<&MeasurementRow> = run
-        .measurements
-        .iter()
-        .filter(|m| m.config_id == config_id && m.status != CellStatus::Failed)
-        .collect();
-    let per_repeat =
-        |metric: Metric| -> Vec<f64> { repeats.iter().map(|m| metric.of_repeat(m)).collect() };
-    let (throughput, p99) = (per_repeat(Metric::Throughput), per_repeat(Metric::P99));
-    let (mut rps_seconds, mut p99_seconds) = (Vec::new(), Vec::new());
-    let mut every_timeline = true;
-    for m in &repeats {
-        match run.timeline(&m.cell_id)? {
-            Some(rows) if !rows.is_empty() => {
-                for r in &rows {
-                    rps_seconds.push(r.ok as f64);
-                    if r.ok > 0 {
-                        p99_seconds.push(r.p99_ms);
-                    }
-                }
-            }
-            _ => {
-                every_timeline = false;
-                break;
-            }
-        }
-    }
-    let samples = ConfigSamples {
-        kind: SampleKind::Second,
-        throughput: Side {
-            samples: rps_seconds,
-            repeats: throughput,
-        },
-        p99: Side {
-            samples: p99_seconds,
-            repeats: p99,
-        },
-    };
-    Ok(if every_timeline {
-        samples
-    } else {
-        samples.per_repeat()
-    })
 }
 
 /// The judgement of one metric of one configuration.
 #[derive(Debug, Clone, Serialize)]
 pub struct Judged {
-    pub a_median: Option<f64>,
-    pub b_median: Option<f64>,
-    /// `b / a - 1` of the repeats' medians.
-    pub change: Option<f64>,
-    pub p_value: Option<f64>,
-    pub ranges_overlap: Option<bool>,
+    /// Geometric means of the usable repeats.
+    pub a_mean: Option<f64>,
+    pub b_mean: Option<f64>,
+    pub a_repeats: usize,
+    pub b_repeats: usize,
+    /// The ratio B/A with its 95% interval and unadjusted p.
+    pub effect: Option<Effect>,
+    /// Holm-adjusted p-value (judged metrics only).
+    pub p_adjusted: Option<f64>,
+    /// The smallest change this comparison could detect here (relative,
+    /// at Holm's strictest level and 80% power).
+    pub detectable: Option<f64>,
     pub verdict: Verdict,
 }
 
-/// Significant when the U test gives p < ALPHA *and* the repeats' min-max
-/// ranges do not overlap (per-second samples of one repeat are
-/// autocorrelated, so the U test alone is overconfident); flagged when the
-/// change is also at least `threshold` in the worse direction.
-pub fn judge(metric: Metric, a: &Side, b: &Side, threshold: f64) -> Judged {
-    let (ra, rb) = (Spread::of(&a.repeats), Spread::of(&b.repeats));
-    let change = match (&ra, &rb) {
-        (Some(ra), Some(rb)) if ra.median > 0.0 => Some(rb.median / ra.median - 1.0),
+impl Judged {
+    /// `ratio - 1`, the relative change.
+    pub fn change(&self) -> Option<f64> {
+        self.effect.map(|e| e.change())
+    }
+}
+
+/// One configuration's judgements, per metric in [`Metric::ALL`] order.
+#[derive(Debug, Clone)]
+pub struct ConfigJudged {
+    pub config_id: String,
+    pub runtime: String,
+    pub axes: String,
+    pub metrics: [Judged; 3],
+}
+
+/// Judges every configuration present in both runs, in A's order.
+pub fn judge_all(a: &RunRepeats, b: &RunRepeats, rule: &Rule) -> Vec<ConfigJudged> {
+    let (noise_a, noise_b) = (RunNoise::of(a), RunNoise::of(b));
+    let mut out: Vec<ConfigJudged> = a
+        .iter()
+        .filter_map(|(id, ca)| {
+            let cb = b.get(id)?;
+            let metrics = Metric::ALL.map(|metric| {
+                measure(metric, ca, cb, &noise_a, &noise_b)
+            });
+            Some(ConfigJudged {
+                config_id: id.clone(),
+                runtime: ca.runtime.clone(),
+                axes: ca.axes.clone(),
+                metrics,
+            })
+        })
+        .collect();
+    decide(&mut out, rule);
+    out
+}
+
+/// The effect of one metric, before the family is adjusted.
+fn measure(
+    metric: Metric,
+    a: &ConfigRepeats,
+    b: &ConfigRepeats,
+    noise_a: &RunNoise,
+    noise_b: &RunNoise,
+) -> Judged {
+    let (va, vb) = (a.of(metric), b.of(metric));
+    let effect = match (
+        noise_a.get(&a.runtime, metric),
+        noise_b.get(&b.runtime, metric),
+    ) {
+        (Some(pa), Some(pb)) => Effect::between(va, pa, vb, pb, LEVEL),
         _ => None,
     };
-    let ranges_overlap = match (&ra, &rb) {
-        (Some(ra), Some(rb)) => Some(Spread::overlaps(ra, rb)),
-        _ => None,
+    let verdict = if !va.is_empty() && vb.is_empty() {
+        Verdict::Failed
+    } else {
+        Verdict::Insufficient
     };
-    let test = mann_whitney(&a.samples, &b.samples);
-    let enough = a.samples.len() >= MIN_SAMPLES && b.samples.len() >= MIN_SAMPLES;
-    let verdict = match (change, test, ranges_overlap) {
-        _ if ra.is_some() && rb.is_none() => Verdict::Failed,
-        (Some(change), Some(t), Some(overlap)) if enough => {
-            // Positive = better, whichever way the metric improves.
-            let gain = match metric.better() {
-                Better::Higher => change,
-                Better::Lower => -change,
-            };
-            if t.p >= ALPHA || overlap {
-                Verdict::WithinNoise
-            } else if gain <= -threshold {
+    Judged {
+        a_mean: geometric_mean(va),
+        b_mean: geometric_mean(vb),
+        a_repeats: va.len(),
+        b_repeats: vb.len(),
+        effect,
+        p_adjusted: None,
+        detectable: None,
+        verdict,
+    }
+}
+
+/// Holm across every judged test, then each test's verdict.
+fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
+    let mut tests: Vec<(usize, usize, f64)> = Vec::new();
+    for (c, config) in configs.iter().enumerate() {
+        for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
+            if let Some(e) = config.metrics[metric as usize].effect {
+                tests.push((c, metric as usize, e.p));
+            }
+        }
+    }
+    let p: Vec<f64> = tests.iter().map(|t| t.2).collect();
+    let adjusted = holm(&p);
+    let strictest = rule.alpha / tests.len().max(1) as f64;
+    for ((c, m, _), p_adj) in tests.into_iter().zip(adjusted) {
+        let judged = &mut configs[c].metrics[m];
+        let effect = judged.effect.expect("only tests with an effect");
+        let metric = Metric::ALL[m];
+        let threshold = rule.threshold_of(metric);
+        let detectable = detectable_change(effect.se, effect.df, strictest, POWER);
+        judged.p_adjusted = Some(p_adj);
+        judged.detectable = Some(detectable);
+        if judged.verdict == Verdict::Failed {
+            continue;
+        }
+        // Positive = better, whichever way the metric improves (log scale,
+        // so that +10% and -10% of a ratio weigh the same).
+        let gain = match metric.better() {
+            Better::Higher => effect.ratio.ln(),
+            Better::Lower => -effect.ratio.ln(),
+        };
+        let beyond = (1.0 + threshold).ln();
+        judged.verdict = if p_adj < rule.alpha {
+            if gain <= -beyond {
                 Verdict::Regression
-            } else if gain >= threshold {
+            } else if gain >= beyond {
                 Verdict::Improvement
             } else {
                 Verdict::BelowThreshold
             }
-        }
-        _ => Verdict::Insufficient,
-    };
-    Judged {
-        a_median: ra.map(|s| s.median),
-        b_median: rb.map(|s| s.median),
-        change,
-        p_value: test.map(|t| (t.p * 1e6).round() / 1e6),
-        ranges_overlap,
-        verdict,
+        } else if detectable <= threshold {
+            Verdict::Unchanged
+        } else {
+            Verdict::Inconclusive
+        };
     }
+    for config in configs.iter_mut() {
+        let p50 = &mut config.metrics[Metric::P50 as usize];
+        if p50.verdict != Verdict::Failed {
+            p50.verdict = Verdict::NotJudged;
+        }
+    }
+}
+
+fn geometric_mean(values: &[f64]) -> Option<f64> {
+    let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn side(samples: &[f64], repeats: &[f64]) -> Side {
-        Side {
-            samples: samples.to_vec(),
-            repeats: repeats.to_vec(),
+    fn config(runtime: &str, rps: &[f64], p99: &[f64]) -> ConfigRepeats {
+        ConfigRepeats {
+            runtime: runtime.into(),
+            axes: String::new(),
+            values: [rps.to_vec(), p99.to_vec(), p99.to_vec()],
+            failed: 0,
         }
     }
 
+    /// 20 configurations of one runtime with ~1% repeat noise; `scale`
+    /// multiplies configuration 0's throughput (and divides its latency).
+    fn run(scale: f64, jitter: f64) -> RunRepeats {
+        (0..20)
+            .map(|i| {
+                let base = 1000.0 + 100.0 * i as f64;
+                let r = [base * (1.0 + jitter), base * (1.0 - jitter), base];
+                let s = if i == 0 { scale } else { 1.0 };
+                let rps: Vec<f64> = r.iter().map(|v| v * s).collect();
+                let p99: Vec<f64> = r.iter().map(|v| 10_000.0 / v / s).collect();
+                (format!("go/c={i}"), config("go", &rps, &p99))
+            })
+            .collect()
+    }
+
+    const RULE: Rule = Rule {
+        threshold: 0.05,
+        latency_threshold: 0.10,
+        alpha: 0.01,
+    };
+
     #[test]
-    fn higher_latency_is_a_regression_and_lower_an_improvement() {
-        let fast = side(&[10.0, 10.2, 10.1, 9.9, 10.0, 10.3], &[10.0, 10.1]);
-        let slow = side(&[13.0, 13.2, 13.1, 12.9, 13.0, 13.3], &[13.0, 13.1]);
-        let worse = judge(Metric::P99, &fast, &slow, 0.10);
-        assert_eq!(worse.verdict, Verdict::Regression, "{worse:?}");
-        assert!((worse.change.unwrap() - 0.2985).abs() < 0.001);
-        assert_eq!(
-            judge(Metric::P99, &slow, &fast, 0.10).verdict,
-            Verdict::Improvement
-        );
-        // The same numbers as throughput read the other way round.
-        assert_eq!(
-            judge(Metric::Throughput, &fast, &slow, 0.10).verdict,
-            Verdict::Improvement
-        );
-        // A 30% change under a 50% threshold is significant but not flagged.
-        assert_eq!(
-            judge(Metric::P99, &fast, &slow, 0.50).verdict,
-            Verdict::BelowThreshold
-        );
+    fn a_clear_drop_in_one_configuration_is_a_regression_of_that_one_only() {
+        let a = run(1.0, 0.01);
+        let b = run(0.7, 0.012);
+        let judged = judge_all(&a, &b, &RULE);
+        let regressed: Vec<&str> = judged
+            .iter()
+            .filter(|c| c.metrics.iter().any(|m| m.verdict.is_regression()))
+            .map(|c| c.config_id.as_str())
+            .collect();
+        assert_eq!(regressed, ["go/c=0"]);
+        let t = &judged[0].metrics[Metric::Throughput as usize];
+        let e = t.effect.unwrap();
+        assert!((e.ratio - 0.7).abs() < 0.01 && e.lo < 0.7 && e.hi > 0.7, "{e:?}");
+        assert!(judged[1..]
+            .iter()
+            .all(|c| c.metrics[0].verdict == Verdict::Unchanged));
+        assert_eq!(judged[0].metrics[Metric::P50 as usize].verdict, Verdict::NotJudged);
     }
 
     #[test]
-    fn overlapping_repeats_are_noise_and_missing_data_is_said() {
-        let a = side(&[10.0, 10.2, 10.1, 9.9, 10.0, 10.3], &[10.0, 12.0]);
-        let b = side(&[13.0, 13.2, 13.1, 12.9, 13.0, 13.3], &[11.0, 13.1]);
-        assert_eq!(
-            judge(Metric::P99, &a, &b, 0.1).verdict,
-            Verdict::WithinNoise
-        );
-        let few = side(&[13.0, 13.2], &[13.0, 13.1]);
-        assert_eq!(
-            judge(Metric::P99, &a, &few, 0.1).verdict,
-            Verdict::Insufficient
-        );
-        assert_eq!(
-            judge(Metric::P99, &a, &Side::default(), 0.1).verdict,
-            Verdict::Failed
-        );
+    fn noise_too_large_for_the_threshold_is_inconclusive_not_unchanged() {
+        let judged = judge_all(&run(1.0, 0.2), &run(1.0, 0.21), &RULE);
+        assert!(judged
+            .iter()
+            .all(|c| c.metrics[0].verdict == Verdict::Inconclusive));
+        assert!(judged[0].metrics[0].detectable.unwrap() > 0.05);
+    }
+
+    #[test]
+    fn all_repeats_failed_in_b_is_failed_and_one_repeat_everywhere_is_insufficient() {
+        let a = run(1.0, 0.01);
+        let mut b = run(1.0, 0.01);
+        b[0] = ConfigRepeats {
+            failed: 3,
+            ..config("go", &[], &[])
+        };
+        let judged = judge_all(&a, &b, &RULE);
+        assert_eq!(judged[0].metrics[0].verdict, Verdict::Failed);
+        let single: RunRepeats = [("go/x".to_string(), config("go", &[5.0], &[1.0]))].into();
+        let judged = judge_all(&single, &single, &RULE);
+        assert_eq!(judged[0].metrics[0].verdict, Verdict::Insufficient);
+    }
+
+    #[test]
+    fn identical_runs_are_unchanged_everywhere() {
+        let a = run(1.0, 0.01);
+        let judged = judge_all(&a, &a, &RULE);
+        assert!(judged.iter().all(|c| c.metrics[0].verdict == Verdict::Unchanged
+            && c.metrics[2].verdict == Verdict::Unchanged));
     }
 }

@@ -1,8 +1,9 @@
-//! The Markdown rendering of a comparison: the verdict first, then one row
-//! per matched configuration with both metrics.
+//! The Markdown rendering of a comparison: the outcome first, then what the
+//! design could detect, then one row per matched configuration with the
+//! ratio and interval of each metric.
 use super::super::format;
-use super::judge::{Judged, Verdict};
-use super::{CellChange, Comparison};
+use super::judge::{Judged, Metric, Verdict};
+use super::{CellChange, Comparison, DesignRow, Outcome};
 
 fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
     v.map_or_else(|| format::MISSING.to_string(), f)
@@ -17,13 +18,21 @@ fn verdict(v: Verdict) -> String {
     }
 }
 
-/// `A -> B (change, p) verdict` cells of one metric.
+/// `0.81 [0.77, 0.85]`: the ratio B/A and its 95% interval.
+fn ratio(j: &Judged) -> String {
+    j.effect.map_or_else(
+        || format::MISSING.to_string(),
+        |e| format!("{:.3} [{:.3}, {:.3}]", e.ratio, e.lo, e.hi),
+    )
+}
+
+/// `A -> B, ratio [CI], p, verdict` cells of one judged metric.
 fn metric_columns(j: &Judged, value: fn(f64) -> String) -> [String; 5] {
     [
-        opt(j.a_median, value),
-        opt(j.b_median, value),
-        opt(j.change, |v| format::pct(v, 1, true)),
-        opt(j.p_value, |p| format!("{p:.4}")),
+        opt(j.a_mean, value),
+        opt(j.b_mean, value),
+        ratio(j),
+        opt(j.p_adjusted, |p| format!("{p:.4}")),
         verdict(j.verdict),
     ]
 }
@@ -32,13 +41,68 @@ fn row(cell: &CellChange) -> String {
     let mut cols = vec![format!("`{}`", cell.config_id)];
     cols.extend(metric_columns(&cell.throughput, format::rps));
     cols.extend(metric_columns(&cell.p99, format::ms));
+    cols.push(ratio(&cell.p50));
     cols.push(format!(
-        "{}+{} per {}",
-        cell.a_samples,
-        cell.b_samples,
-        cell.sample_kind.as_str()
+        "{}+{}",
+        cell.throughput.a_repeats, cell.throughput.b_repeats
     ));
     format!("| {} |\n", cols.join(" | "))
+}
+
+fn headline(c: &Comparison) -> String {
+    let counts = format!(
+        "{} in throughput (threshold {}), {} in p99 latency (threshold {}); \
+         {} throughput and {} p99 improvement(s)",
+        c.throughput_regressions,
+        format::pct(c.threshold, 1, false),
+        c.latency_regressions,
+        format::pct(c.latency_threshold, 1, false),
+        c.improvements,
+        c.latency_improvements,
+    );
+    match c.outcome {
+        Outcome::Regression => format!(
+            "**Verdict: REGRESSION: {} configuration(s) regressed** of {} matched: {counts}.",
+            c.regressions,
+            c.cells.len()
+        ),
+        Outcome::NoRegression => format!(
+            "**Verdict: no regression** over {} matched configurations, and this design \
+             could have seen one of the threshold's size in each: {counts}.",
+            c.cells.len()
+        ),
+        Outcome::Inconclusive => format!(
+            "**Verdict: INCONCLUSIVE: no regression found, but {} of {} configurations \
+             cannot be told** (the repeats are too few or too noisy to see a change of the \
+             threshold's size; see the design table): {counts}.",
+            c.inconclusive,
+            c.cells.len()
+        ),
+    }
+}
+
+fn design_row(d: &DesignRow) -> String {
+    let need = match (d.detectable, d.repeats_needed) {
+        (Some(det), _) if det <= d.threshold => "enough".to_string(),
+        (Some(_), Some(n)) => format!("need >= {n} per side"),
+        (Some(_), None) => format!("more than {} per side", super::design::MAX_REPEATS),
+        (None, _) => "no noise estimate (one repeat?)".to_string(),
+    };
+    let metric = match d.metric {
+        Metric::Throughput => "throughput",
+        Metric::P50 => "p50",
+        Metric::P99 => "p99",
+    };
+    format!(
+        "| {} | {metric} | {} | {} | {}+{} | {} | {} | {need} |\n",
+        d.runtime,
+        opt(d.a_noise, |v| format::pct(v, 1, false)),
+        opt(d.b_noise, |v| format::pct(v, 1, false)),
+        d.a_repeats,
+        d.b_repeats,
+        opt(d.detectable, |v| format::pct(v, 1, false)),
+        format::pct(d.threshold, 1, false),
+    )
 }
 
 pub fn markdown(c: &Comparison) -> String {
@@ -56,31 +120,33 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&headline(c));
+    out.push_str("\n\n");
     out.push_str(&format!(
-        "**Verdict: {} significant regression(s)** over {} matched configurations: \
-         {} in throughput (threshold {}), {} in p99 latency (threshold {}); \
-         {} throughput and {} p99 improvement(s).\n\n",
-        c.regressions,
-        c.cells.len(),
-        c.throughput_regressions,
-        format::pct(c.threshold, 1, false),
-        c.latency_regressions,
-        format::pct(c.latency_threshold, 1, false),
-        c.improvements,
-        c.latency_improvements,
+        "Each repeat is one observation. A ratio is B/A of the geometric means of the repeats, \
+         with a 95% t interval from each runtime's between-repeat noise pooled over its \
+         configurations. Throughput and p99 of every configuration are one family of {} tests, \
+         Holm-adjusted so that an unchanged system is flagged anywhere with probability at most \
+         {}; a change is flagged when its adjusted p is below that and its ratio is beyond the \
+         threshold in the worse direction. A test that is not significant is `unchanged` only \
+         when the design could detect a change of the threshold's size (80% power), else \
+         `inconclusive`. p50 is shown, not judged. See docs/compare.md.\n\n",
+        c.tests, c.alpha
     ));
-    out.push_str(&format!(
-        "A change is significant when a two-sided Mann-Whitney U test over the per-second samples \
-         (successful requests, p99) gives p < {} and the min-max ranges of the repeats do not \
-         overlap; it is flagged when it is also at least the threshold in the worse direction \
-         (less throughput, more latency).\n\n",
-        c.alpha
-    ));
+    out.push_str("## What this design can detect\n\n");
     out.push_str(
-        "| configuration | A req/s | B req/s | change | p | throughput verdict \
-         | A p99 | B p99 | change | p | p99 verdict | samples |\n",
+        "| runtime | metric | A noise | B noise | repeats | detectable change | threshold | to detect the threshold |\n",
     );
-    out.push_str("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|---|\n");
+    for d in &c.design {
+        out.push_str(&design_row(d));
+    }
+    out.push_str("\n## Configurations\n\n");
+    out.push_str(
+        "| configuration | A req/s | B req/s | ratio [95% CI] | p (Holm) | throughput verdict \
+         | A p99 | B p99 | ratio [95% CI] | p (Holm) | p99 verdict | p50 ratio [95% CI] | repeats |\n",
+    );
+    out.push_str("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
     for cell in &c.cells {
         out.push_str(&row(cell));
     }

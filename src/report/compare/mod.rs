@@ -1,31 +1,30 @@
-//! `runner compare RUN_A RUN_B`: per-configuration change of throughput and
-//! p99 latency, each with a significance verdict, for scheduled reruns that
-//! must alert on regressions.
-//!
-//! Significance (documented in docs/templates.md): a two-sided Mann-Whitney U
-//! test over the per-second samples of all usable repeats (timelines/), alpha
-//! 0.01, AND the two runs' min-max ranges over repeats must not overlap.
-//! Per-second samples are autocorrelated, so the U test alone would overstate
-//! significance; the repeat-range condition keeps one unlucky repeat from
-//! being called a change. See `judge` for the rule, `markdown` for the table.
+//! `runner compare RUN_A RUN_B`: per-configuration ratios B/A of
+//! throughput, p50 and p99 with 95% intervals from the repeats, a verdict per
+//! configuration with the error rate controlled across the whole matrix,
+//! and what the design could detect: for scheduled reruns that must alert
+//! on regressions and must not cry wolf. The rule is in `judge` and
+//! docs/compare.md; `markdown` renders the table.
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use indexmap::IndexMap;
 use serde::Serialize;
 
+mod design;
 mod judge;
 mod markdown;
 
-pub use judge::{Judged, SampleKind, Verdict};
+pub use design::{DesignRow, design};
+pub use judge::{
+    ConfigJudged, ConfigRepeats, Judged, Metric, Rule, RunNoise, RunRepeats, Verdict, judge_all,
+    run_repeats,
+};
 pub use markdown::markdown;
 
 use super::error::ReportError;
 use super::run_data::RunData;
-use super::summary::{CellSummary, summarize_cells};
-use judge::{Metric, config_samples, judge};
 
-/// Significance level of the U test.
+/// Family-wise error rate across all judged tests of one comparison: the
+/// chance that an unchanged system is reported as changed anywhere.
 pub const ALPHA: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -38,11 +37,45 @@ pub enum CompareFormat {
 pub struct CompareOptions {
     /// Relative throughput change (0.05 = 5%) below which a significant change is not flagged.
     pub threshold: f64,
-    /// The same for p99 latency (per-second p99 is noisier than throughput).
+    /// The same for latency (p99 is noisier than throughput).
     pub latency_threshold: f64,
     /// Compare even when the runs are not comparable (with a loud warning).
     pub force: bool,
     pub format: CompareFormat,
+}
+
+impl CompareOptions {
+    fn rule(&self) -> Rule {
+        Rule {
+            threshold: self.threshold,
+            latency_threshold: self.latency_threshold,
+            alpha: ALPHA,
+        }
+    }
+}
+
+/// The answer a scheduler acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// At least one significant regression beyond its threshold (exit 1).
+    Regression,
+    /// No regression, and every judged test could have seen one (exit 0).
+    NoRegression,
+    /// No regression found, but some tests could not have seen a change of
+    /// the threshold's size: "could not tell" (exit 3).
+    Inconclusive,
+}
+
+impl Outcome {
+    /// 0 no regression, 1 regression, 3 inconclusive (2 is "not comparable").
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::NoRegression => 0,
+            Outcome::Regression => 1,
+            Outcome::Inconclusive => 3,
+        }
+    }
 }
 
 /// What the CLI prints and how it exits.
@@ -52,7 +85,7 @@ pub struct CompareOutcome {
     pub output: String,
     /// Printed on stderr: the not-comparable warning when forced.
     pub warnings: Vec<String>,
-    /// 1 when a significant regression beyond the threshold was found, else 0.
+    /// See [`Outcome::exit_code`].
     pub exit_code: u8,
 }
 
@@ -62,20 +95,33 @@ pub struct CellChange {
     pub config_id: String,
     pub runtime: String,
     pub axes: String,
-    /// Samples used per side (per-second, or per-repeat without timelines).
-    pub a_samples: usize,
-    pub b_samples: usize,
-    /// `second` (timelines) or `repeat` (fallback).
-    pub sample_kind: SampleKind,
     /// Successful requests per second (higher is better).
     pub throughput: Judged,
+    /// Median latency in ms: reported, not judged.
+    pub p50: Judged,
     /// 99th percentile latency in ms (lower is better).
     pub p99: Judged,
 }
 
 impl CellChange {
+    fn of(judged: ConfigJudged) -> Self {
+        let [throughput, p50, p99] = judged.metrics;
+        CellChange {
+            config_id: judged.config_id,
+            runtime: judged.runtime,
+            axes: judged.axes,
+            throughput,
+            p50,
+            p99,
+        }
+    }
+
     fn regressed(&self) -> bool {
         self.throughput.verdict.is_regression() || self.p99.verdict.is_regression()
+    }
+
+    fn cannot_tell(&self) -> bool {
+        self.throughput.verdict.cannot_tell() || self.p99.verdict.cannot_tell()
     }
 }
 
@@ -90,14 +136,19 @@ pub struct RunRef {
 pub struct Comparison {
     pub a: RunRef,
     pub b: RunRef,
+    pub outcome: Outcome,
     /// Throughput change (relative) a significant change must reach to be flagged.
     pub threshold: f64,
-    /// The same for p99 latency.
+    /// The same for latency.
     pub latency_threshold: f64,
+    /// Family-wise error rate, and the number of tests in the family.
     pub alpha: f64,
+    pub tests: usize,
     /// What makes the runs not comparable (empty when comparable).
     pub differences: Vec<String>,
     pub forced: bool,
+    /// Per runtime: the noise of each side and what the design can detect.
+    pub design: Vec<DesignRow>,
     pub cells: Vec<CellChange>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
@@ -108,6 +159,8 @@ pub struct Comparison {
     /// Throughput improvements.
     pub improvements: usize,
     pub latency_improvements: usize,
+    /// Configurations where throughput or p99 could not be told.
+    pub inconclusive: usize,
 }
 
 /// `5%`, `5` or `2.5%` -> 0.05 / 0.05 / 0.025.
@@ -150,7 +203,7 @@ pub fn compare_command(
     Ok(CompareOutcome {
         output,
         warnings,
-        exit_code: u8::from(comparison.regressions > 0),
+        exit_code: comparison.outcome.exit_code(),
     })
 }
 
@@ -201,42 +254,51 @@ fn compare(
     options: &CompareOptions,
     differences: Vec<String>,
 ) -> Result<Comparison, ReportError> {
-    let sa: IndexMap<String, CellSummary> = summarize_cells(&a.measurements)
-        .into_iter()
-        .map(|c| (c.config_id.clone(), c))
-        .collect();
-    let sb: IndexMap<String, CellSummary> = summarize_cells(&b.measurements)
-        .into_iter()
-        .map(|c| (c.config_id.clone(), c))
-        .collect();
-    let mut cells = Vec::new();
-    for (config_id, ca) in &sa {
-        if sb.contains_key(config_id) {
-            cells.push(compare_config(a, b, ca, options)?);
-        }
-    }
-    let only = |x: &IndexMap<String, CellSummary>, y: &IndexMap<String, CellSummary>| {
+    let (ra, rb) = (run_repeats(&a.measurements), run_repeats(&b.measurements));
+    let rule = options.rule();
+    let judged = judge_all(&ra, &rb, &rule);
+    let tests = judged
+        .iter()
+        .flat_map(|c| c.metrics.iter())
+        .filter(|m| m.p_adjusted.is_some())
+        .count();
+    let design = design(&ra, &rb, &rule, tests);
+    let cells: Vec<CellChange> = judged.into_iter().map(CellChange::of).collect();
+    let only = |x: &RunRepeats, y: &RunRepeats| {
         x.keys()
             .filter(|k| !y.contains_key(*k))
             .cloned()
             .collect::<Vec<_>>()
     };
     let count = |f: &dyn Fn(&CellChange) -> bool| cells.iter().filter(|c| f(c)).count();
+    let regressions = count(&|c| c.regressed());
+    let inconclusive = count(&|c| c.cannot_tell());
+    let outcome = if regressions > 0 {
+        Outcome::Regression
+    } else if inconclusive > 0 || cells.is_empty() {
+        Outcome::Inconclusive
+    } else {
+        Outcome::NoRegression
+    };
     Ok(Comparison {
         a: run_ref(a),
         b: run_ref(b),
+        outcome,
         threshold: options.threshold,
         latency_threshold: options.latency_threshold,
         alpha: ALPHA,
+        tests,
         differences,
         forced: options.force,
-        regressions: count(&|c| c.regressed()),
+        design,
+        regressions,
         throughput_regressions: count(&|c| c.throughput.verdict.is_regression()),
         latency_regressions: count(&|c| c.p99.verdict.is_regression()),
         improvements: count(&|c| c.throughput.verdict == Verdict::Improvement),
         latency_improvements: count(&|c| c.p99.verdict == Verdict::Improvement),
-        only_in_a: only(&sa, &sb),
-        only_in_b: only(&sb, &sa),
+        inconclusive,
+        only_in_a: only(&ra, &rb),
+        only_in_b: only(&rb, &ra),
         cells,
     })
 }
@@ -247,41 +309,6 @@ fn run_ref(run: &RunData) -> RunRef {
         run_id: run.status.run_id.clone(),
         experiment: run.status.experiment.clone(),
     }
-}
-
-/// Both metrics of one configuration judged. Per-second samples are used
-/// when both runs have timelines for it, else per-repeat values on both sides.
-fn compare_config(
-    a: &RunData,
-    b: &RunData,
-    summary: &CellSummary,
-    options: &CompareOptions,
-) -> Result<CellChange, ReportError> {
-    let id = &summary.config_id;
-    let (mut xa, mut xb) = (config_samples(a, id)?, config_samples(b, id)?);
-    if xa.kind != xb.kind {
-        (xa, xb) = (xa.per_repeat(), xb.per_repeat());
-    }
-    Ok(CellChange {
-        config_id: id.clone(),
-        runtime: summary.runtime.clone(),
-        axes: summary.axes.clone(),
-        a_samples: xa.throughput.samples.len(),
-        b_samples: xb.throughput.samples.len(),
-        sample_kind: xa.kind,
-        throughput: judge(
-            Metric::Throughput,
-            xa.side(Metric::Throughput),
-            xb.side(Metric::Throughput),
-            options.threshold,
-        ),
-        p99: judge(
-            Metric::P99,
-            xa.side(Metric::P99),
-            xb.side(Metric::P99),
-            options.latency_threshold,
-        ),
-    })
 }
 
 #[cfg(test)]

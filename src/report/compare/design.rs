@@ -1,0 +1,87 @@
+//! What a comparison's design can see: per runtime, the repeat-to-repeat
+//! noise of each side, the smallest change it could detect with the repeats
+//! it has, and the repeats it would need to detect the threshold. This is
+//! what turns a silent "no regression" into "cannot detect a 5% change with
+//! 2 repeats: need >= 9".
+use serde::Serialize;
+
+use super::super::effect::{PooledVariance, detectable_change, repeats_needed};
+use super::judge::{Metric, POWER, Rule, RunNoise, RunRepeats};
+use crate::report::stats::median;
+
+/// Largest number of repeats [`DesignRow::repeats_needed`] looks for.
+pub const MAX_REPEATS: u32 = 50;
+
+/// One runtime and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct DesignRow {
+    pub runtime: String,
+    pub metric: Metric,
+    /// Relative SD of one repeat (pooled over the runtime's configurations).
+    pub a_noise: Option<f64>,
+    pub b_noise: Option<f64>,
+    /// Median usable repeats per configuration on each side.
+    pub a_repeats: usize,
+    pub b_repeats: usize,
+    /// The smallest relative change detectable in one configuration (80%
+    /// power, at Holm's strictest level across the comparison's tests).
+    pub detectable: Option<f64>,
+    /// The threshold of this metric, and the repeats per side needed to
+    /// detect it (`None`: more than [`MAX_REPEATS`], or no noise estimate).
+    pub threshold: f64,
+    pub repeats_needed: Option<u32>,
+}
+
+/// The design rows of throughput and p99 for every runtime in both runs.
+pub fn design(a: &RunRepeats, b: &RunRepeats, rule: &Rule, tests: usize) -> Vec<DesignRow> {
+    let (na, nb) = (RunNoise::of(a), RunNoise::of(b));
+    let strictest = rule.alpha / tests.max(1) as f64;
+    let mut rows = Vec::new();
+    for runtime in na.runtimes().filter(|r| nb.runtimes().any(|x| x == *r)) {
+        for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
+            let (pa, pb) = (na.get(runtime, metric), nb.get(runtime, metric));
+            let (ka, kb) = (repeats_of(a, runtime), repeats_of(b, runtime));
+            let configs = a.values().filter(|c| c.runtime == runtime).count();
+            let threshold = rule.threshold_of(metric);
+            let (detectable, needed) = match (pa, pb) {
+                (Some(pa), Some(pb)) => (
+                    Some(detectable_with(pa, ka, pb, kb, strictest)),
+                    repeats_needed(pa, pb, configs, threshold, strictest, POWER, MAX_REPEATS),
+                ),
+                _ => (None, None),
+            };
+            rows.push(DesignRow {
+                runtime: runtime.to_string(),
+                metric,
+                a_noise: pa.map(|p| p.relative_sd()),
+                b_noise: pb.map(|p| p.relative_sd()),
+                a_repeats: ka,
+                b_repeats: kb,
+                detectable,
+                threshold,
+                repeats_needed: needed,
+            });
+        }
+    }
+    rows
+}
+
+fn detectable_with(
+    pa: PooledVariance,
+    ka: usize,
+    pb: PooledVariance,
+    kb: usize,
+    alpha: f64,
+) -> f64 {
+    let se = (pa.var / ka.max(1) as f64 + pb.var / kb.max(1) as f64).sqrt();
+    detectable_change(se, pa.df + pb.df, alpha, POWER)
+}
+
+fn repeats_of(run: &RunRepeats, runtime: &str) -> usize {
+    let counts: Vec<f64> = run
+        .values()
+        .filter(|c| c.runtime == runtime)
+        .map(|c| c.usable() as f64)
+        .collect();
+    median(&counts).map_or(0, |m| m.round() as usize)
+}

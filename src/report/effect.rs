@@ -72,6 +72,10 @@ pub struct Effect {
     pub level: f64,
     /// Two-sided p-value of "no change" (log ratio 0), unadjusted.
     pub p: f64,
+    /// One-sided p-values, unadjusted: of "B is not below A" (small when
+    /// B is lower) and of "B is not above A" (small when B is higher).
+    pub p_lower: f64,
+    pub p_higher: f64,
     /// Standard error of the log ratio, and its Welch-Satterthwaite degrees of freedom.
     pub se: f64,
     pub df: f64,
@@ -104,6 +108,8 @@ impl Effect {
                 hi: r,
                 level,
                 p,
+                p_lower: if d < 0.0 { 0.0 } else { 1.0 },
+                p_higher: if d > 0.0 { 0.0 } else { 1.0 },
                 se,
                 df,
             });
@@ -115,6 +121,8 @@ impl Effect {
             hi: (d + t * se).exp(),
             level,
             p: two_sided_p(d / se, df),
+            p_lower: t_cdf(d / se, df),
+            p_higher: t_cdf(-d / se, df),
             se,
             df,
         })
@@ -126,11 +134,11 @@ impl Effect {
     }
 }
 
-/// The smallest relative change a two-sided test at `alpha` detects with
+/// The smallest relative change a one-sided test at `alpha` detects with
 /// probability `power`, for a log ratio of standard error `se` with `df`
-/// degrees of freedom: `exp((t(1-alpha/2) + t(power)) * se) - 1`.
+/// degrees of freedom: `exp((t(1-alpha) + t(power)) * se) - 1`.
 pub fn detectable_change(se: f64, df: f64, alpha: f64, power: f64) -> f64 {
-    ((t_quantile(1.0 - alpha / 2.0, df) + t_quantile(power, df)) * se).exp_m1()
+    ((t_quantile(1.0 - alpha, df) + t_quantile(power, df)) * se).exp_m1()
 }
 
 /// The standard error of a log ratio with `n` repeats on each side.
@@ -189,8 +197,14 @@ pub fn t_quantile(q: f64, df: f64) -> f64 {
 }
 
 fn two_sided_p(t: f64, df: f64) -> f64 {
-    let dist = StudentsT::new(0.0, 1.0, df.max(1.0)).expect("valid t distribution");
-    (2.0 * dist.cdf(-t.abs())).min(1.0)
+    (2.0 * t_cdf(-t.abs(), df)).min(1.0)
+}
+
+/// `P(T <= t)` for Student's t with `df` degrees of freedom.
+fn t_cdf(t: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df.max(1.0))
+        .expect("df >= 1 and a unit scale are valid")
+        .cdf(t)
 }
 
 fn logs(values: &[f64]) -> Vec<f64> {
@@ -221,38 +235,56 @@ mod tests {
         let single = [5.0];
         let pooled = PooledVariance::of([&g1[..], &g2[..], &single[..]]).unwrap();
         assert_eq!(pooled.df, 3.0);
-        assert!(close(pooled.var, (0.02 + 2.0 * 0.01) / 3.0, 1e-12), "{pooled:?}");
+        assert!(
+            close(pooled.var, (0.02 + 2.0 * 0.01) / 3.0, 1e-12),
+            "{pooled:?}"
+        );
         assert!(PooledVariance::of([&single[..]]).is_none());
     }
 
     #[test]
     fn a_ratio_and_its_interval_worked_by_hand() {
         // A: ln 100 for both repeats; B: ln 110. Pooled var 0.01 on each side, df 10.
-        let v = PooledVariance { var: 0.01, df: 10.0 };
+        let v = PooledVariance {
+            var: 0.01,
+            df: 10.0,
+        };
         let e = Effect::between(&[100.0, 100.0], v, &[110.0, 110.0], v, 0.95).unwrap();
         assert!(close(e.ratio, 1.1, 1e-12));
         let se = (0.01f64 / 2.0 + 0.01 / 2.0).sqrt(); // 0.1
         assert!(close(e.se, se, 1e-12));
-        assert!(close(e.df, 20.0, 1e-9), "Welch of two equal pools: {}", e.df);
+        assert!(
+            close(e.df, 20.0, 1e-9),
+            "Welch of two equal pools: {}",
+            e.df
+        );
         // t(0.975, 20) = 2.0860
         let t = 2.085_963;
         assert!(close(e.lo, ((1.1f64).ln() - t * se).exp(), 1e-5), "{e:?}");
         assert!(close(e.hi, ((1.1f64).ln() + t * se).exp(), 1e-5), "{e:?}");
-        // t = ln(1.1)/0.1 = 0.953 on 20 df: two-sided p = 0.352
+        // t = ln(1.1)/0.1 = 0.953 on 20 df: two-sided p = 0.352, one-sided 0.176
         assert!(close(e.p, 0.352, 0.002), "{e:?}");
+        assert!(close(e.p_higher, 0.176, 0.001), "{e:?}");
+        assert!(close(e.p_lower, 1.0 - 0.176, 0.001), "{e:?}");
     }
 
     #[test]
     fn detectable_change_matches_the_normal_formula_at_large_df() {
-        // (1.95996 + 0.84162) * 0.05 = 0.14008 -> exp - 1 = 0.1504
-        let c = detectable_change(0.05, 1e6, 0.05, 0.8);
+        // One-sided at 0.025: (1.95996 + 0.84162) * 0.05 = 0.14008 -> exp - 1 = 0.1504
+        let c = detectable_change(0.05, 1e6, 0.025, 0.8);
         assert!(close(c, 0.1504, 0.0005), "{c}");
     }
 
     #[test]
     fn repeats_needed_grows_with_noise_and_shrinks_with_threshold() {
-        let quiet = PooledVariance { var: 0.03f64.powi(2), df: 28.0 };
-        let noisy = PooledVariance { var: 0.10f64.powi(2), df: 28.0 };
+        let quiet = PooledVariance {
+            var: 0.03f64.powi(2),
+            df: 28.0,
+        };
+        let noisy = PooledVariance {
+            var: 0.10f64.powi(2),
+            df: 28.0,
+        };
         let n_quiet = repeats_needed(quiet, quiet, 28, 0.05, 0.01, 0.8, 100).unwrap();
         let n_noisy = repeats_needed(noisy, noisy, 28, 0.05, 0.01, 0.8, 100).unwrap();
         assert!(n_quiet < n_noisy, "{n_quiet} vs {n_noisy}");

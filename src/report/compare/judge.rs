@@ -7,18 +7,21 @@
 //! 2. The effect is the ratio B/A of the geometric means of the repeats, with
 //!    a 95% t interval whose variance is each side's between-repeat variance
 //!    pooled over the configurations of the runtime (see `report::effect`).
-//! 3. Throughput and p99 of every configuration form one family of tests;
-//!    Holm's adjustment keeps the chance of any false alarm across the
-//!    family at or below `alpha` (0.01): an unchanged system fails a nightly
-//!    comparison at most ~1% of nights. p50 is reported with its interval,
-//!    but is not judged (in closed loop it carries the same information as
-//!    throughput and would only spend the family's alpha).
-//! 4. A test that is significant after adjustment is a regression (or an
-//!    improvement) when its ratio is beyond the threshold in the worse (or
-//!    better) direction, else "below threshold". A test that is not
-//!    significant is "unchanged" when the design could have detected a
-//!    change of the threshold's size (the detectable change at Holm's
-//!    strictest level, alpha / tests, and 80% power is within the
+//! 3. The alarm is for regressions, so each test is one-sided: "is B worse
+//!    than A?" (less throughput, more p99). Throughput and p99 of every
+//!    configuration form one family, and Holm's adjustment keeps the chance
+//!    of any false alarm across the family at or below `alpha` (0.01): an
+//!    unchanged system fails a nightly comparison on at most ~1% of nights.
+//!    "Is B better?" is a second family, adjusted the same way, and never
+//!    fails a comparison. p50 is reported with its interval but not judged
+//!    (in closed loop it carries what throughput carries, and would only
+//!    spend the family's alpha).
+//! 4. A regression (improvement) is significant in its family after
+//!    adjustment and beyond the threshold in the worse (better) direction;
+//!    significant but inside the threshold is "below threshold". A test that
+//!    is significant in neither is "unchanged" when the design could have
+//!    detected a threshold-sized change (the detectable change at Holm's
+//!    strictest level, alpha / tests, one-sided, 80% power, is within the
 //!    threshold), else "inconclusive": the comparison cannot tell.
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -182,7 +185,11 @@ impl RunNoise {
                 continue;
             }
             let pools = Metric::ALL.map(|metric| {
-                PooledVariance::of(run.values().filter(|c| c.runtime == rt).map(|c| c.of(metric)))
+                PooledVariance::of(
+                    run.values()
+                        .filter(|c| c.runtime == rt)
+                        .map(|c| c.of(metric)),
+                )
             });
             by_runtime.insert(rt.to_string(), pools);
         }
@@ -226,10 +233,12 @@ pub struct Judged {
     pub b_mean: Option<f64>,
     pub a_repeats: usize,
     pub b_repeats: usize,
-    /// The ratio B/A with its 95% interval and unadjusted p.
+    /// The ratio B/A with its 95% interval and unadjusted p-values.
     pub effect: Option<Effect>,
-    /// Holm-adjusted p-value (judged metrics only).
-    pub p_adjusted: Option<f64>,
+    /// Holm-adjusted one-sided p-values (judged metrics only): of "B is
+    /// worse" (the regression family) and of "B is better".
+    pub p_worse: Option<f64>,
+    pub p_better: Option<f64>,
     /// The smallest change this comparison could detect here (relative,
     /// at Holm's strictest level and 80% power).
     pub detectable: Option<f64>,
@@ -259,9 +268,7 @@ pub fn judge_all(a: &RunRepeats, b: &RunRepeats, rule: &Rule) -> Vec<ConfigJudge
         .iter()
         .filter_map(|(id, ca)| {
             let cb = b.get(id)?;
-            let metrics = Metric::ALL.map(|metric| {
-                measure(metric, ca, cb, &noise_a, &noise_b)
-            });
+            let metrics = Metric::ALL.map(|metric| measure(metric, ca, cb, &noise_a, &noise_b));
             Some(ConfigJudged {
                 config_id: id.clone(),
                 runtime: ca.runtime.clone(),
@@ -301,32 +308,50 @@ fn measure(
         a_repeats: va.len(),
         b_repeats: vb.len(),
         effect,
-        p_adjusted: None,
+        p_worse: None,
+        p_better: None,
         detectable: None,
         verdict,
     }
 }
 
-/// Holm across every judged test, then each test's verdict.
+/// Holm across every judged test, once per direction, then each test's verdict.
 fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
-    let mut tests: Vec<(usize, usize, f64)> = Vec::new();
+    let mut tests: Vec<(usize, usize)> = Vec::new();
     for (c, config) in configs.iter().enumerate() {
         for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
-            if let Some(e) = config.metrics[metric as usize].effect {
-                tests.push((c, metric as usize, e.p));
+            if config.metrics[metric as usize].effect.is_some() {
+                tests.push((c, metric as usize));
             }
         }
     }
-    let p: Vec<f64> = tests.iter().map(|t| t.2).collect();
-    let adjusted = holm(&p);
+    let one_sided = |worse: bool| -> Vec<f64> {
+        let p: Vec<f64> = tests
+            .iter()
+            .map(|&(c, m)| {
+                let e = configs[c].metrics[m]
+                    .effect
+                    .expect("only tests with an effect");
+                let lower_is_worse = Metric::ALL[m].better() == Better::Higher;
+                if lower_is_worse == worse {
+                    e.p_lower
+                } else {
+                    e.p_higher
+                }
+            })
+            .collect();
+        holm(&p)
+    };
+    let (worse, better) = (one_sided(true), one_sided(false));
     let strictest = rule.alpha / tests.len().max(1) as f64;
-    for ((c, m, _), p_adj) in tests.into_iter().zip(adjusted) {
+    for (i, &(c, m)) in tests.iter().enumerate() {
         let judged = &mut configs[c].metrics[m];
         let effect = judged.effect.expect("only tests with an effect");
         let metric = Metric::ALL[m];
         let threshold = rule.threshold_of(metric);
         let detectable = detectable_change(effect.se, effect.df, strictest, POWER);
-        judged.p_adjusted = Some(p_adj);
+        judged.p_worse = Some(worse[i]);
+        judged.p_better = Some(better[i]);
         judged.detectable = Some(detectable);
         if judged.verdict == Verdict::Failed {
             continue;
@@ -338,14 +363,13 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
             Better::Lower => -effect.ratio.ln(),
         };
         let beyond = (1.0 + threshold).ln();
-        judged.verdict = if p_adj < rule.alpha {
-            if gain <= -beyond {
-                Verdict::Regression
-            } else if gain >= beyond {
-                Verdict::Improvement
-            } else {
-                Verdict::BelowThreshold
-            }
+        let (is_worse, is_better) = (worse[i] < rule.alpha, better[i] < rule.alpha);
+        judged.verdict = if is_worse && gain <= -beyond {
+            Verdict::Regression
+        } else if is_better && gain >= beyond {
+            Verdict::Improvement
+        } else if is_worse || is_better {
+            Verdict::BelowThreshold
         } else if detectable <= threshold {
             Verdict::Unchanged
         } else {
@@ -361,7 +385,11 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
 }
 
 fn geometric_mean(values: &[f64]) -> Option<f64> {
-    let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
+    let logs: Vec<f64> = values
+        .iter()
+        .filter(|v| **v > 0.0)
+        .map(|v| v.ln())
+        .collect();
     (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
@@ -412,19 +440,29 @@ mod tests {
         assert_eq!(regressed, ["go/c=0"]);
         let t = &judged[0].metrics[Metric::Throughput as usize];
         let e = t.effect.unwrap();
-        assert!((e.ratio - 0.7).abs() < 0.01 && e.lo < 0.7 && e.hi > 0.7, "{e:?}");
-        assert!(judged[1..]
-            .iter()
-            .all(|c| c.metrics[0].verdict == Verdict::Unchanged));
-        assert_eq!(judged[0].metrics[Metric::P50 as usize].verdict, Verdict::NotJudged);
+        assert!(
+            (e.ratio - 0.7).abs() < 0.01 && e.lo < 0.7 && e.hi > 0.7,
+            "{e:?}"
+        );
+        assert!(
+            judged[1..]
+                .iter()
+                .all(|c| c.metrics[0].verdict == Verdict::Unchanged)
+        );
+        assert_eq!(
+            judged[0].metrics[Metric::P50 as usize].verdict,
+            Verdict::NotJudged
+        );
     }
 
     #[test]
     fn noise_too_large_for_the_threshold_is_inconclusive_not_unchanged() {
         let judged = judge_all(&run(1.0, 0.2), &run(1.0, 0.21), &RULE);
-        assert!(judged
-            .iter()
-            .all(|c| c.metrics[0].verdict == Verdict::Inconclusive));
+        assert!(
+            judged
+                .iter()
+                .all(|c| c.metrics[0].verdict == Verdict::Inconclusive)
+        );
         assert!(judged[0].metrics[0].detectable.unwrap() > 0.05);
     }
 
@@ -447,7 +485,11 @@ mod tests {
     fn identical_runs_are_unchanged_everywhere() {
         let a = run(1.0, 0.01);
         let judged = judge_all(&a, &a, &RULE);
-        assert!(judged.iter().all(|c| c.metrics[0].verdict == Verdict::Unchanged
-            && c.metrics[2].verdict == Verdict::Unchanged));
+        assert!(
+            judged
+                .iter()
+                .all(|c| c.metrics[0].verdict == Verdict::Unchanged
+                    && c.metrics[2].verdict == Verdict::Unchanged)
+        );
     }
 }

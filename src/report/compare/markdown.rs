@@ -32,7 +32,7 @@ fn metric_columns(j: &Judged, value: fn(f64) -> String) -> [String; 5] {
         opt(j.a_mean, value),
         opt(j.b_mean, value),
         ratio(j),
-        opt(j.p_adjusted, |p| format!("{p:.4}")),
+        opt(j.p_worse, |p| format!("{p:.4}")),
         verdict(j.verdict),
     ]
 }
@@ -143,8 +143,8 @@ pub fn markdown(c: &Comparison) -> String {
     }
     out.push_str("\n## Configurations\n\n");
     out.push_str(
-        "| configuration | A req/s | B req/s | ratio [95% CI] | p (Holm) | throughput verdict \
-         | A p99 | B p99 | ratio [95% CI] | p (Holm) | p99 verdict | p50 ratio [95% CI] | repeats |\n",
+        "| configuration | A req/s | B req/s | ratio [95% CI] | p worse (Holm) | throughput verdict \
+         | A p99 | B p99 | ratio [95% CI] | p worse (Holm) | p99 verdict | p50 ratio [95% CI] | repeats |\n",
     );
     out.push_str("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
     for cell in &c.cells {

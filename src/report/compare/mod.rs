@@ -12,8 +12,9 @@ use serde::Serialize;
 mod design;
 mod judge;
 mod markdown;
+pub mod simulate;
 
-pub use design::{DesignRow, design};
+pub use design::{DesignRow, MAX_REPEATS, design};
 pub use judge::{
     ConfigJudged, ConfigRepeats, Judged, Metric, Rule, RunNoise, RunRepeats, Verdict, judge_all,
     run_repeats,
@@ -75,6 +76,27 @@ impl Outcome {
             Outcome::Regression => 1,
             Outcome::Inconclusive => 3,
         }
+    }
+}
+
+/// The comparison's answer from its judged configurations: any regression
+/// (throughput or p99, or failed in B) wins; else any test that could not
+/// tell (or nothing matched) makes it inconclusive.
+pub fn outcome(judged: &[ConfigJudged]) -> Outcome {
+    let judged_metrics = || {
+        judged.iter().flat_map(|c| {
+            [
+                &c.metrics[Metric::Throughput as usize],
+                &c.metrics[Metric::P99 as usize],
+            ]
+        })
+    };
+    if judged_metrics().any(|m| m.verdict.is_regression()) {
+        Outcome::Regression
+    } else if judged.is_empty() || judged_metrics().any(|m| m.verdict.cannot_tell()) {
+        Outcome::Inconclusive
+    } else {
+        Outcome::NoRegression
     }
 }
 
@@ -260,9 +282,10 @@ fn compare(
     let tests = judged
         .iter()
         .flat_map(|c| c.metrics.iter())
-        .filter(|m| m.p_adjusted.is_some())
+        .filter(|m| m.p_worse.is_some())
         .count();
     let design = design(&ra, &rb, &rule, tests);
+    let outcome = outcome(&judged);
     let cells: Vec<CellChange> = judged.into_iter().map(CellChange::of).collect();
     let only = |x: &RunRepeats, y: &RunRepeats| {
         x.keys()
@@ -273,13 +296,6 @@ fn compare(
     let count = |f: &dyn Fn(&CellChange) -> bool| cells.iter().filter(|c| f(c)).count();
     let regressions = count(&|c| c.regressed());
     let inconclusive = count(&|c| c.cannot_tell());
-    let outcome = if regressions > 0 {
-        Outcome::Regression
-    } else if inconclusive > 0 || cells.is_empty() {
-        Outcome::Inconclusive
-    } else {
-        Outcome::NoRegression
-    };
     Ok(Comparison {
         a: run_ref(a),
         b: run_ref(b),

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Calibration of `runner compare` (issue 11): draws run pairs from a
+# hierarchical noise model (the reference run's own noise, and a quiet
+# host's), judges them with the library's rule and prints the false-alarm
+# rate per run, the inconclusive rate, the detectable change, the repeats
+# needed and the power to find a 10% / 25% drop in one configuration.
+#   scripts/calibrate-compare.sh [REFERENCE_RUN] [--pairs N] [--seed S]
+# Defaults: results/2026/20261130T100516Z, 2000 pairs, a fixed seed (the
+# figures are reproducible). Takes well under a minute after the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked --quiet --example calibrate-compare
+exec target/release/examples/calibrate-compare "$@"

@@ -9,6 +9,7 @@ mod charts;
 pub mod compare;
 mod context;
 mod csv_out;
+pub mod effect;
 mod error;
 mod format;
 mod run_data;

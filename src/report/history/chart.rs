@@ -85,15 +85,12 @@ pub fn trend(series: &SeriesReport, runs: usize) -> Result<String, ReportError> 
         chart
             .draw_series(series.change_points.iter().map(|c| {
                 let x = (x_of(c.at.index - 1) + x_of(c.at.index)) / 2.0;
-                DashedPathElement::new(
-                    vec![(x, y_lo), (x, y_hi)],
-                    6,
-                    4,
-                    CHANGE.stroke_width(2),
-                )
+                DashedPathElement::new(vec![(x, y_lo), (x, y_hi)], 6, 4, CHANGE.stroke_width(2))
             }))
             .map_err(err)?;
-        let bars = points.iter().filter_map(|p| Some((p.run as f64, p.lo?, p.hi?)));
+        let bars = points
+            .iter()
+            .filter_map(|p| Some((p.run as f64, p.lo?, p.hi?)));
         for (x, lo, hi) in bars {
             let style = POINT.mix(0.6).stroke_width(1);
             chart
@@ -149,6 +146,10 @@ fn y_range(series: &SeriesReport) -> (f64, f64) {
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
-    let pad = if hi > lo { (hi - lo) * 0.08 } else { hi.abs() * 0.05 + 1e-9 };
+    let pad = if hi > lo {
+        (hi - lo) * 0.08
+    } else {
+        hi.abs() * 0.05 + 1e-9
+    };
     ((lo - pad).max(0.0), hi + pad)
 }

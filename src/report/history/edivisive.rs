@@ -277,10 +277,7 @@ fn statistic(n1: usize, n2: usize, between: f64, left: f64, right: f64) -> f64 {
 fn drop_small_changes(logs: &[f64], mut kept: Vec<Accepted>, min_change: f64) -> Vec<Accepted> {
     loop {
         let bounds = boundaries(logs.len(), kept.iter().map(|a| a.index));
-        let means: Vec<f64> = bounds
-            .windows(2)
-            .map(|w| mean(&logs[w[0]..w[1]]))
-            .collect();
+        let means: Vec<f64> = bounds.windows(2).map(|w| mean(&logs[w[0]..w[1]])).collect();
         let smallest = means
             .windows(2)
             .map(|pair| (pair[1] - pair[0]).exp_m1().abs())
@@ -415,9 +412,22 @@ mod tests {
     }
 
     #[test]
+    fn a_step_in_the_middle_of_six_points_cannot_reach_significance() {
+        // 3 + 3 points: 2 of the C(6,3) = 20 splits are the observed one, so p >= ~0.1.
+        let x = [1000.0, 1010.0, 990.0, 800.0, 805.0, 795.0];
+        assert!(detect(&x, &Settings::default()).change_points.is_empty());
+        let logs: Vec<f64> = x.iter().map(|v| v.ln()).collect();
+        let best = best_over_segments(&logs, &[0, 6], 3).unwrap();
+        let p = permutation_p(&logs, &[0, 6], 3, best.q, 199, &mut SplitMix64(1));
+        assert!((0.06..0.15).contains(&p), "{p}");
+    }
+
+    #[test]
     fn a_change_below_the_minimum_is_not_reported() {
         // A clean 3% step: significant, but below the 5% default.
-        let x = [100.0, 100.1, 99.9, 100.0, 100.1, 103.0, 103.1, 102.9, 103.0, 103.1];
+        let x = [
+            100.0, 100.1, 99.9, 100.0, 100.1, 103.0, 103.1, 102.9, 103.0, 103.1,
+        ];
         let d = detect(&x, &Settings::default());
         assert!(d.change_points.is_empty(), "{d:?}");
         let loose = Settings {
@@ -430,7 +440,9 @@ mod tests {
     #[test]
     fn no_regime_is_shorter_than_the_minimum_segment() {
         // Two low points at the end: a 2-point regime, refused with min 3.
-        let x = [100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 70.0, 70.5];
+        let x = [
+            100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 101.0, 99.0, 100.0, 70.0, 70.5,
+        ];
         assert!(detect(&x, &Settings::default()).change_points.is_empty());
         let two = Settings {
             min_segment: 2,
@@ -472,6 +484,9 @@ mod tests {
                 counts[pos][*val as usize] += 1;
             }
         }
-        assert!(counts.iter().flatten().all(|c| (850..1150).contains(c)), "{counts:?}");
+        assert!(
+            counts.iter().flatten().all(|c| (850..1150).contains(c)),
+            "{counts:?}"
+        );
     }
 }

@@ -226,7 +226,12 @@ fn between_run_noise(pending: &[Pending]) -> HashMap<(String, Metric), PooledVar
                 groups
                     .entry((p.series.runtime.clone(), p.series.metric))
                     .or_default()
-                    .push(p.series.points[regime.start..end].iter().map(|x| x.value).collect());
+                    .push(
+                        p.series.points[regime.start..end]
+                            .iter()
+                            .map(|x| x.value)
+                            .collect(),
+                    );
             }
         }
     }

@@ -3,12 +3,12 @@
 //! found by E-divisive means, and a verdict on the newest run for
 //! schedulers. docs/history.md is the user's version of this.
 //!
-//! The stages: [`runs`] reads the run directories and keeps the complete
-//! runs comparable with the newest one; [`series`] turns each run into one
+//! The stages: `runs` reads the run directories and keeps the complete
+//! runs comparable with the newest one; `series` turns each run into one
 //! point per configuration (geometric mean of usable repeats, 95% interval
 //! from the runtime's pooled repeat noise); [`edivisive`] finds the change
-//! points of each series; [`judge`] picks each series' last stable regime
-//! and judges the newest point against it; [`render`] and [`chart`] write
+//! points of each series; `judge` picks each series' last stable regime
+//! and judges the newest point against it; `render` and `chart` write
 //! history.md, history.html and the JSON.
 mod chart;
 pub mod edivisive;
@@ -135,7 +135,7 @@ pub struct History {
     pub exit_code: u8,
 }
 
-/// Reads and analyses `dir` (results/<experiment>/).
+/// Reads and analyses `dir` (`results/<experiment>/`).
 pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, HistoryError> {
     let loaded = runs::load(dir)?;
     let newest = loaded.runs.last().expect("load keeps the newest run");

@@ -92,11 +92,9 @@ fn render(template: (&str, &str), ctx: Value) -> Result<String, ReportError> {
             _ => format::ms(v),
         }
     });
-    env.add_filter("metric_label", |metric: String| {
-        match metric.as_str() {
-            "throughput" => Metric::Throughput.label(),
-            _ => Metric::P99.label(),
-        }
+    env.add_filter("metric_label", |metric: String| match metric.as_str() {
+        "throughput" => Metric::Throughput.label(),
+        _ => Metric::P99.label(),
     });
     templating::render(&env, &source, &ctx)
 }

@@ -104,7 +104,7 @@ pub fn load(dir: &Path) -> Result<ExperimentRuns, HistoryError> {
             Err(reason) => left_out.push(LeftOut { run: name, reason }),
         }
     }
-    complete.sort_by(|a, b| time_order(a).cmp(&time_order(b)));
+    complete.sort_by_key(time_order);
     let Some(newest) = complete.last().cloned() else {
         return Err(HistoryError::NoCompleteRun {
             path: dir.to_path_buf(),
@@ -160,8 +160,8 @@ fn read_run(dir: &Path) -> Result<RunData, LeftOutReason> {
     let path = dir.join(STATUS_FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| unreadable(format!("{}: {e}", path.display())))?;
-    let status: RunStatus = serde_json::from_str(&text)
-        .map_err(|e| unreadable(format!("{}: {e}", path.display())))?;
+    let status: RunStatus =
+        serde_json::from_str(&text).map_err(|e| unreadable(format!("{}: {e}", path.display())))?;
     if status.state != RunState::Complete {
         return Err(LeftOutReason::NotComplete {
             state: status.state,

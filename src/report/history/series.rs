@@ -261,26 +261,44 @@ mod tests {
         let series = build(&[r]);
         assert_eq!(series.len(), 4);
         let tp = &series[0];
-        assert_eq!((tp.config_id.as_str(), tp.metric), ("go/c=1", Metric::Throughput));
+        assert_eq!(
+            (tp.config_id.as_str(), tp.metric),
+            ("go/c=1", Metric::Throughput)
+        );
         let p = &tp.points[0];
         assert!((p.value - 200.0).abs() < 1e-9, "{p:?}");
         assert_eq!(p.repeats, [100.0, 400.0]);
         // Pool: c=1 has var of {ln 100, ln 400} = (ln 4)^2 / 2 on 1 df; c=2 adds 0 on 1 df.
         let var = (4f64.ln().powi(2) / 2.0) / 2.0;
         let half = t_quantile(0.975, 2.0) * (var / 2.0).sqrt();
-        assert!((p.lo.unwrap() - 200.0 * (-half).exp()).abs() < 1e-6, "{p:?}");
+        assert!(
+            (p.lo.unwrap() - 200.0 * (-half).exp()).abs() < 1e-6,
+            "{p:?}"
+        );
         assert!((p.hi.unwrap() - 200.0 * half.exp()).abs() < 1e-6, "{p:?}");
     }
 
     #[test]
     fn a_run_without_usable_repeats_has_no_point_and_configs_follow_the_newest_run() {
-        let old = run("r1", vec![row("a", "go", 10.0, 1.0, "ok"), row("b", "go", 10.0, 1.0, "ok")]);
+        let old = run(
+            "r1",
+            vec![
+                row("a", "go", 10.0, 1.0, "ok"),
+                row("b", "go", 10.0, 1.0, "ok"),
+            ],
+        );
         let new = run(
             "r2",
-            vec![row("b", "go", 11.0, 1.0, "ok"), row("a", "go", 0.0, 0.0, "failed")],
+            vec![
+                row("b", "go", 11.0, 1.0, "ok"),
+                row("a", "go", 0.0, 0.0, "failed"),
+            ],
         );
         let series = build(&[old, new]);
-        let ids: Vec<(&str, Metric)> = series.iter().map(|s| (s.config_id.as_str(), s.metric)).collect();
+        let ids: Vec<(&str, Metric)> = series
+            .iter()
+            .map(|s| (s.config_id.as_str(), s.metric))
+            .collect();
         assert_eq!(
             ids,
             [
@@ -293,6 +311,9 @@ mod tests {
         let a = &series[2];
         assert_eq!(a.points.len(), 1);
         assert_eq!((a.points[0].run, a.points[0].lo), (0, None));
-        assert_eq!(series[0].points.iter().map(|p| p.run).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            series[0].points.iter().map(|p| p.run).collect::<Vec<_>>(),
+            [0, 1]
+        );
     }
 }

@@ -17,7 +17,7 @@
 //! how often it exits 3 (inconclusive) or 0, the detectable change, the
 //! repeats needed for the threshold, and the power to find a 10% (and 25%)
 //! throughput drop in one configuration.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use runner::report::RunData;
 use runner::report::compare::simulate::{Change, Model, Noise, rng};
@@ -94,7 +94,7 @@ fn seconds_of(run: &RunData) -> Seconds {
 }
 
 /// Each runtime's noise in the reference run.
-fn reference_model(path: &PathBuf) -> (Model, Seconds) {
+fn reference_model(path: &Path) -> (Model, Seconds) {
     let run = RunData::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let seconds = seconds_of(&run);
     let mut model = Model {

@@ -65,6 +65,31 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Trend of every configuration over an experiment's comparable runs, with
+    /// change points; writes history.md and history.html. Exit 0: the newest run
+    /// opens no worse regime; 1: it does (see docs/history.md); 2: unusable input.
+    History {
+        /// The experiment directory, results/<experiment>/ (one directory per run).
+        experiment_dir: PathBuf,
+        /// Smallest relative throughput change reported or judged a regression, e.g. 5%.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        threshold: f64,
+        /// The same for p99 latency.
+        #[arg(long, default_value = "10%", value_parser = parse_threshold)]
+        latency_threshold: f64,
+        /// Fewest runs a regime may have (a change point needs this many runs after it).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(2..))]
+        min_segment: u16,
+        /// Shuffles per permutation test.
+        #[arg(long, default_value_t = 199, value_parser = clap::value_parser!(u32).range(19..))]
+        permutations: u32,
+        /// Output on stdout: history.md's text, or JSON for scripts.
+        #[arg(long, value_enum, default_value = "md")]
+        format: runner::report::history::HistoryFormat,
+        /// Write history.md and history.html here instead of the experiment directory.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Check that the runtimes answer the spec's `verify` requests identically:
     /// exit 0 when equivalent, 1 on any difference, 2 on spec/preflight errors.
     Verify {
@@ -144,6 +169,28 @@ fn main() -> ExitCode {
                 format,
             },
         ),
+        Command::History {
+            experiment_dir,
+            threshold,
+            latency_threshold,
+            min_segment,
+            permutations,
+            format,
+            out,
+        } => history(
+            &experiment_dir,
+            &runner::report::history::HistoryOptions {
+                settings: runner::report::history::HistorySettings {
+                    threshold,
+                    latency_threshold,
+                    min_segment: usize::from(min_segment),
+                    permutations,
+                    ..Default::default()
+                },
+                format,
+                out,
+            },
+        ),
         Command::Verify {
             spec,
             only,
@@ -220,6 +267,29 @@ fn compare(
             ExitCode::from(outcome.exit_code)
         }
         // Not comparable, or unreadable: 2, never 1 (which means "regression").
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn history(
+    experiment_dir: &std::path::Path,
+    options: &runner::report::history::HistoryOptions,
+) -> ExitCode {
+    match runner::report::history::history_command(experiment_dir, options) {
+        Ok(outcome) => {
+            for w in &outcome.warnings {
+                eprintln!("{w}");
+            }
+            for file in &outcome.files {
+                eprintln!("wrote {}", file.display());
+            }
+            print!("{}", outcome.output);
+            ExitCode::from(outcome.exit_code)
+        }
+        // No runs, or unreadable: 2, never 1 (which means "regression").
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)

@@ -12,6 +12,7 @@ mod csv_out;
 pub mod effect;
 mod error;
 mod format;
+pub mod history;
 mod run_data;
 pub mod stats;
 pub mod summary;

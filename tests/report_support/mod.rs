@@ -23,7 +23,7 @@ pub fn copy_run(run: &Path) -> (tempfile::TempDir, PathBuf) {
     (tmp, dest)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

@@ -1,0 +1,270 @@
+//! `runner history results/<experiment>/`: every comparable run of an
+//! experiment as one series per configuration and metric, change points
+//! found by E-divisive means, and a verdict on the newest run for
+//! schedulers. docs/history.md is the user's version of this.
+//!
+//! The stages: `runs` reads the run directories and keeps the complete
+//! runs comparable with the newest one; `series` turns each run into one
+//! point per configuration (geometric mean of usable repeats, 95% interval
+//! from the runtime's pooled repeat noise); [`edivisive`] finds the change
+//! points of each series; `judge` picks each series' last stable regime
+//! and judges the newest point against it; `render` and `chart` write
+//! history.md, history.html and the JSON.
+mod chart;
+pub mod edivisive;
+mod error;
+mod judge;
+mod render;
+mod runs;
+mod series;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use error::HistoryError;
+pub use judge::{
+    ChangePointReport, FAMILY_ALPHA, Newest, NoiseSource, RegimeReport, SeriesReport, Verdict,
+};
+pub use runs::{Break, LeftOut, LeftOutReason, RunRef};
+pub use series::{Metric, Point};
+
+use crate::report::ReportError;
+
+pub const HISTORY_MD: &str = "history.md";
+pub const HISTORY_HTML: &str = "history.html";
+
+/// The analysis' knobs. The defaults are those of docs/history.md.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HistorySettings {
+    /// Smallest relative throughput change reported (change points) or judged a regression.
+    pub threshold: f64,
+    /// The same for p99 latency (noisier, as in `runner compare`).
+    pub latency_threshold: f64,
+    /// Fewest runs a regime may have.
+    pub min_segment: usize,
+    /// Shuffles per permutation test.
+    pub permutations: u32,
+    /// A change point needs a permutation p below this.
+    pub significance: f64,
+    /// Seed of the permutation tests: the same history always gives the same answer.
+    pub seed: u64,
+}
+
+impl Default for HistorySettings {
+    fn default() -> Self {
+        let detector = edivisive::Settings::default();
+        HistorySettings {
+            threshold: 0.05,
+            latency_threshold: 0.10,
+            min_segment: detector.min_segment,
+            permutations: detector.permutations,
+            significance: detector.significance,
+            seed: detector.seed,
+        }
+    }
+}
+
+impl HistorySettings {
+    pub fn threshold_for(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::Throughput => self.threshold,
+            Metric::P99 => self.latency_threshold,
+        }
+    }
+
+    /// The detector's settings for one metric.
+    pub fn detector(&self, metric: Metric) -> edivisive::Settings {
+        edivisive::Settings {
+            min_segment: self.min_segment.max(2),
+            permutations: self.permutations,
+            significance: self.significance,
+            min_change: self.threshold_for(metric),
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HistoryFormat {
+    Md,
+    Json,
+}
+
+#[derive(Debug, Clone)]
+pub struct HistoryOptions {
+    pub settings: HistorySettings,
+    /// What goes to stdout (history.md and history.html are written either way).
+    pub format: HistoryFormat,
+    /// Where history.md and history.html go (default: the experiment directory).
+    pub out: Option<PathBuf>,
+}
+
+/// What the CLI prints and how it exits.
+#[derive(Debug, Clone)]
+pub struct HistoryOutcome {
+    /// history.md's text or the JSON, as asked.
+    pub output: String,
+    pub files: Vec<PathBuf>,
+    /// For stderr: runs left out because they could not be read.
+    pub warnings: Vec<String>,
+    /// 0: the newest run opens no worse regime; 1: it does (see [`Verdict::fails`]).
+    pub exit_code: u8,
+}
+
+/// The whole analysis of one experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub experiment: String,
+    pub dir: String,
+    pub settings: HistorySettings,
+    pub family_alpha: f64,
+    /// The comparable runs, oldest first; points refer to them by index.
+    pub runs: Vec<RunRef>,
+    /// The run judged: the newest complete run.
+    pub newest: RunRef,
+    pub left_out: Vec<LeftOut>,
+    pub breaks: Vec<Break>,
+    /// Per configuration, throughput then p99.
+    pub series: Vec<SeriesReport>,
+    /// Series whose newest verdict fails the job.
+    pub regressions: usize,
+    pub improvements: usize,
+    pub change_points: usize,
+    pub exit_code: u8,
+}
+
+/// Reads and analyses `dir` (`results/<experiment>/`).
+pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, HistoryError> {
+    let loaded = runs::load(dir)?;
+    let newest = loaded.runs.last().expect("load keeps the newest run");
+    let measured: BTreeSet<String> = newest
+        .measurements
+        .iter()
+        .map(|r| r.config_id.clone())
+        .collect();
+    let series = judge::judge_all(
+        series::build(&loaded.runs),
+        loaded.runs.len() - 1,
+        &measured,
+        settings,
+    );
+    let regressions = series.iter().filter(|s| s.newest.verdict.fails()).count();
+    Ok(History {
+        experiment: loaded.experiment.clone(),
+        dir: dir.display().to_string(),
+        settings: *settings,
+        family_alpha: FAMILY_ALPHA,
+        newest: RunRef::of(newest),
+        runs: loaded.runs.iter().map(RunRef::of).collect(),
+        left_out: loaded.left_out,
+        breaks: loaded.breaks,
+        improvements: series
+            .iter()
+            .filter(|s| s.newest.verdict == Verdict::Improvement)
+            .count(),
+        change_points: series.iter().map(|s| s.change_points.len()).sum(),
+        exit_code: u8::from(regressions > 0),
+        regressions,
+        series,
+    })
+}
+
+/// `runner history`: analyse, write history.md and history.html, and
+/// return the requested output with the exit code.
+pub fn history_command(
+    dir: &Path,
+    options: &HistoryOptions,
+) -> Result<HistoryOutcome, HistoryError> {
+    let history = analyse(dir, &options.settings)?;
+    let markdown = render::markdown(&history)?;
+    let html = render::html(&history)?;
+    let out = options.out.clone().unwrap_or_else(|| dir.to_path_buf());
+    std::fs::create_dir_all(&out).map_err(|source| ReportError::Write {
+        path: out.clone(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for (name, text) in [(HISTORY_MD, &markdown), (HISTORY_HTML, &html)] {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|source| ReportError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        files.push(path);
+    }
+    let warnings = history
+        .left_out
+        .iter()
+        .filter(|l| matches!(l.reason, LeftOutReason::Unreadable { .. }))
+        .map(|l| format!("warning: run {} left out: {}", l.run, l.reason))
+        .collect();
+    let output = match options.format {
+        HistoryFormat::Md => markdown,
+        HistoryFormat::Json => render::json(&history),
+    };
+    Ok(HistoryOutcome {
+        output,
+        files,
+        warnings,
+        exit_code: history.exit_code,
+    })
+}
+
+/// The baseline of one configuration and metric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StableRegime {
+    pub config_id: String,
+    pub runtime: String,
+    pub metric: Metric,
+    /// The runs of the regime, oldest first (never the newest run).
+    pub runs: Vec<RunRef>,
+}
+
+/// The newest run and, per configuration and metric, what to judge it against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StableRegimes {
+    pub newest: RunRef,
+    pub regimes: Vec<StableRegime>,
+}
+
+/// The last stable regime of every configuration of the experiment in
+/// `dir`, per metric: the runs the newest run is judged against by
+/// `runner history`, for `runner compare --baseline history` to compare the
+/// newest run with (pool their repeats as the baseline side).
+///
+/// It is the last regime the change-point detector found, less the
+/// newest run and the runs after the last point where a change could still
+/// be confirmed (the newest `min_segment - 1`): those may be the start of a
+/// new regime that the detector cannot see yet. When the newest run itself
+/// confirms a change point, it is the regime before that change. Only
+/// complete runs comparable with the newest one (host fingerprint,
+/// toolchains, spec hash, `--quick`) are considered. A configuration with
+/// no usable repeat in the newest run keeps its whole last regime; one
+/// with nothing to compare with (its first run) has no runs.
+pub fn last_stable_regime(
+    dir: &Path,
+    settings: &HistorySettings,
+) -> Result<StableRegimes, HistoryError> {
+    let history = analyse(dir, settings)?;
+    let regimes = history
+        .series
+        .iter()
+        .map(|s| StableRegime {
+            config_id: s.config_id.clone(),
+            runtime: s.runtime.clone(),
+            metric: s.metric,
+            runs: s
+                .newest
+                .baseline_runs
+                .iter()
+                .map(|&i| history.runs[i].clone())
+                .collect(),
+        })
+        .collect();
+    Ok(StableRegimes {
+        newest: history.newest,
+        regimes,
+    })
+}

@@ -1,0 +1,395 @@
+//! `runner history` on experiments made from the committed fixture run
+//! (tests/fixtures/runs/base), copied once per run with ~3% deterministic
+//! noise between repeats and, for the step cases, 20% less throughput in one
+//! configuration from a given run on: the step is found at that run and
+//! nowhere else, the exit code says whether the newest run opens a worse
+//! regime, other hosts' runs are breaks, partial runs are left out.
+mod common;
+mod report_support;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::prelude::*;
+use common::{assert_golden, runner};
+use report_support::*;
+use serde_json::Value;
+
+/// The configuration whose throughput steps down by 20%.
+const STEPPED: &str = "go-stdlib/payload=8192/concurrency=12";
+
+/// An experiment directory in a temporary directory that lives as long as it.
+struct Experiment {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Experiment {
+    /// `runs` copies of the base run, one a day from 2026-12-01, with STEPPED's
+    /// throughput x0.8 from run index `step_from` on.
+    fn new(runs: usize, step_from: Option<usize>) -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("go-java-go-2026");
+        for i in 0..runs {
+            let run = dir.join(run_id(i));
+            copy_dir(&fixtures().join("base"), &run);
+            set_status(&run, i, "complete");
+            let factor = |config: &str| {
+                if config == STEPPED && step_from.is_some_and(|k| i >= k) {
+                    0.8
+                } else {
+                    1.0
+                }
+            };
+            scale_measurements(&run, i, factor);
+        }
+        Experiment { _tmp: tmp, dir }
+    }
+
+    fn run_dir(&self, i: usize) -> PathBuf {
+        self.dir.join(run_id(i))
+    }
+
+    fn history(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+        runner().arg("history").arg(&self.dir).args(args).assert()
+    }
+
+    /// `--format json`, asserting the exit code.
+    fn json(&self, code: i32) -> Value {
+        let out = self.history(&["--format", "json"]).code(code);
+        serde_json::from_slice(&out.get_output().stdout).expect("JSON on stdout")
+    }
+}
+
+fn run_id(i: usize) -> String {
+    format!("202612{:02}T020000Z", i + 1)
+}
+
+fn set_status(run: &Path, i: usize, state: &str) {
+    let path = run.join("status.json");
+    let mut status: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    status["run_id"] = run_id(i).into();
+    status["started_at"] = format!("2026-12-{:02}T02:00:00Z", i + 1).into();
+    status["state"] = state.into();
+    std::fs::write(&path, serde_json::to_string_pretty(&status).unwrap()).unwrap();
+}
+
+/// Multiplies every row's throughput by `factor(config) * (1 + 3% noise)`
+/// and its p99 by its own `1 + 3% noise`.
+fn scale_measurements(run: &Path, run_index: usize, factor: impl Fn(&str) -> f64) {
+    let path = run.join("measurements.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (config, rps, p99) = (
+        column("config_id"),
+        column("throughput_rps"),
+        column("latency_p99_ms"),
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut writer = csv::Writer::from_path(&path).unwrap();
+    writer.write_record(&headers).unwrap();
+    for (r, row) in rows.iter().enumerate() {
+        let key = (run_index * 1000 + r) as u64 * 2;
+        let scaled = |col: usize, f: f64| {
+            let v: f64 = row[col].parse().unwrap();
+            format!("{:.3}", v * f)
+        };
+        let new_rps = scaled(rps, factor(&row[config]) * (1.0 + 0.03 * normal(key)));
+        let new_p99 = scaled(p99, 1.0 + 0.03 * normal(key + 1));
+        let fields: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, v)| match c {
+                c if c == rps => new_rps.clone(),
+                c if c == p99 => new_p99.clone(),
+                _ => v.to_string(),
+            })
+            .collect();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+/// A deterministic draw with mean 0 and standard deviation ~1 (a sum of
+/// four uniforms from a SplitMix64 step of `key`).
+fn normal(key: u64) -> f64 {
+    let uniform = |k: u64| {
+        let mut z = k
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(0x632b_e59b_d9b4_e019);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) as f64 / u64::MAX as f64
+    };
+    let sum: f64 = (0..4).map(|j| uniform(key * 4 + j)).sum();
+    (sum - 2.0) / (1.0f64 / 3.0).sqrt()
+}
+
+fn series<'a>(json: &'a Value, config: &str, metric: &str) -> &'a Value {
+    json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["config_id"] == config && s["metric"] == metric)
+        .unwrap_or_else(|| panic!("no series {config} {metric}"))
+}
+
+/// (config, metric, index of the first run of the new regime) of every change point.
+fn change_points(json: &Value) -> Vec<(String, String, u64)> {
+    let mut out = Vec::new();
+    for s in json["series"].as_array().unwrap() {
+        for c in s["change_points"].as_array().unwrap() {
+            let point = &s["points"][c["index"].as_u64().unwrap() as usize];
+            out.push((
+                s["config_id"].as_str().unwrap().to_string(),
+                s["metric"].as_str().unwrap().to_string(),
+                point["run"].as_u64().unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+/// Every series' newest verdict other than `unchanged` / `inconclusive`.
+fn notable_verdicts(json: &Value) -> Vec<(String, String, String)> {
+    json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            !["unchanged", "inconclusive"].contains(&s["newest"]["verdict"].as_str().unwrap())
+        })
+        .map(|s| {
+            (
+                s["config_id"].as_str().unwrap().to_string(),
+                s["metric"].as_str().unwrap().to_string(),
+                s["newest"]["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_step_is_found_at_its_run_only_in_its_configuration_and_an_old_step_exits_0() {
+    let experiment = Experiment::new(10, Some(5));
+    let json = experiment.json(0);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(json["series"].as_array().unwrap().len(), 36);
+    assert_eq!(
+        change_points(&json),
+        [(STEPPED.to_string(), "throughput".to_string(), 5)]
+    );
+    let stepped = series(&json, STEPPED, "throughput");
+    let change = stepped["change_points"][0]["change"].as_f64().unwrap();
+    assert!((-0.24..-0.16).contains(&change), "change {change}");
+    assert_eq!(stepped["change_points"][0]["run_id"], run_id(5));
+    // The newest run is judged against the new regime (runs 6-8), not the old one.
+    assert_eq!(
+        stepped["newest"]["baseline"],
+        serde_json::json!([run_id(5), run_id(6), run_id(7)])
+    );
+    assert_eq!(notable_verdicts(&json), []);
+    assert_eq!(json["exit_code"], 0);
+}
+
+#[test]
+fn history_md_of_a_step_matches_the_golden_file() {
+    let experiment = Experiment::new(10, Some(5));
+    let out = experiment.history(&[]).code(0);
+    let written = std::fs::read_to_string(experiment.dir.join("history.md")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), written);
+    assert_golden("tests/fixtures/runs/golden/history-step.md", &written);
+}
+
+#[test]
+fn a_step_at_the_newest_run_fails_the_job_unconfirmed() {
+    let experiment = Experiment::new(8, Some(7));
+    let json = experiment.json(1);
+    // One point after the step: no change point can be confirmed yet.
+    assert_eq!(change_points(&json), []);
+    assert_eq!(
+        notable_verdicts(&json),
+        [(STEPPED.into(), "throughput".into(), "regression".into())]
+    );
+    let newest = &series(&json, STEPPED, "throughput")["newest"];
+    assert_eq!(newest["confirmed"], false);
+    assert_eq!(newest["baseline"].as_array().unwrap().len(), 6, "{newest}");
+    let ratio = newest["effect"]["ratio"].as_f64().unwrap();
+    assert!((0.76..0.84).contains(&ratio), "{newest}");
+    assert_eq!(json["regressions"], 1);
+}
+
+#[test]
+fn a_step_confirmed_by_the_newest_run_fails_the_job_confirmed() {
+    let experiment = Experiment::new(10, Some(7));
+    let json = experiment.json(1);
+    assert_eq!(
+        change_points(&json),
+        [(STEPPED.to_string(), "throughput".to_string(), 7)]
+    );
+    let newest = &series(&json, STEPPED, "throughput")["newest"];
+    assert_eq!(
+        (&newest["verdict"], &newest["confirmed"]),
+        (&"regression".into(), &true.into())
+    );
+    // Judged against the regime before the step.
+    assert_eq!(
+        newest["baseline_runs"],
+        serde_json::json!([0, 1, 2, 3, 4, 5, 6])
+    );
+    let html = std::fs::read_to_string(experiment.dir.join("history.html")).unwrap();
+    assert!(html.contains("REGRESSION</span> (confirmed: new regime from run 8)"));
+}
+
+#[test]
+fn no_step_no_change_point_and_exit_0() {
+    let experiment = Experiment::new(8, None);
+    let json = experiment.json(0);
+    assert_eq!(change_points(&json), []);
+    assert_eq!(notable_verdicts(&json), []);
+    assert_eq!(
+        (&json["regressions"], &json["change_points"]),
+        (&0.into(), &0.into())
+    );
+}
+
+#[test]
+fn another_hosts_run_is_a_break_and_a_partial_run_is_left_out() {
+    let experiment = Experiment::new(8, None);
+    std::fs::copy(
+        fixtures().join("otherhost/environment.json"),
+        experiment.run_dir(3).join("environment.json"),
+    )
+    .unwrap();
+    set_status(&experiment.run_dir(5), 5, "interrupted");
+    let json = experiment.json(0);
+    let runs: Vec<&str> = json["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 6);
+    assert!(!runs.contains(&run_id(3).as_str()) && !runs.contains(&run_id(5).as_str()));
+    let breaks = json["breaks"].as_array().unwrap();
+    assert_eq!(breaks.len(), 1);
+    assert_eq!(breaks[0]["run"]["run_id"], run_id(3));
+    let differences = breaks[0]["differences"].to_string();
+    assert!(differences.contains("host fingerprint"), "{differences}");
+    assert!(differences.contains("toolchain go"), "{differences}");
+    assert_eq!(
+        json["left_out"],
+        serde_json::json!([{"run": run_id(5), "reason": {"why": "not-complete", "state": "interrupted"}}])
+    );
+    for s in json["series"].as_array().unwrap() {
+        let ids: Vec<&Value> = s["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| &p["run_id"])
+            .collect();
+        assert!(
+            ids.len() <= 6 && !ids.contains(&&Value::from(run_id(3))),
+            "{ids:?}"
+        );
+    }
+    let md = std::fs::read_to_string(experiment.dir.join("history.md")).unwrap();
+    assert!(
+        md.contains("## Breaks") && md.contains("not complete (interrupted)"),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_html_is_self_contained_with_a_chart_per_configuration_and_metric() {
+    let experiment = Experiment::new(8, Some(7));
+    let out = tempfile::tempdir().unwrap();
+    experiment
+        .history(&["--out", out.path().to_str().unwrap()])
+        .code(1);
+    assert!(
+        !experiment.dir.join("history.html").exists(),
+        "--out writes elsewhere"
+    );
+    let html = std::fs::read_to_string(out.path().join("history.html")).unwrap();
+    assert_eq!(html.matches(r#"<svg width="600" height="300""#).count(), 36);
+    for external in ["<script", "<link", "src=\"http", "href=\"http"] {
+        assert!(!html.contains(external), "{external}");
+    }
+    assert!(out.path().join("history.md").is_file());
+}
+
+#[test]
+fn the_same_history_gives_the_same_answer() {
+    let experiment = Experiment::new(9, Some(4));
+    let first = experiment.history(&["--format", "json"]).code(0);
+    let second = experiment.history(&["--format", "json"]).code(0);
+    assert_eq!(first.get_output().stdout, second.get_output().stdout);
+}
+
+#[test]
+fn the_last_stable_regime_leaves_out_the_unconfirmed_tail() {
+    use runner::report::history::{HistorySettings, Metric, last_stable_regime};
+    let experiment = Experiment::new(10, Some(5));
+    let stable = last_stable_regime(&experiment.dir, &HistorySettings::default()).unwrap();
+    assert_eq!(stable.newest.run_id, run_id(9));
+    let ids = |config: &str, metric: Metric| -> Vec<String> {
+        let regime = stable
+            .regimes
+            .iter()
+            .find(|r| r.config_id == config && r.metric == metric)
+            .unwrap();
+        regime.runs.iter().map(|r| r.run_id.clone()).collect()
+    };
+    assert_eq!(ids(STEPPED, Metric::Throughput), [5, 6, 7].map(run_id));
+    assert_eq!(
+        ids(STEPPED, Metric::P99),
+        (0..8).map(run_id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn unusable_input_exits_2_and_says_what_to_pass() {
+    let empty = tempfile::tempdir().unwrap();
+    runner()
+        .arg("history")
+        .arg(empty.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no complete run"));
+    runner()
+        .args(["history", "/nonexistent/results/x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "cannot list the experiment directory",
+        ));
+    let experiment = Experiment::new(2, None);
+    runner()
+        .arg("history")
+        .arg(experiment.run_dir(0))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is a run directory"));
+    set_status(&experiment.run_dir(0), 0, "running");
+    set_status(&experiment.run_dir(1), 1, "failed");
+    experiment
+        .history(&[])
+        .code(2)
+        .stderr(predicates::str::contains("not complete (failed)"));
+}
+
+#[test]
+fn an_unreadable_run_is_left_out_with_a_warning() {
+    let experiment = Experiment::new(6, None);
+    std::fs::remove_file(experiment.run_dir(2).join("measurements.csv")).unwrap();
+    let out = experiment.history(&["--format", "json"]).code(0);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains(&format!("warning: run {} left out: unreadable", run_id(2))),
+        "{stderr}"
+    );
+    let json: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(json["left_out"][0]["reason"]["why"], "unreadable");
+}

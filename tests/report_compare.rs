@@ -1,5 +1,6 @@
 //! `runner compare` on the fixture runs: the injected regression is flagged
-//! (and nothing else), a run compared with itself passes, and runs from
+//! (and nothing else), a run compared with itself is unchanged (or
+//! inconclusive when the design cannot see the threshold), and runs from
 //! another host are refused unless forced.
 mod common;
 mod report_support;
@@ -26,7 +27,7 @@ fn flagged<'a>(cells: &'a [serde_json::Value], metric: &str) -> Vec<&'a str> {
         .iter()
         .filter(|c| {
             let v = &c[metric]["verdict"];
-            v != "within-noise" && v != "below-threshold"
+            v != "unchanged" && v != "inconclusive" && v != "below-threshold"
         })
         .map(|c| c["config_id"].as_str().unwrap())
         .collect()
@@ -47,12 +48,19 @@ fn flags_exactly_the_regressed_cells_and_exits_1() {
     assert_eq!(flagged(cells, "p99"), [REGRESSED, TAIL_ONLY]);
     let cell = cells.iter().find(|c| c["config_id"] == REGRESSED).unwrap();
     assert_eq!(cell["throughput"]["verdict"], "regression");
-    let change = cell["throughput"]["change"].as_f64().unwrap();
+    let effect = &cell["throughput"]["effect"];
+    let change = effect["ratio"].as_f64().unwrap() - 1.0;
     assert!((-0.23..-0.17).contains(&change), "change {change}");
-    assert!(cell["throughput"]["p_value"].as_f64().unwrap() < 0.01);
+    // The interval contains the injected ratio 0.8 and excludes no change.
+    let (lo, hi) = (
+        effect["lo"].as_f64().unwrap(),
+        effect["hi"].as_f64().unwrap(),
+    );
+    assert!(lo < 0.8 && 0.8 < hi && hi < 1.0, "[{lo}, {hi}]");
+    assert!(cell["throughput"]["p_worse"].as_f64().unwrap() < 0.01);
     let tail = cells.iter().find(|c| c["config_id"] == TAIL_ONLY).unwrap();
     assert_eq!(tail["p99"]["verdict"], "regression");
-    let change = tail["p99"]["change"].as_f64().unwrap();
+    let change = tail["p99"]["effect"]["ratio"].as_f64().unwrap() - 1.0;
     assert!((0.4..0.6).contains(&change), "p99 change {change}");
     assert_eq!(
         (
@@ -97,16 +105,24 @@ fn regressions_below_their_thresholds_are_not_flagged() {
         ])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("0 significant regression(s)"));
+        .stdout(predicate::str::contains("**Verdict: no regression**"));
 }
 
 #[test]
-fn a_run_compared_with_itself_exits_0() {
+fn a_run_compared_with_itself_is_inconclusive_at_5_percent_and_unchanged_at_10() {
+    // Two repeats at ~1% noise: a 5% throughput change is not detectable
+    // across 36 tests, so compare says it cannot tell (exit 3), not "fine".
     compare()
         .args(["base", "base"])
         .assert()
+        .code(3)
+        .stdout(predicate::str::contains("**Verdict: INCONCLUSIVE"))
+        .stdout(predicate::str::contains("need >= 4 per side"));
+    compare()
+        .args(["base", "base", "--threshold", "10%"])
+        .assert()
         .code(0)
-        .stdout(predicate::str::contains("0 significant regression(s)"));
+        .stdout(predicate::str::contains("**Verdict: no regression**"));
 }
 
 #[test]
@@ -128,7 +144,7 @@ fn runs_from_another_host_are_refused_saying_what_differs() {
 #[test]
 fn force_compares_anyway_with_a_loud_warning() {
     compare()
-        .args(["base", "otherhost", "--force"])
+        .args(["base", "otherhost", "--force", "--threshold", "10%"])
         .assert()
         .code(0)
         .stderr(predicate::str::contains(
@@ -191,7 +207,7 @@ fn a_configuration_that_failed_entirely_in_b_counts_as_a_regression() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "| `jdk-jvm/payload=7/concurrency=1` | 7,057 | — |",
+            "| `jdk-jvm/payload=7/concurrency=1` | 7,056 | — |",
         ))
         .stdout(predicate::str::contains("**FAILED in B**"));
 }

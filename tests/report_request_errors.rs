@@ -46,38 +46,43 @@ fn requests_per_cpu_second_count_successes_and_the_error_rate_all_answers() {
 }
 
 #[test]
-fn compare_samples_each_second_by_its_successes() {
-    // Run B: the same successes every second as A, with no errors at all.
+fn compare_judges_each_repeat_by_its_successes_per_second() {
+    // Run B: the same successes as A in every repeat, with no errors at all.
     let (_tmp_a, a) = copy_fixture("errors");
     let (_tmp_b, b) = copy_fixture("errors");
-    let timeline =
-        |repeat: u32| format!("timelines/go-stdlib__payload=7__concurrency=12__r{repeat}.csv");
-    replace_in(&b, &timeline(1), ",100,", ",0,");
-    replace_in(&b, &timeline(2), ",50,", ",0,");
+    replace_in(
+        &b,
+        "measurements.csv",
+        ",4000,400,0,0,0,0,400,503:400,",
+        ",4000,0,0,0,0,0,0,,",
+    );
+    replace_in(
+        &b,
+        "measurements.csv",
+        ",4400,200,0,0,0,200,0,,",
+        ",4400,0,0,0,0,0,0,,",
+    );
 
+    // One configuration with 2 repeats: its noise has 1 degree of freedom,
+    // so a 5% change is not detectable and compare says so (exit 3).
     let out = runner()
         .arg("compare")
         .arg(&a)
         .arg(&b)
         .args(["--format", "json"])
         .assert()
-        .code(0);
+        .code(3);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let cell = &json["cells"][0];
     assert_eq!(cell["config_id"], CONFIG);
-    // 2 repeats x 4 seconds on each side.
-    assert_eq!(
-        (&cell["a_samples"], &cell["b_samples"]),
-        (&8.into(), &8.into())
-    );
-    assert_eq!(cell["sample_kind"], "second");
-    // Both sides sample the successes: 1000, 1010, 990, 1000, 1100, 1090,
-    // 1110, 1100, the same eight values. Every value of A is tied with its
-    // twin in B, so A's rank sum is half of 1 + ... + 16 = 68 and
-    // U = 68 - 8 * 9 / 2 = 32 = 8 * 8 / 2, its mean: z = 0 and p = 1.
-    // (Subtracting the errors lowered A's seconds by 100 and 50: p < 1.)
     let throughput = &cell["throughput"];
-    assert_eq!(throughput["p_value"], 1.0, "{throughput}");
-    assert_eq!(throughput["change"], 0.0, "{throughput}");
-    assert_eq!(throughput["verdict"], "within-noise");
+    assert_eq!(throughput["a_repeats"], 2, "{throughput}");
+    // Both sides' repeats are 1000 and 1100 successes per second: the
+    // geometric means are equal, the ratio is exactly 1 and the one-sided
+    // p of "B is worse" is 0.5, Holm-adjusted over the 2 judged tests to 1.
+    // (Subtracting the errors again would have lowered A's repeats to 900
+    // and 1050 and made B look 8% faster.)
+    assert_eq!(throughput["effect"]["ratio"], 1.0, "{throughput}");
+    assert_eq!(throughput["p_worse"], 1.0, "{throughput}");
+    assert_eq!(throughput["verdict"], "inconclusive");
 }

@@ -356,17 +356,17 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
         if judged.verdict == Verdict::Failed {
             continue;
         }
-        // Positive = better, whichever way the metric improves (log scale,
-        // so that +10% and -10% of a ratio weigh the same).
+        // The change as users read it: `ratio - 1`, positive = better
+        // whichever way the metric improves (a 5% threshold is 5% less
+        // throughput, or 5% more latency).
         let gain = match metric.better() {
-            Better::Higher => effect.ratio.ln(),
-            Better::Lower => -effect.ratio.ln(),
+            Better::Higher => effect.change(),
+            Better::Lower => -effect.change(),
         };
-        let beyond = (1.0 + threshold).ln();
         let (is_worse, is_better) = (worse[i] < rule.alpha, better[i] < rule.alpha);
-        judged.verdict = if is_worse && gain <= -beyond {
+        judged.verdict = if is_worse && gain <= -threshold {
             Verdict::Regression
-        } else if is_better && gain >= beyond {
+        } else if is_better && gain >= threshold {
             Verdict::Improvement
         } else if is_worse || is_better {
             Verdict::BelowThreshold

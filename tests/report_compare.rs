@@ -211,3 +211,64 @@ fn a_configuration_that_failed_entirely_in_b_counts_as_a_regression() {
         ))
         .stdout(predicate::str::contains("**FAILED in B**"));
 }
+
+/// The configurations flagged as regressed in either metric.
+fn regressed_configs(json: &serde_json::Value) -> Vec<String> {
+    json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            ["throughput", "p99"]
+                .iter()
+                .any(|m| c[m]["verdict"] == "regression" || c[m]["verdict"] == "failed")
+        })
+        .map(|c| c["config_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn compare_json(a: &str, b: &str, code: i32) -> serde_json::Value {
+    let out = compare()
+        .args([a, b, "--format", "json"])
+        .assert()
+        .code(code);
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+#[test]
+fn unchanged_runs_at_the_reference_runs_noise_are_inconclusive_never_regressed() {
+    // ~9% between repeats and ~7% per second, 2 repeats (the reference
+    // run's noise): the old per-second U test flagged ~20% of such pairs'
+    // configurations; the repeat-level rule flags none and says it cannot tell.
+    let json = compare_json("noisy-a", "noisy-b", 3);
+    assert_eq!(regressed_configs(&json), Vec::<String>::new());
+    assert_eq!(json["outcome"], "inconclusive");
+    assert_eq!(json["inconclusive"], 18);
+    for row in json["design"].as_array().unwrap() {
+        assert!(
+            row["detectable"].as_f64().unwrap() > 0.3,
+            "2 repeats at ~9% noise cannot see a 5% change: {row}"
+        );
+    }
+}
+
+#[test]
+fn at_a_quiet_hosts_noise_a_20_percent_drop_is_found_alone_and_unchanged_runs_pass() {
+    let json = compare_json("quiet-a", "quiet-regressed", 1);
+    assert_eq!(regressed_configs(&json), [REGRESSED]);
+    // Unchanged at 3% noise with 5 repeats: nothing flagged; a 5% change is
+    // not detectable (exit 3), a 15% one is (exit 0).
+    let json = compare_json("quiet-a", "quiet-b", 3);
+    assert_eq!(regressed_configs(&json), Vec::<String>::new());
+    compare()
+        .args([
+            "quiet-a",
+            "quiet-b",
+            "--threshold",
+            "15%",
+            "--latency-threshold",
+            "20%",
+        ])
+        .assert()
+        .code(0);
+}

@@ -45,12 +45,18 @@ enum Command {
         #[arg(long, num_args = 1..)]
         templates: Vec<PathBuf>,
     },
-    /// Compare two runs cell by cell; exit 1 on a significant regression, 2 if not comparable.
+    /// Compare two runs configuration by configuration (ratios with 95% intervals
+    /// from the repeats, Holm across the matrix); exit 0 no regression, 1 a
+    /// regression, 2 not comparable, 3 inconclusive (see docs/compare.md).
     Compare {
-        /// The baseline run directory.
-        run_a: PathBuf,
-        /// The run to judge against the baseline.
-        run_b: PathBuf,
+        /// The baseline run directory, then the run to judge against it. With
+        /// `--baseline history`: one path, the experiment directory (or its newest run).
+        #[arg(required = true, num_args = 1..=2, value_name = "RUN")]
+        runs: Vec<PathBuf>,
+        /// `history`: judge the newest run of an experiment against the last stable
+        /// regime of each configuration that `runner history` finds.
+        #[arg(long, value_enum)]
+        baseline: Option<Baseline>,
         /// Smallest relative throughput change that is flagged, e.g. 5%.
         #[arg(long, default_value = "5%", value_parser = parse_threshold)]
         threshold: f64,
@@ -153,15 +159,15 @@ fn main() -> ExitCode {
         Command::Schema => ExitCode::from(runner::plan::commands::schema(&mut out)),
         Command::Report { run_dir, templates } => report(&run_dir, &templates),
         Command::Compare {
-            run_a,
-            run_b,
+            runs,
+            baseline,
             threshold,
             latency_threshold,
             format,
             force,
         } => compare(
-            &run_a,
-            &run_b,
+            &runs,
+            baseline,
             runner::report::CompareOptions {
                 threshold,
                 latency_threshold,
@@ -253,12 +259,39 @@ fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
     }
 }
 
+/// What `runner compare` judges the run against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Baseline {
+    /// The last stable regime of the experiment's history.
+    History,
+}
+
 fn compare(
-    run_a: &std::path::Path,
-    run_b: &std::path::Path,
+    runs: &[PathBuf],
+    baseline: Option<Baseline>,
     options: runner::report::CompareOptions,
 ) -> ExitCode {
-    match runner::report::compare_command(run_a, run_b, &options) {
+    let result = match (baseline, runs) {
+        (Some(Baseline::History), [path]) => {
+            runner::report::compare_history_command(path, &options)
+        }
+        (None, [run_a, run_b]) => runner::report::compare_command(run_a, run_b, &options),
+        (Some(Baseline::History), _) => {
+            eprintln!(
+                "error: `--baseline history` takes one path, the experiment directory \
+                 (results/<experiment>/) or its newest run"
+            );
+            return ExitCode::from(2);
+        }
+        (None, _) => {
+            eprintln!(
+                "error: compare needs two run directories, the baseline then the run to judge \
+                 (or `--baseline history` and one experiment directory)"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
         Ok(outcome) => {
             for w in &outcome.warnings {
                 eprintln!("{w}");

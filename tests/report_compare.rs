@@ -272,3 +272,72 @@ fn at_a_quiet_hosts_noise_a_20_percent_drop_is_found_alone_and_unchanged_runs_pa
         .assert()
         .code(0);
 }
+
+/// An experiment directory holding copies of fixture runs, in this order
+/// (their run ids order them; the names given are the run directories).
+fn experiment(runs: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for (fixture, name) in runs {
+        copy_dir(&fixtures().join(fixture), &tmp.path().join(name));
+        let status = tmp.path().join(name).join("status.json");
+        let text = std::fs::read_to_string(&status).unwrap();
+        let id = text
+            .split("\"run_id\": \"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        std::fs::write(&status, text.replace(id, name)).unwrap();
+    }
+    tmp
+}
+
+#[test]
+fn baseline_history_judges_the_newest_run_against_the_last_stable_regime() {
+    let exp = experiment(&[
+        ("quiet-a", "20261201T020000Z"),
+        ("quiet-b", "20261202T020000Z"),
+        ("quiet-a", "20261203T020000Z"),
+        ("quiet-b", "20261204T020000Z"),
+        ("quiet-regressed", "20261205T020000Z"),
+    ]);
+    let out = runner()
+        .args(["compare", "--baseline", "history", "--format", "json"])
+        .arg(exp.path())
+        .assert()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(regressed_configs(&json), [REGRESSED]);
+    assert_eq!(json["b"]["run_id"], "20261205T020000Z");
+    // The run before the newest may start a regime the detector cannot see
+    // yet (min segment 3), so the regime is the three runs before it.
+    assert_eq!(
+        json["a"]["run_id"],
+        "history 20261201T020000Z..20261203T020000Z"
+    );
+    // 3 runs x 5 repeats pooled on A's side.
+    let cell = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["config_id"] == REGRESSED)
+        .unwrap();
+    assert_eq!(cell["throughput"]["a_repeats"], 15);
+
+    // An older run of the experiment is refused with the newest named.
+    runner()
+        .args(["compare", "--baseline", "history"])
+        .arg(exp.path().join("20261202T020000Z"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("judges the newest run"))
+        .stderr(predicate::str::contains("20261205T020000Z"));
+    // Two paths with --baseline history, or one without, is a usage error.
+    runner()
+        .args(["compare", "base"])
+        .current_dir(fixtures())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs two run directories"));
+}

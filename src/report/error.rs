@@ -6,6 +6,19 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ReportError {
+    #[error("--baseline history: {0}")]
+    History(Box<crate::report::history::HistoryError>),
+    #[error(
+        "--baseline history judges the newest run of {} ({newest}), not {}; pass the \
+         experiment directory or that run",
+        experiment.display(),
+        given.display()
+    )]
+    NotNewest {
+        experiment: PathBuf,
+        newest: String,
+        given: PathBuf,
+    },
     #[error(
         "{path}: missing ({what}); is this a run directory (results/<experiment>/<run-id>/)? \
          Pass the run's own directory, or re-run `runner exec` if the run never got that far"

@@ -22,7 +22,8 @@ pub mod wins;
 use std::path::{Path, PathBuf};
 
 pub use compare::{
-    CompareFormat, CompareOptions, CompareOutcome, compare_command, parse_threshold,
+    CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
+    parse_threshold,
 };
 pub use error::ReportError;
 pub use run_data::RunData;

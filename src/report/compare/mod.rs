@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+mod baseline;
 mod design;
 mod judge;
 mod markdown;
@@ -215,18 +216,48 @@ pub fn compare_command(
             differences.iter().map(|d| format!("  - {d}")).collect::<Vec<_>>().join("\n")
         ));
     }
-    let comparison = compare(&a, &b, options, differences)?;
+    let (ra, rb) = (run_repeats(&a.measurements), run_repeats(&b.measurements));
+    let comparison = compare(&ra, &rb, run_ref(&a), run_ref(&b), options, differences);
+    Ok(render(&comparison, options, warnings))
+}
+
+/// `runner compare --baseline history PATH`: the newest run of the
+/// experiment (PATH, or the experiment of the run PATH) against the last
+/// stable regime of each configuration. The regime's runs are comparable
+/// with it by construction (history keeps only those).
+pub fn compare_history_command(
+    path: &Path,
+    options: &CompareOptions,
+) -> Result<CompareOutcome, ReportError> {
+    let sides = baseline::against_history(path, options)?;
+    let rb = run_repeats(&sides.b.measurements);
+    let comparison = compare(
+        &sides.a,
+        &rb,
+        sides.a_ref,
+        run_ref(&sides.b),
+        options,
+        Vec::new(),
+    );
+    Ok(render(&comparison, options, Vec::new()))
+}
+
+fn render(
+    comparison: &Comparison,
+    options: &CompareOptions,
+    warnings: Vec<String>,
+) -> CompareOutcome {
     let output = match options.format {
-        CompareFormat::Md => markdown(&comparison),
+        CompareFormat::Md => markdown(comparison),
         CompareFormat::Json => {
-            serde_json::to_string_pretty(&comparison).expect("plain data serializes") + "\n"
+            serde_json::to_string_pretty(comparison).expect("plain data serializes") + "\n"
         }
     };
-    Ok(CompareOutcome {
+    CompareOutcome {
         output,
         warnings,
         exit_code: comparison.outcome.exit_code(),
-    })
+    }
 }
 
 /// What differs between two runs' host fingerprint, toolchains and spec.
@@ -271,20 +302,21 @@ pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
 }
 
 fn compare(
-    a: &RunData,
-    b: &RunData,
+    ra: &RunRepeats,
+    rb: &RunRepeats,
+    a: RunRef,
+    b: RunRef,
     options: &CompareOptions,
     differences: Vec<String>,
-) -> Result<Comparison, ReportError> {
-    let (ra, rb) = (run_repeats(&a.measurements), run_repeats(&b.measurements));
+) -> Comparison {
     let rule = options.rule();
-    let judged = judge_all(&ra, &rb, &rule);
+    let judged = judge_all(ra, rb, &rule);
     let tests = judged
         .iter()
         .flat_map(|c| c.metrics.iter())
         .filter(|m| m.p_worse.is_some())
         .count();
-    let design = design(&ra, &rb, &rule, tests);
+    let design = design(ra, rb, &rule, tests);
     let outcome = outcome(&judged);
     let cells: Vec<CellChange> = judged.into_iter().map(CellChange::of).collect();
     let only = |x: &RunRepeats, y: &RunRepeats| {
@@ -296,9 +328,9 @@ fn compare(
     let count = |f: &dyn Fn(&CellChange) -> bool| cells.iter().filter(|c| f(c)).count();
     let regressions = count(&|c| c.regressed());
     let inconclusive = count(&|c| c.cannot_tell());
-    Ok(Comparison {
-        a: run_ref(a),
-        b: run_ref(b),
+    Comparison {
+        a,
+        b,
         outcome,
         threshold: options.threshold,
         latency_threshold: options.latency_threshold,
@@ -313,10 +345,10 @@ fn compare(
         improvements: count(&|c| c.throughput.verdict == Verdict::Improvement),
         latency_improvements: count(&|c| c.p99.verdict == Verdict::Improvement),
         inconclusive,
-        only_in_a: only(&ra, &rb),
-        only_in_b: only(&rb, &ra),
+        only_in_a: only(ra, rb),
+        only_in_b: only(rb, ra),
         cells,
-    })
+    }
 }
 
 fn run_ref(run: &RunData) -> RunRef {

@@ -1,0 +1,118 @@
+//! `runner compare --baseline history`: side A is the last stable regime of
+//! each configuration (from `report::history`), its repeats pooled over the
+//! regime's runs, so that run-to-run drift inside the regime is part of A's
+//! noise; side B is the newest run of the experiment.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::judge::{ConfigRepeats, Metric, RunRepeats, run_repeats};
+use super::{CompareOptions, RunRef};
+use crate::report::error::ReportError;
+use crate::report::history::{self, HistorySettings};
+use crate::report::run_data::RunData;
+use crate::results::STATUS_FILE;
+use crate::results::model::CellStatus;
+
+/// The two sides of a comparison against the history.
+pub struct AgainstHistory {
+    pub a: RunRepeats,
+    pub a_ref: RunRef,
+    pub b: RunData,
+}
+
+/// The experiment directory of `path`: `path` itself, or its parent when
+/// `path` is a run directory (then it must be the newest run).
+fn experiment_dir(path: &Path) -> PathBuf {
+    if path.join(STATUS_FILE).is_file() {
+        path.parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Reads the newest run of the experiment of `path` and its baseline.
+pub fn against_history(
+    path: &Path,
+    options: &CompareOptions,
+) -> Result<AgainstHistory, ReportError> {
+    let dir = experiment_dir(path);
+    let settings = HistorySettings {
+        threshold: options.threshold,
+        latency_threshold: options.latency_threshold,
+        ..HistorySettings::default()
+    };
+    let regimes = history::last_stable_regime(&dir, &settings)
+        .map_err(|e| ReportError::History(Box::new(e)))?;
+    let newest = PathBuf::from(&regimes.newest.dir);
+    if path.join(STATUS_FILE).is_file() && !same_dir(path, &newest) {
+        return Err(ReportError::NotNewest {
+            experiment: dir,
+            newest: regimes.newest.run_id.clone(),
+            given: path.to_path_buf(),
+        });
+    }
+    let b = RunData::load(&newest)?;
+    let mut loaded: BTreeMap<String, RunData> = BTreeMap::new();
+    let mut a = RunRepeats::new();
+    let mut ids: Vec<String> = Vec::new();
+    for regime in &regimes.regimes {
+        let metric = match regime.metric {
+            history::Metric::Throughput => Metric::Throughput,
+            history::Metric::P99 => Metric::P99,
+        };
+        for run in &regime.runs {
+            if !loaded.contains_key(&run.dir) {
+                loaded.insert(run.dir.clone(), RunData::load(Path::new(&run.dir))?);
+                ids.push(run.run_id.clone());
+            }
+            let data = &loaded[&run.dir];
+            let rows: Vec<_> = data
+                .measurements
+                .iter()
+                .filter(|m| m.config_id == regime.config_id && m.status != CellStatus::Failed)
+                .collect();
+            let Some(first) = rows.first() else { continue };
+            let entry = a
+                .entry(regime.config_id.clone())
+                .or_insert_with(|| ConfigRepeats {
+                    runtime: first.runtime.clone(),
+                    axes: first.axes.clone(),
+                    ..Default::default()
+                });
+            entry.values[metric as usize].extend(rows.iter().map(|m| metric.of_repeat(m)));
+            if metric == Metric::Throughput {
+                // p50 follows throughput's regime: it is reported, not judged.
+                entry.values[Metric::P50 as usize]
+                    .extend(rows.iter().map(|m| Metric::P50.of_repeat(m)));
+            }
+        }
+    }
+    // Configurations without a regime (first seen in the newest run) are
+    // "only in B"; keep A in the newest run's order.
+    let order = run_repeats(&b.measurements);
+    let mut ordered: RunRepeats = order
+        .keys()
+        .filter_map(|id| a.shift_remove(id).map(|c| (id.clone(), c)))
+        .collect();
+    ordered.extend(a);
+    let a = ordered;
+    ids.sort();
+    let a_ref = RunRef {
+        dir: dir.display().to_string(),
+        run_id: match (ids.first(), ids.last()) {
+            (Some(first), Some(last)) if first != last => format!("history {first}..{last}"),
+            (Some(only), _) => format!("history {only}"),
+            _ => "history (no earlier run)".to_string(),
+        },
+        experiment: b.status.experiment.clone(),
+    };
+    Ok(AgainstHistory { a, a_ref, b })
+}
+
+fn same_dir(x: &Path, y: &Path) -> bool {
+    match (x.canonicalize(), y.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => x == y,
+    }
+}

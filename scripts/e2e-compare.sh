@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# End to end for `runner compare` (issue 11), with real runs of one spec:
+# two runs of an unchanged system must compare with exit 0 (no regression,
+# and the design could have seen one), and a run in which one runtime is made
+# ~25% slower by something the spec does not contain (the fixture service
+# reads its per-request CPU cost from a file) must compare with exit 1,
+# naming that runtime's configurations and no other's.
+#   scripts/e2e-compare.sh            (needs target/release/runner; ~4 min)
+# Service and load generator are pinned to different CPUs; the thresholds
+# (15% throughput, 25% p99) are what 5 repeats of these tiny Python services
+# can see on a 2-core host (the comparison prints its design table).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runner=${RUNNER:-$root/target/release/runner}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cpus=$(nproc)
+service_cpu=$((cpus > 1 ? 1 : 0))
+
+echo 180 > "$work/cost-steady"
+echo 180 > "$work/cost-changing"
+cat > "$work/compare-e2e.yaml" <<EOF
+experiment: { name: compare-e2e, title: compare end to end, description: two unchanged runs and one slowed runtime }
+runtimes:
+  steady:
+    dir: $root/tests/fixtures/exec
+    start: python3 service.py
+    env: { COST_FILE: $work/cost-steady }
+    health: { path: /health, timeout: 10s, interval: 20ms }
+  changing:
+    dir: $root/tests/fixtures/exec
+    start: python3 service.py
+    env: { COST_FILE: $work/cost-changing }
+    health: { path: /health, timeout: 10s, interval: 20ms }
+workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
+axes: { payload: [16, 1024], concurrency: [2] }
+load: { mode: closed, timeout: 2s }
+repeats: 5
+order: interleaved
+lifecycle: { restart: repeat }
+warmup: { service: 1s, cell: 500ms }
+measure: { duration: 2s }
+affinity: { service: [$service_cpu], load: [0] }
+results: $work/results
+EOF
+
+run() {
+  "$runner" exec "$work/compare-e2e.yaml" >"$work/exec.log" 2>&1 || {
+    cat "$work/exec.log" >&2
+    echo "e2e-compare: runner exec failed" >&2
+    exit 1
+  }
+  ls -d "$work"/results/compare-e2e/*/ | sort | tail -1
+}
+
+compare() { # A B expected-exit
+  local rc=0
+  "$runner" compare "$1" "$2" --threshold 15% --latency-threshold 25% >"$work/compare.md" || rc=$?
+  sed -n '/^\*\*Verdict/p;/^## What this design/,/^## Configurations/p' "$work/compare.md"
+  if [ "$rc" -ne "$3" ]; then
+    cat "$work/compare.md" >&2
+    echo "e2e-compare: compare exited $rc, expected $3" >&2
+    exit 1
+  fi
+}
+
+echo "== run 1 and run 2 of an unchanged system"
+a=$(run)
+sleep 1 # run ids have a one-second resolution
+b=$(run)
+compare "$a" "$b" 0
+
+echo "== run 3: 'changing' costs 60% more CPU per request (~25% less throughput)"
+echo 290 > "$work/cost-changing"
+sleep 1
+c=$(run)
+compare "$a" "$c" 1
+flagged=$(grep -E '\*\*(REGRESSION|FAILED in B)\*\*' "$work/compare.md" | grep -o '`[^`]*`' | tr -d '`' | sort -u)
+echo "flagged: $flagged"
+if [ -z "$flagged" ] || echo "$flagged" | grep -qv '^changing/'; then
+  echo "e2e-compare: expected only configurations of 'changing' to regress" >&2
+  exit 1
+fi
+echo "e2e-compare: passed"

@@ -28,7 +28,7 @@ use runner::report::compare::{
 
 const RULE: Rule = Rule {
     threshold: 0.05,
-    latency_threshold: 0.10,
+    latency_threshold: Some(0.10),
     alpha: ALPHA,
 };
 
@@ -248,7 +248,7 @@ fn main() {
         args.seed,
         RULE.alpha,
         RULE.threshold * 100.0,
-        RULE.latency_threshold * 100.0
+        RULE.latency_threshold.unwrap_or_default() * 100.0
     );
     let (reference, seconds) = reference_model(&args.reference);
     println!(

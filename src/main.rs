@@ -60,10 +60,11 @@ enum Command {
         /// Smallest relative throughput change that is flagged, e.g. 5%.
         #[arg(long, default_value = "5%", value_parser = parse_threshold)]
         threshold: f64,
-        /// Smallest relative p99 latency change that is flagged (per-second p99
-        /// is noisier than throughput, hence the larger default).
-        #[arg(long, default_value = "10%", value_parser = parse_threshold)]
-        latency_threshold: f64,
+        /// Smallest relative p99 latency change that is flagged (p99 is noisier
+        /// than throughput, hence the larger default); `off`: p99 is reported,
+        /// not judged.
+        #[arg(long, default_value = "10%", value_parser = parse_latency_threshold)]
+        latency_threshold: LatencyThreshold,
         /// Output: a Markdown table, or JSON for scripts.
         #[arg(long, value_enum, default_value = "md")]
         format: runner::report::CompareFormat,
@@ -137,6 +138,17 @@ fn parse_threshold(text: &str) -> Result<f64, String> {
     runner::report::parse_threshold(text).map_err(|e| e.to_string())
 }
 
+/// `--latency-threshold`: a percentage or `off`. A type of its own, because
+/// clap reads an `Option<f64>` field as "the flag may be absent".
+#[derive(Debug, Clone, Copy)]
+struct LatencyThreshold(Option<f64>);
+
+fn parse_latency_threshold(text: &str) -> Result<LatencyThreshold, String> {
+    runner::report::parse_latency_threshold(text)
+        .map(LatencyThreshold)
+        .map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
@@ -170,7 +182,7 @@ fn main() -> ExitCode {
             baseline,
             runner::report::CompareOptions {
                 threshold,
-                latency_threshold,
+                latency_threshold: latency_threshold.0,
                 force,
                 format,
             },

@@ -81,7 +81,7 @@ pub enum ReportError {
     NotComparable { differences: Vec<String> },
 
     #[error(
-        "--threshold {given:?}: expected a percentage such as `5%` or `2.5%` (between 0 and 100)"
+        "{given:?}: expected a percentage such as `5%` or `2.5%` (between 0 and 100), or `off` for --latency-threshold"
     )]
     Threshold { given: String },
 }

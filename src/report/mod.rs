@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use compare::{
     CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
-    parse_threshold,
+    parse_latency_threshold, parse_threshold,
 };
 pub use error::ReportError;
 pub use run_data::RunData;

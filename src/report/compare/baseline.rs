@@ -39,7 +39,9 @@ pub fn against_history(
     let dir = experiment_dir(path);
     let settings = HistorySettings {
         threshold: options.threshold,
-        latency_threshold: options.latency_threshold,
+        latency_threshold: options
+            .latency_threshold
+            .unwrap_or(HistorySettings::default().latency_threshold),
         ..HistorySettings::default()
     };
     let regimes = history::last_stable_regime(&dir, &settings)

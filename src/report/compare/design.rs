@@ -38,11 +38,11 @@ pub fn design(a: &RunRepeats, b: &RunRepeats, rule: &Rule, tests: usize) -> Vec<
     let strictest = rule.alpha / tests.max(1) as f64;
     let mut rows = Vec::new();
     for runtime in na.runtimes().filter(|r| nb.runtimes().any(|x| x == *r)) {
-        for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
+        for metric in rule.judged() {
             let (pa, pb) = (na.get(runtime, metric), nb.get(runtime, metric));
             let (ka, kb) = (repeats_of(a, runtime), repeats_of(b, runtime));
             let configs = a.values().filter(|c| c.runtime == runtime).count();
-            let threshold = rule.threshold_of(metric);
+            let threshold = rule.threshold_of(metric).expect("a judged metric");
             let (detectable, needed) = match (pa, pb) {
                 (Some(pa), Some(pb)) => (
                     Some(detectable_with(pa, ka, pb, kb, strictest)),

@@ -108,11 +108,6 @@ impl Metric {
         }
     }
 
-    /// Whether the metric enters the family of tests that decides the verdict.
-    pub fn judged(self) -> bool {
-        !matches!(self, Metric::P50)
-    }
-
     /// One repeat's value of this metric.
     pub fn of_repeat(self, m: &MeasurementRow) -> f64 {
         match self {
@@ -210,18 +205,28 @@ impl RunNoise {
 pub struct Rule {
     /// Relative throughput change (0.05 = 5%) a significant change must reach.
     pub threshold: f64,
-    /// The same for latency.
-    pub latency_threshold: f64,
+    /// The same for p99 latency; `None`: p99 is reported, not judged.
+    pub latency_threshold: Option<f64>,
     /// Family-wise error rate across all judged tests.
     pub alpha: f64,
 }
 
 impl Rule {
-    pub fn threshold_of(&self, metric: Metric) -> f64 {
+    /// The threshold of a judged metric; `None` for a metric that is only
+    /// reported (p50 always, p99 when its threshold is off).
+    pub fn threshold_of(&self, metric: Metric) -> Option<f64> {
         match metric {
-            Metric::Throughput => self.threshold,
-            Metric::P50 | Metric::P99 => self.latency_threshold,
+            Metric::Throughput => Some(self.threshold),
+            Metric::P50 => None,
+            Metric::P99 => self.latency_threshold,
         }
+    }
+
+    /// The metrics that enter the family of tests.
+    pub fn judged(&self) -> impl Iterator<Item = Metric> + '_ {
+        Metric::ALL
+            .into_iter()
+            .filter(|m| self.threshold_of(*m).is_some())
     }
 }
 
@@ -319,7 +324,7 @@ fn measure(
 fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
     let mut tests: Vec<(usize, usize)> = Vec::new();
     for (c, config) in configs.iter().enumerate() {
-        for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
+        for metric in rule.judged() {
             if config.metrics[metric as usize].effect.is_some() {
                 tests.push((c, metric as usize));
             }
@@ -348,7 +353,9 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
         let judged = &mut configs[c].metrics[m];
         let effect = judged.effect.expect("only tests with an effect");
         let metric = Metric::ALL[m];
-        let threshold = rule.threshold_of(metric);
+        let threshold = rule
+            .threshold_of(metric)
+            .expect("only judged metrics are tested");
         let detectable = detectable_change(effect.se, effect.df, strictest, POWER);
         judged.p_worse = Some(worse[i]);
         judged.p_better = Some(better[i]);
@@ -377,9 +384,14 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
         };
     }
     for config in configs.iter_mut() {
-        let p50 = &mut config.metrics[Metric::P50 as usize];
-        if p50.verdict != Verdict::Failed {
-            p50.verdict = Verdict::NotJudged;
+        for metric in Metric::ALL
+            .into_iter()
+            .filter(|m| rule.threshold_of(*m).is_none())
+        {
+            let reported = &mut config.metrics[metric as usize];
+            if reported.verdict != Verdict::Failed {
+                reported.verdict = Verdict::NotJudged;
+            }
         }
     }
 }
@@ -423,7 +435,7 @@ mod tests {
 
     const RULE: Rule = Rule {
         threshold: 0.05,
-        latency_threshold: 0.10,
+        latency_threshold: Some(0.10),
         alpha: 0.01,
     };
 

@@ -56,7 +56,10 @@ fn headline(c: &Comparison) -> String {
         c.throughput_regressions,
         format::pct(c.threshold, 1, false),
         c.latency_regressions,
-        format::pct(c.latency_threshold, 1, false),
+        c.latency_threshold.map_or_else(
+            || "off: not judged".to_string(),
+            |t| format::pct(t, 1, false)
+        ),
         c.improvements,
         c.latency_improvements,
     );

@@ -39,8 +39,9 @@ pub enum CompareFormat {
 pub struct CompareOptions {
     /// Relative throughput change (0.05 = 5%) below which a significant change is not flagged.
     pub threshold: f64,
-    /// The same for latency (p99 is noisier than throughput).
-    pub latency_threshold: f64,
+    /// The same for p99 latency (noisier than throughput); `None`: p99 is
+    /// reported but not judged (`--latency-threshold off`).
+    pub latency_threshold: Option<f64>,
     /// Compare even when the runs are not comparable (with a loud warning).
     pub force: bool,
     pub format: CompareFormat,
@@ -162,8 +163,8 @@ pub struct Comparison {
     pub outcome: Outcome,
     /// Throughput change (relative) a significant change must reach to be flagged.
     pub threshold: f64,
-    /// The same for latency.
-    pub latency_threshold: f64,
+    /// The same for p99 latency; `None`: not judged.
+    pub latency_threshold: Option<f64>,
     /// Family-wise error rate, and the number of tests in the family.
     pub alpha: f64,
     pub tests: usize,
@@ -195,6 +196,14 @@ pub fn parse_threshold(text: &str) -> Result<f64, ReportError> {
             given: text.to_string(),
         }),
     }
+}
+
+/// `--latency-threshold`: a percentage, or `off` (p99 reported, not judged).
+pub fn parse_latency_threshold(text: &str) -> Result<Option<f64>, ReportError> {
+    if text.trim().eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    parse_threshold(text).map(Some)
 }
 
 /// The whole command: load, check comparability, compare, render.

@@ -141,7 +141,7 @@ mod tests {
 
     const RULE: Rule = Rule {
         threshold: 0.05,
-        latency_threshold: 0.10,
+        latency_threshold: Some(0.10),
         alpha: 0.01,
     };
 

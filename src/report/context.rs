@@ -3,6 +3,7 @@ use minijinja::{Value, context};
 use serde::Serialize;
 
 use super::charts::Chart;
+use super::pairs::PAIR_RULE;
 use super::run_data::RunData;
 use super::summary::Summary;
 use super::wins::TIE_RULE;
@@ -33,6 +34,7 @@ struct Data<'a> {
     configurations: &'a [ConfigurationRow],
     skipped: Vec<&'a ConfigurationRow>,
     tie_rule: &'static str,
+    pair_rule: &'static str,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -71,6 +73,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             .filter(|c| c.status != ConfigurationStatus::Ran)
             .collect(),
         tie_rule: TIE_RULE,
+        pair_rule: PAIR_RULE,
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

@@ -11,6 +11,7 @@ pub const SUMMARY_FILE: &str = "summary-by-cell.csv";
 pub const PEAK_FILE: &str = "peak-throughput.csv";
 pub const PIVOT_FILE: &str = "throughput-pivot.csv";
 pub const WINS_FILE: &str = "wins.csv";
+pub const PAIRS_FILE: &str = "pairs.csv";
 
 /// Writes every table; returns the files written.
 pub fn write_all(dir: &Path, summary: &Summary) -> Result<Vec<PathBuf>, ReportError> {
@@ -19,6 +20,14 @@ pub fn write_all(dir: &Path, summary: &Summary) -> Result<Vec<PathBuf>, ReportEr
         write_rows(&dir.join(PEAK_FILE), &summary.peaks)?,
         write_pivot(&dir.join(PIVOT_FILE), &summary.pivot)?,
         write_rows(&dir.join(WINS_FILE), &summary.wins)?,
+        write_rows(
+            &dir.join(PAIRS_FILE),
+            &summary
+                .pairs
+                .iter()
+                .flat_map(|p| p.records())
+                .collect::<Vec<_>>(),
+        )?,
     ])
 }
 

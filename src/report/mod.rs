@@ -3,7 +3,7 @@
 //!
 //! It reads only the run directory (see `results::model`), so any past run
 //! can be re-rendered (`runner report RUN_DIR`) without running anything.
-//! The tie rule, the significance test and the template context are
+//! The win rule, the pair effect, the significance test and the template context are
 //! documented in docs/templates.md.
 mod charts;
 pub mod compare;
@@ -13,6 +13,7 @@ pub mod effect;
 mod error;
 mod format;
 pub mod history;
+pub mod pairs;
 mod run_data;
 pub mod stats;
 pub mod summary;

@@ -1,11 +1,14 @@
 //! Rolling repeats up into the tables of a report: per-cell summary, peak
-//! per runtime and payload, the throughput pivot, wins with ties, startup.
+//! per runtime and payload, the throughput pivot, wins with ties, the
+//! effect of each pair of runtimes, startup.
 //!
 //! Failed rows are never averaged in (they are listed instead); suspect rows
 //! are kept in the statistics but counted, so the tables flag them.
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::compare::{RunNoise, run_repeats};
+use super::pairs::{PairEffect, pairs};
 use super::run_data::RunData;
 use super::stats::{Spread, median, median_of_some, round_to};
 use super::wins::{WinCount, WinRow, win_counts, wins};
@@ -130,6 +133,8 @@ pub struct Summary {
     pub pivot: Pivot,
     pub wins: Vec<WinRow>,
     pub win_counts: Vec<WinCount>,
+    /// Every pair of runtimes: the run-level ratio with its interval.
+    pub pairs: Vec<PairEffect>,
     pub startup: Vec<StartupRow>,
     pub failed: Vec<FlaggedRow>,
     pub suspect: Vec<FlaggedRow>,
@@ -142,8 +147,11 @@ impl Summary {
         let cells = summarize_cells(&run.measurements);
         let peaks = peaks(&runtimes, &cells);
         let pivot = pivot(&runtimes, &cells);
-        let wins = wins(&cells);
+        let repeats = run_repeats(&run.measurements);
+        let noise = RunNoise::of(&repeats);
+        let wins = wins(&cells, &repeats, &noise);
         let win_counts = win_counts(&runtimes, &wins);
+        let pairs = pairs(&runtimes, &repeats, &noise);
         let mut payloads: Vec<Option<i64>> = Vec::new();
         for c in &cells {
             if !payloads.contains(&c.payload) {
@@ -160,6 +168,7 @@ impl Summary {
             pivot,
             wins,
             win_counts,
+            pairs,
             payloads,
         }
     }

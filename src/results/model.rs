@@ -15,7 +15,7 @@
 //!   samples/<cell>.csv     SampleRow, the service's resources during one cell
 //!   histograms/<cell>.hlog HdrHistogram log (corrected latency, microseconds)
 //!   logs/                  build-<runtime>.log, train-<runtime>.log, <runtime>.log
-//!   summary-by-cell.csv, peak-throughput.csv, wins.csv, report.md, report.html, charts/
+//!   summary-by-cell.csv, peak-throughput.csv, wins.csv, pairs.csv, report.md, report.html, charts/
 //! ```
 //! `<cell>` is [`cell_file_stem`] of the cell id.
 use std::collections::BTreeMap;

@@ -291,19 +291,18 @@ fn bar_chart(
                 .enumerate()
                 .filter_map(|(i, v)| v.map(|v| (i as u32, v)))
                 .collect();
+            // Bars drawn one by one in runtime order: plotters' Histogram
+            // aggregates through a HashMap, so its SVG changed order on every
+            // render and a re-rendered report never matched the committed one.
             chart
-                .draw_series(
-                    Histogram::vertical(&chart)
-                        .margin(18)
-                        .style_func(|x, _| {
-                            let i = match x {
-                                SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => *i as usize,
-                                SegmentValue::Last => 0,
-                            };
-                            colour(i).filled()
-                        })
-                        .data(data.iter().copied()),
-                )
+                .draw_series(data.iter().map(|&(i, v)| {
+                    let mut bar = Rectangle::new(
+                        [(SegmentValue::Exact(i), v), (SegmentValue::Exact(i + 1), 0.0)],
+                        colour(i as usize).filled(),
+                    );
+                    bar.set_margin(0, 0, 18, 18);
+                    bar
+                }))
                 .map_err(err(name))?;
             let value_style =
                 TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));

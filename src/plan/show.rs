@@ -4,7 +4,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::estimate::human;
-use super::{Estimate, LoadMode, Measure, Plan};
+use super::{Estimate, LoadMode, Measure, Plan, Restart};
 
 /// The JSON shape of `runner plan --format json`: the plan plus its estimate.
 #[derive(Serialize)]
@@ -50,6 +50,7 @@ pub fn table(plan: &Plan) -> String {
         }
         let _ = writeln!(out, "    start   {}", rt.start);
         let _ = writeln!(out, "    port    {}", rt.port);
+        let _ = writeln!(out, "    restart {}", restart_words(rt.restart));
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if let Some(java) = &rt.java {
@@ -164,6 +165,15 @@ pub fn table(plan: &Plan) -> String {
         let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
     }
     out
+}
+
+/// A runtime's `lifecycle.restart`, and what it means for its starts.
+fn restart_words(restart: Restart) -> &'static str {
+    match restart {
+        Restart::Run => "run: one service start for its consecutive cells",
+        Restart::Repeat => "repeat: a fresh service start for every repeat",
+        Restart::Cell => "cell: a fresh service start for every cell",
+    }
 }
 
 /// `1 service start`, `3 service starts`.

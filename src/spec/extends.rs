@@ -3,7 +3,8 @@
 //! The rule, one for every field (documented in docs/spec.md):
 //! - a scalar the child sets (`dir`, `start`, `port`, ...) replaces the parent's;
 //! - maps merge key by key, the child winning: `env`, `train.env`, and the
-//!   sections `java`, `health`, `stop`, `train` merge field by field;
+//!   sections `java`, `health`, `stop`, `train` merge field by field
+//!   (`lifecycle`, one field, is replaced);
 //! - a list the child sets (`build`, `jvm_flags`, `tags`, `train.after`, ...)
 //!   replaces the parent's; written `+build`, `+jvm_flags` or `+tags` it is
 //!   appended instead.
@@ -140,6 +141,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         tags: append(child.tags.or(base.tags), child.tags_append),
         tags_append: None,
         artifact: child.artifact.or(base.artifact),
+        lifecycle: child.lifecycle.or(base.lifecycle),
     }
 }
 

@@ -41,7 +41,8 @@ pub struct Host<'a> {
 
 /// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
 fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
-    let written = rt.lifecycle.or(loaded.spec.lifecycle).map(|l| l.restart);
+    let own = rt.lifecycle.and_then(|l| l.restart);
+    let written = own.or(loaded.spec.lifecycle.and_then(|l| l.restart));
     match written {
         Some(RestartSpec::Run) => Restart::Run,
         Some(RestartSpec::Repeat) => Restart::Repeat,

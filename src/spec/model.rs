@@ -296,7 +296,8 @@ pub enum OrderSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a map with restart")]
 pub struct LifecycleSpec {
-    pub restart: RestartSpec,
+    /// Default `repeat`.
+    pub restart: Option<RestartSpec>,
 }
 
 /// When a runtime's service gets a fresh start. It always does when the

@@ -10,10 +10,12 @@
 pub mod assemble;
 pub mod cell;
 pub mod commands;
+pub mod design;
 pub mod draft;
 pub mod estimate;
 pub mod filter;
 pub mod java;
+pub mod last_run;
 pub mod matrix;
 pub mod model;
 pub mod ports;

@@ -255,3 +255,117 @@ fn plan_table_matches_its_golden_file() {
         .replace(&hash_line, "  spec sha256 <hash>");
     assert_golden("tests/specs/good/tiny.plan.expected", &text);
 }
+
+/// A spec over the fixture run's experiment (tests/fixtures/runs/base):
+/// two of its runtimes, and `rust-hyper`, which it skipped.
+const OVER_THE_FIXTURE_RUN: &str = r#"experiment: { name: go-java-go-2026 }
+runtimes:
+  go-stdlib: { start: ./server }
+  jdk-jvm: { start: ./jvm }
+  rust-hyper: { start: ./rust }
+workload: { path: "/api/generated/{{ payload }}" }
+axes: { payload: [7, 8192], concurrency: [1, 12, 96] }
+repeats: 2
+measure: { duration: 5s }
+"#;
+
+/// Copies the fixture run into `dir/results/go-java-go-2026/`, its host
+/// made this host when `this_host`; returns the spec path beside it.
+fn spec_with_a_previous_run(dir: &Path, this_host: bool) -> std::path::PathBuf {
+    let base = Path::new("tests/fixtures/runs/base");
+    let run = dir.join("results/go-java-go-2026/20261128-020000");
+    std::fs::create_dir_all(&run).unwrap();
+    for entry in std::fs::read_dir(base).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, run.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    if this_host {
+        let file = run.join("environment.json");
+        let mut env: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        env["host"] = serde_json::to_value(runner::results::environment::host_info()).unwrap();
+        std::fs::write(&file, env.to_string()).unwrap();
+    }
+    let spec = dir.join("spec.yaml");
+    std::fs::write(&spec, OVER_THE_FIXTURE_RUN).unwrap();
+    spec
+}
+
+#[test]
+fn plan_says_what_the_design_can_detect_from_the_last_run_on_this_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = spec_with_a_previous_run(tmp.path(), true);
+    let spec = spec.to_str().unwrap();
+
+    let plan = plan_json_of(spec, &[]);
+    let design = &plan["design"];
+    assert_eq!(design["last_run"]["run_id"], "20261128-020000");
+    assert_eq!(design["last_run"]["spec_differs"], true);
+    assert_eq!(
+        design["tests"], 36,
+        "throughput and p99 of 18 configurations"
+    );
+    assert_eq!(design["repeats"], 2);
+    let rows = design["rows"].as_array().unwrap();
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["runtime"].as_str().unwrap(),
+                r["metric"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "go-stdlib throughput",
+            "go-stdlib p99",
+            "jdk-jvm throughput",
+            "jdk-jvm p99",
+            "rust-hyper throughput",
+            "rust-hyper p99"
+        ]
+    );
+    let go = &rows[0];
+    let (noise, detectable) = (
+        go["noise"].as_f64().unwrap(),
+        go["detectable"].as_f64().unwrap(),
+    );
+    assert!(
+        noise > 0.0 && noise < 0.05,
+        "the fixture's noise is small: {go}"
+    );
+    assert!(detectable > noise, "{go}");
+    assert!(
+        rows[4]["noise"].is_null(),
+        "rust-hyper was skipped: {}",
+        rows[4]
+    );
+
+    let text = plan_stdout(spec, &[]);
+    let (_, design) = text.split_once("\n\nwhat a compare can detect").unwrap();
+    assert_golden(
+        "tests/specs/good/design.plan.expected",
+        &format!("what a compare can detect{design}"),
+    );
+}
+
+#[test]
+fn a_previous_run_from_another_host_gives_no_noise_estimate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = spec_with_a_previous_run(tmp.path(), false);
+    let spec = spec.to_str().unwrap();
+    assert!(plan_json_of(spec, &[]).get("design").is_none());
+    let text = plan_stdout(spec, &[]);
+    assert!(
+        text.ends_with(
+            "\nno previous run to estimate noise from (runs left out: 1 from another host): \
+             run once, then `runner plan` says what 2 repeats can detect\n"
+        ),
+        "{text}"
+    );
+}

@@ -652,6 +652,53 @@ fn interleaved_order_runs_each_repeat_over_every_runtime_before_the_next() {
 }
 
 #[test]
+fn restart_repeat_starts_each_runtime_anew_for_each_repeat_even_in_sequential_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = focused_spec(
+        tmp.path(),
+        &[("a", Training::None), ("b", Training::None)],
+        &[
+            (
+                "repeats: 1",
+                "repeats: 2\norder: sequential\nlifecycle: { restart: repeat }",
+            ),
+            ("payload: [16, 256]", "payload: [16]"),
+        ],
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
+    let order: Vec<String> = measurements(&run)
+        .iter()
+        .map(|r| format!("{}/r{}", r["runtime"], r["repeat"]))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "a/r1", "a/r1", "a/r2", "a/r2", "b/r1", "b/r1", "b/r2", "b/r2"
+        ]
+    );
+    let starts: Vec<String> = read_rows(&run.join("lifecycle.csv"))
+        .iter()
+        .map(|r| format!("{}:{}#{}", r["runtime"], r["phase"], r["start_index"]))
+        .collect();
+    assert_eq!(
+        starts,
+        ["a:measure#1", "a:measure#2", "b:measure#1", "b:measure#2"],
+        "2 measured starts per runtime, one per repeat"
+    );
+    for name in ["a", "b"] {
+        let pids = pids_in(&tmp.path().join(format!("pids-{name}")));
+        assert_eq!(
+            pids.len(),
+            2,
+            "{name}: two processes, one per repeat: {pids:?}"
+        );
+        assert_ne!(pids[0], pids[1]);
+    }
+    assert_no_leftovers(tmp.path());
+}
+
+#[test]
 fn every_runtime_trains_once_before_any_measured_start_and_logs_it() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = focused_spec(

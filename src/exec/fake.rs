@@ -40,6 +40,8 @@ pub struct Fake {
     pub failing_builds: BTreeSet<String>,
     /// Runtimes that never become healthy.
     pub failing_starts: BTreeSet<String>,
+    /// Runtimes whose service has to be killed when it is stopped.
+    pub failing_stops: BTreeSet<String>,
 }
 
 impl Fake {
@@ -178,6 +180,11 @@ impl Driver for Fake {
         self.calls
             .push(format!("stop {} #{}", rt.name, running.service.start_index));
         let mut row = running.lifecycle;
+        if self.failing_stops.contains(&rt.name) {
+            row.stop = Some(StopOutcome::Killed);
+            let problem = format!("runtime {}: ignored SIGTERM (scripted)", rt.name);
+            return (row, Some(problem));
+        }
         row.stop = Some(StopOutcome::Graceful);
         (row, None)
     }

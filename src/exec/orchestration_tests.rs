@@ -79,6 +79,10 @@ fn measures(runtime: &str, ids: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The order and lifecycle of the seed (before interleaving and a start per
+/// repeat became the defaults): each runtime as one block on one start.
+const ONE_START_PER_RUNTIME: &str = "order: sequential\nlifecycle: { restart: run }\n";
+
 /// A runtime's cells in sequential order: repeat by repeat.
 const SEQUENTIAL: [&str; 4] = [
     "payload=1/r1",
@@ -90,7 +94,7 @@ const SEQUENTIAL: [&str; 4] = [
 #[test]
 fn sequential_order_starts_each_runtime_once_and_measures_every_cell() {
     let dir = tempfile::tempdir().unwrap();
-    let (plan, text) = plan_in(dir.path(), "");
+    let (plan, text) = plan_in(dir.path(), ONE_START_PER_RUNTIME);
     let mut fake = Fake::default();
     let (outcome, _) = exec(&plan, &text, &mut fake, None);
     let outcome = outcome.unwrap();
@@ -113,6 +117,12 @@ fn sequential_order_starts_each_runtime_once_and_measures_every_cell() {
         ConfigurationStatus::Ran
     );
     assert_eq!(configuration(&outcome, "a").build_seconds, Some(0.5));
+    assert_eq!(start_indexes(&outcome), ["a #1", "b #1"]);
+    assert_eq!(
+        plan.estimate().service_starts,
+        2,
+        "the estimate counts the same"
+    );
 }
 
 #[test]
@@ -152,7 +162,9 @@ fn interleaved_order_runs_repeat_one_of_every_runtime_before_repeat_two() {
 #[test]
 fn a_death_mid_cell_records_it_failed_and_restarts_the_service_for_the_next_cell() {
     let dir = tempfile::tempdir().unwrap();
-    let (plan, text) = plan_in(dir.path(), "faults: { max_restarts: 1 }\n");
+    // One start per runtime otherwise: the second start of `a` is the death's.
+    let extra = format!("{ONE_START_PER_RUNTIME}faults: {{ max_restarts: 1 }}\n");
+    let (plan, text) = plan_in(dir.path(), &extra);
     let mut fake = Fake::default();
     fake.cells.insert("a/payload=2/r1".into(), CellScript::Dies);
     let (outcome, _) = exec(&plan, &text, &mut fake, None);
@@ -260,7 +272,7 @@ fn a_failed_build_or_start_skips_only_its_runtime() {
 #[test]
 fn sigint_mid_cell_records_nothing_for_it_stops_the_service_and_resume_finishes() {
     let dir = tempfile::tempdir().unwrap();
-    let (plan, text) = plan_in(dir.path(), "");
+    let (plan, text) = plan_in(dir.path(), ONE_START_PER_RUNTIME);
     let mut fake = Fake::default();
     fake.cells
         .insert("a/payload=1/r2".into(), CellScript::Interrupted);
@@ -320,4 +332,159 @@ fn resume_of_a_complete_run_starts_nothing() {
     assert_eq!(resumed.unwrap().exit_code(), 0);
     assert!(again.calls.is_empty(), "{:?}", again.calls);
     assert_eq!(measured_ids(&outcome).len(), 8);
+}
+
+/// The starts and stops of `fake`, in call order.
+fn starts_and_stops(fake: &Fake) -> Vec<&str> {
+    fake.calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.starts_with("start") || c.starts_with("stop"))
+        .collect()
+}
+
+/// The `start_index` of every measured start in lifecycle.csv, per runtime in row order.
+fn start_indexes(outcome: &RunOutcome) -> Vec<String> {
+    rows::<LifecycleRow>(outcome, LIFECYCLE_FILE)
+        .into_iter()
+        .map(|r| format!("{} #{}", r.runtime, r.start_index))
+        .collect()
+}
+
+#[test]
+fn restart_repeat_starts_each_runtime_anew_for_each_of_its_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "order: sequential\nlifecycle: { restart: repeat }\n",
+    );
+    let mut fake = Fake::default();
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.exit_code(), 0);
+
+    let mut expected = vec!["build a".to_string(), "build b".into()];
+    for rt in ["a", "b"] {
+        for (start, cells) in [(1, &SEQUENTIAL[..2]), (2, &SEQUENTIAL[2..])] {
+            expected.push(format!("start {rt} #{start}"));
+            expected.extend(measures(rt, cells));
+            expected.push(format!("stop {rt} #{start}"));
+        }
+    }
+    assert_eq!(
+        fake.calls, expected,
+        "the cells of one repeat share a start"
+    );
+    assert_eq!(
+        start_indexes(&outcome),
+        ["a #1", "a #2", "b #1", "b #2"],
+        "one lifecycle row per start"
+    );
+}
+
+#[test]
+fn restart_cell_starts_the_service_anew_for_every_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(dir.path(), "lifecycle: { restart: cell }\n");
+    let mut fake = Fake::default();
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+
+    let after_builds = &fake.calls[2..];
+    assert_eq!(after_builds.len(), 8 * 3, "{after_builds:?}");
+    for triple in after_builds.chunks(3) {
+        let rt = &triple[1]["measure ".len()..1 + "measure ".len()];
+        assert!(
+            triple[0].starts_with(&format!("start {rt} #")),
+            "{triple:?}"
+        );
+        assert!(triple[2].starts_with(&format!("stop {rt} #")), "{triple:?}");
+    }
+    assert_eq!(fake.calls_of("start a").len(), 4);
+    assert_eq!(fake.calls_of("start b").len(), 4);
+    assert_eq!(start_indexes(&outcome).len(), 8);
+    assert_eq!(
+        plan.estimate().service_starts,
+        8,
+        "the estimate counts the same"
+    );
+}
+
+#[test]
+fn a_death_at_the_end_of_a_repeat_gives_one_start_for_the_next_not_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "order: sequential\nlifecycle: { restart: repeat }\nfaults: { max_restarts: 1 }\n",
+    );
+    let mut fake = Fake::default();
+    // The last cell of repeat 1: the death and the new repeat both ask for a start.
+    fake.cells.insert("a/payload=2/r1".into(), CellScript::Dies);
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    let a: Vec<&str> = starts_and_stops(&fake)
+        .into_iter()
+        .filter(|c| c.contains(" a "))
+        .collect();
+    assert_eq!(a, ["start a #1", "stop a #1", "start a #2", "stop a #2"]);
+    assert_eq!(fake.calls_of("measure a/").len(), 4);
+    assert_eq!(
+        configuration(&outcome, "a").status,
+        ConfigurationStatus::Ran
+    );
+}
+
+#[test]
+fn a_death_mid_repeat_restarts_once_for_the_rest_of_that_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "order: sequential\nlifecycle: { restart: repeat }\nfaults: { max_restarts: 1 }\n",
+    );
+    let mut fake = Fake::default();
+    fake.cells.insert("a/payload=1/r1".into(), CellScript::Dies);
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    outcome.unwrap();
+    let a: Vec<&str> = fake
+        .calls
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.contains(" a"))
+        .skip(1) // the build
+        .collect();
+    assert_eq!(
+        a,
+        [
+            "start a #1",
+            "measure a/payload=1/r1",
+            "stop a #1",
+            "start a #2",
+            "measure a/payload=2/r1",
+            "stop a #2",
+            "start a #3",
+            "measure a/payload=1/r2",
+            "measure a/payload=2/r2",
+            "stop a #3"
+        ]
+    );
+}
+
+#[test]
+fn a_service_that_cannot_be_stopped_cleanly_is_not_started_again_for_its_next_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "order: sequential\nlifecycle: { restart: repeat }\n",
+    );
+    let mut fake = Fake::default();
+    fake.failing_stops.insert("a".into());
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert_eq!(fake.calls_of("start a"), ["start a #1"], "{:?}", fake.calls);
+    assert_eq!(
+        fake.calls_of("measure a/"),
+        ["measure a/payload=1/r1", "measure a/payload=2/r1"]
+    );
+    assert!(outcome.skipped["a"].contains("ignored SIGTERM"));
+    assert_eq!(fake.calls_of("measure b/").len(), 4, "b still runs");
 }

@@ -2,7 +2,11 @@
 //! training -> cells, one service at a time, everything recorded as it
 //! happens. It reads no YAML (the CLI edge loads the spec and plans it) and
 //! touches the world only through a [`Driver`], so the policy here (order,
-//! restarts, skips, resume, interruption) is unit-tested with a fake.
+//! restarts, skips, resume, interruption) is unit-tested with a fake. When
+//! a cell gets a fresh service start is decided by one rule,
+//! [`needs_fresh_start`] (the runtime's `lifecycle.restart`), shared with
+//! the plan's estimate; a death always stops the service, so the next cell
+//! starts it anew (once).
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -16,6 +20,7 @@ use super::events::Event;
 use super::interrupt::Interrupt;
 use super::load_config::expected;
 use super::verdict::one_line;
+use crate::plan::restart::{Slot, needs_fresh_start};
 use crate::plan::{Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_cells};
 use crate::results::{
@@ -163,6 +168,23 @@ fn create_run(plan: &Plan, spec_text: &str, driver: &impl Driver) -> Result<RunD
     Ok(run)
 }
 
+/// The measured service that is up: its runtime, and the repeat of the
+/// cell it measured last (what [`needs_fresh_start`] compares with).
+struct Up<S> {
+    runtime: String,
+    repeat: u32,
+    running: Running<S>,
+}
+
+impl<S> Up<S> {
+    fn slot(&self) -> Slot<'_> {
+        Slot {
+            runtime: &self.runtime,
+            repeat: self.repeat,
+        }
+    }
+}
+
 struct Executor<'a, D: Driver> {
     /// The plan, run directory, interrupt flag and event channel: what every
     /// driver call is given.
@@ -308,7 +330,7 @@ impl<'a, D: Driver> Executor<'a, D> {
     fn cells(&mut self, recorded: &HashSet<String>) -> Result<(), ExecError> {
         let plan = self.ctx.plan;
         let total = plan.cells.len() as u64;
-        let mut current: Option<(String, Running<D::Service>)> = None;
+        let mut current: Option<Up<D::Service>> = None;
         let mut starts: BTreeMap<String, u32> = BTreeMap::new();
         let mut deaths: BTreeMap<String, u32> = BTreeMap::new();
         let mut evidence_missing: Option<String> = None;
@@ -320,14 +342,13 @@ impl<'a, D: Driver> Executor<'a, D> {
                 continue;
             }
             let rt = self.runtime(&cell.runtime);
-            if current
-                .as_ref()
-                .is_some_and(|(name, _)| *name != cell.runtime)
-                && let Some((name, running)) = current.take()
-            {
-                self.stop(&name, running)?;
-            }
-            if current.is_none() {
+            if needs_fresh_start(rt.restart, current.as_ref().map(Up::slot), Slot::of(cell)) {
+                if let Some(up) = current.take() {
+                    self.stop(&up.runtime, up.running)?;
+                    if self.skipped.contains_key(&rt.name) {
+                        continue; // it could not be stopped cleanly: not started again
+                    }
+                }
                 let n = starts.entry(rt.name.clone()).or_default();
                 *n += 1;
                 let start_index = *n;
@@ -339,7 +360,11 @@ impl<'a, D: Driver> Executor<'a, D> {
                             runtime: rt.name.clone(),
                             startup_ms: running.lifecycle.startup_ms.unwrap_or_default(),
                         });
-                        current = Some((rt.name.clone(), running));
+                        current = Some(Up {
+                            runtime: rt.name.clone(),
+                            repeat: cell.repeat,
+                            running,
+                        });
                     }
                     Err(failure) => {
                         self.lifecycle.append(&failure.lifecycle)?;
@@ -358,18 +383,23 @@ impl<'a, D: Driver> Executor<'a, D> {
                 runtime: cell.runtime.clone(),
                 expected: expected(cell),
             });
-            let (_, running) = current.as_mut().expect("a service was started above");
+            let up = current.as_mut().expect("a service was started above");
+            up.repeat = cell.repeat;
             let ctx = CellContext {
                 evidence_missing: evidence_missing.clone(),
                 ..self.ctx.clone()
             };
-            let end = self.driver.measure(&ctx, &mut running.service, cell)?;
+            let end = self.driver.measure(&ctx, &mut up.running.service, cell)?;
             match end {
                 CellEnd::Interrupted => break,
                 CellEnd::Recorded(row) => self.record(&row)?,
                 CellEnd::ServiceDied(row) => {
                     self.record(&row)?;
-                    let (name, running) = current.take().expect("the service of this cell");
+                    let Up {
+                        runtime: name,
+                        running,
+                        ..
+                    } = current.take().expect("the service of this cell");
                     self.stop(&name, running)?;
                     let died = deaths.entry(name.clone()).or_default();
                     *died += 1;
@@ -383,8 +413,8 @@ impl<'a, D: Driver> Executor<'a, D> {
                 }
             }
         }
-        if let Some((name, running)) = current.take() {
-            self.stop(&name, running)?;
+        if let Some(up) = current.take() {
+            self.stop(&up.runtime, up.running)?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{self, PlanOptions, show};
+use crate::plan::{self, PlanOptions, design, show};
 use crate::spec::{self, SpecErrors, model::Spec};
 
 /// Exit status when a spec has problems (0 = fine).
@@ -42,7 +42,9 @@ pub enum PlanFormat {
     Json,
 }
 
-/// `runner plan SPEC`: prints the runtimes, cells, count and wall-time estimate.
+/// `runner plan SPEC`: prints the runtimes, cells, count and wall-time
+/// estimate, and what the design can detect given the noise of the last
+/// comparable run on this host (or that there is none yet).
 pub fn plan(
     path: &Path,
     options: &PlanOptions,
@@ -52,9 +54,11 @@ pub fn plan(
 ) -> u8 {
     match spec::load(path).and_then(|loaded| plan::build(&loaded, options)) {
         Ok(plan) => {
+            let host = crate::results::environment::host_info().fingerprint();
+            let detectability = design::assess(&plan, &host);
             let text = match format {
-                PlanFormat::Table => show::table(&plan),
-                PlanFormat::Json => show::json(&plan) + "\n",
+                PlanFormat::Table => show::table(&plan, &detectability),
+                PlanFormat::Json => show::json(&plan, &detectability) + "\n",
             };
             let _ = out.write_all(text.as_bytes());
             0

@@ -1,6 +1,7 @@
 //! How long a plan takes, and `--quick` shortening.
 //!
-//! The estimate counts what the plan fixes: per service start, the service
+//! The estimate counts what the plan fixes: per service start (as many as
+//! the restart policies ask for, see [`super::restart`]), the service
 //! warmup plus [`START_ALLOWANCE`] (start, health wait, stop); per cell, its
 //! warmup and measure duration. Builds and training depend on the machine
 //! and caches: they are listed, not counted.
@@ -8,7 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Measure, Plan};
+use super::restart::{Slot, needs_fresh_start};
+use super::{Measure, Plan, Restart};
 
 /// Time assumed per service start for starting, the health wait and stopping.
 pub const START_ALLOWANCE: Duration = Duration::from_secs(5);
@@ -20,7 +22,8 @@ pub const QUICK_MIN: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Estimate {
     pub total: Duration,
-    /// Services are started once per run of consecutive cells of one runtime.
+    /// Service starts: one per run of consecutive cells of a runtime, more
+    /// as its `lifecycle.restart` asks (deaths aside).
     pub service_starts: usize,
     /// Service warmup + start allowance, per start.
     pub per_start: Duration,
@@ -39,12 +42,13 @@ impl Plan {
     /// The wall-time estimate of this plan.
     pub fn estimate(&self) -> Estimate {
         let mut service_starts = 0;
-        let mut previous: Option<&str> = None;
+        let mut previous: Option<Slot> = None;
         for cell in &self.cells {
-            if previous != Some(cell.runtime.as_str()) {
+            let next = Slot::of(cell);
+            if needs_fresh_start(self.restart_of(&cell.runtime), previous, next) {
                 service_starts += 1;
-                previous = Some(&cell.runtime);
             }
+            previous = Some(next);
         }
         let per_start = self.service_warmup + START_ALLOWANCE;
         let mut cells_time = Duration::ZERO;
@@ -70,6 +74,14 @@ impl Plan {
                 .filter_map(|r| r.train.as_ref().map(|t| (r.name.clone(), t.duration)))
                 .collect(),
         }
+    }
+
+    /// The restart policy of runtime `name` (the default for a name the plan lacks).
+    pub fn restart_of(&self, name: &str) -> Restart {
+        self.runtimes
+            .iter()
+            .find(|r| r.name == name)
+            .map_or(super::runtime::DEFAULT_RESTART, |r| r.restart)
     }
 
     /// The same plan with every warmup and duration divided by `factor`
@@ -120,6 +132,50 @@ pub fn human(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three runtimes (`c` extends `b`), 2 points, 3 repeats, sequential, with `extra`.
+    fn plan_with(extra: &str) -> Plan {
+        let text = format!(
+            "experiment: {{ name: e }}\n\
+             runtimes:\n  a: {{ start: ./a }}\n  b: {{ start: ./b, lifecycle: {{ restart: run }} }}\n  c: {{ extends: b }}\n\
+             workload: {{ path: / }}\n\
+             axes: {{ concurrency: [1, 2] }}\n\
+             repeats: 3\n\
+             order: sequential\n\
+             warmup: {{ service: 2s }}\n\
+             measure: {{ duration: 1s }}\n{extra}"
+        );
+        let loaded = crate::spec::from_text(text, std::path::Path::new("/tmp/e.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        crate::plan::build(&loaded, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn starts_follow_each_runtimes_restart_policy_and_cost_a_warmup_each() {
+        let plan = plan_with("lifecycle: { restart: cell }\n");
+        let policies: Vec<Restart> = plan.runtimes.iter().map(|r| r.restart).collect();
+        assert_eq!(
+            policies,
+            [Restart::Cell, Restart::Run, Restart::Run],
+            "a runtime's own lifecycle wins, and is inherited through extends"
+        );
+        let e = plan.estimate();
+        assert_eq!(
+            e.service_starts,
+            6 + 1 + 1,
+            "a: one per cell; b, c: one each"
+        );
+        assert_eq!(e.per_start, Duration::from_secs(2) + START_ALLOWANCE);
+        assert_eq!(e.total, e.per_start * 8 + Duration::from_secs(18));
+
+        let by_default = plan_with("");
+        assert_eq!(by_default.runtimes[0].restart, Restart::Repeat);
+        assert_eq!(
+            by_default.estimate().service_starts,
+            3 + 1 + 1,
+            "a: one per repeat"
+        );
+    }
 
     #[test]
     fn human_durations_read_naturally() {

@@ -5,18 +5,22 @@
 //! variable is found before anything runs), resolves JDKs, chooses free
 //! ports for `port: auto`, and expands the matrix ([`matrix`]).
 //! [`Plan::quick`] shortens every duration for `--quick` runs and
-//! [`Plan::estimate`] predicts the wall time ([`estimate`]).
+//! [`Plan::estimate`] predicts the wall time ([`estimate`]), counting the
+//! service starts with the rule exec applies ([`restart`]).
 pub mod assemble;
 pub mod cell;
 pub mod commands;
+pub mod design;
 pub mod draft;
 pub mod estimate;
 pub mod filter;
 pub mod java;
+pub mod last_run;
 pub mod matrix;
 pub mod model;
 pub mod ports;
 pub mod render;
+pub mod restart;
 pub mod runtime;
 pub mod show;
 pub mod template;

@@ -74,6 +74,22 @@ pub enum Order {
     Interleaved,
 }
 
+/// When a runtime's service is started anew, beyond the starts every
+/// policy has: the first cell of a run of consecutive cells of the runtime,
+/// and the cell after a death. [`super::restart::needs_fresh_start`] is the
+/// one place that applies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// One start per run of consecutive cells of the runtime (with
+    /// `sequential` order: one start for the whole run).
+    Run,
+    /// A fresh start for every repeat; the cells of one repeat share it.
+    Repeat,
+    /// A fresh start for every cell.
+    Cell,
+}
+
 /// CPU pinning: CPU indices for the service's process group and the load generator.
 #[derive(Debug, Clone, Serialize)]
 pub struct Affinity {
@@ -98,6 +114,8 @@ pub struct RuntimePlan {
     pub java: Option<JavaPlan>,
     /// The port the service listens on (fixed in the spec, or chosen free at plan time).
     pub port: u16,
+    /// When its service is started anew (the runtime's `lifecycle`, else the spec's).
+    pub restart: Restart,
     pub health: HealthPlan,
     pub stop: StopPlan,
     pub train: Option<TrainPlan>,

@@ -10,8 +10,8 @@ use minijinja::{Environment, Value};
 use super::draft::{RuntimeDraft, TrainDraft};
 use super::render::Renderer;
 use super::template::{Hints, Vars};
-use super::{Collector, HealthPlan, JavaPlan, RuntimePlan, StopPlan, tools};
-use crate::spec::model::RuntimeSpec;
+use super::{Collector, HealthPlan, JavaPlan, Restart, RuntimePlan, StopPlan, tools};
+use crate::spec::model::{RestartSpec, RuntimeSpec};
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};
 
@@ -22,6 +22,9 @@ pub const DEFAULT_HEALTH_INTERVAL: Duration = Duration::from_millis(100);
 pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
 pub const DEFAULT_TRAIN_CONNECTIONS: u32 = 4;
 pub const DEFAULT_TRAIN_DURATION: Duration = Duration::from_secs(30);
+/// A fresh service start per repeat: the repeat is the unit of analysis
+/// (docs/compare.md), so each one samples startup, JIT and memory layout anew.
+pub const DEFAULT_RESTART: Restart = Restart::Repeat;
 
 /// What a runtime's templates are rendered with; cells add the axes to it.
 pub struct RuntimeContext {
@@ -34,6 +37,18 @@ pub struct Host<'a> {
     pub cpus: usize,
     pub java_home: Option<&'a Path>,
     pub jvm_root: &'a Path,
+}
+
+/// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
+fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
+    let own = rt.lifecycle.and_then(|l| l.restart);
+    let written = own.or(loaded.spec.lifecycle.and_then(|l| l.restart));
+    match written {
+        Some(RestartSpec::Run) => Restart::Run,
+        Some(RestartSpec::Repeat) => Restart::Repeat,
+        Some(RestartSpec::Cell) => Restart::Cell,
+        None => DEFAULT_RESTART,
+    }
 }
 
 /// Plans runtime `name`. `port` was chosen by the caller (fixed or free).
@@ -168,6 +183,7 @@ pub fn plan_runtime<'s>(
         jvm_flags,
         java,
         port,
+        restart: restart_policy(rt, loaded),
         health,
         stop,
         train: None,

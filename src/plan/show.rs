@@ -3,28 +3,33 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use super::design::{self, Design, Detectability};
 use super::estimate::human;
-use super::{Estimate, LoadMode, Measure, Plan};
+use super::{Estimate, LoadMode, Measure, Plan, Restart};
 
-/// The JSON shape of `runner plan --format json`: the plan plus its estimate.
+/// The JSON shape of `runner plan --format json`: the plan plus its
+/// estimate, and what it can detect when a previous run says.
 #[derive(Serialize)]
 pub struct PlanJson<'a> {
     #[serde(flatten)]
     pub plan: &'a Plan,
     pub estimate: Estimate,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub design: Option<&'a Design>,
 }
 
 /// The plan as JSON (pretty).
-pub fn json(plan: &Plan) -> String {
+pub fn json(plan: &Plan, detectability: &Detectability) -> String {
     serde_json::to_string_pretty(&PlanJson {
         plan,
         estimate: plan.estimate(),
+        design: detectability.design(),
     })
     .unwrap_or_default()
 }
 
-/// The plan as text: runtimes, cells, count, estimate.
-pub fn table(plan: &Plan) -> String {
+/// The plan as text: runtimes, cells, count, estimate, what it can detect.
+pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     let mut out = String::new();
     let e = plan.estimate();
     let _ = writeln!(
@@ -50,6 +55,7 @@ pub fn table(plan: &Plan) -> String {
         }
         let _ = writeln!(out, "    start   {}", rt.start);
         let _ = writeln!(out, "    port    {}", rt.port);
+        let _ = writeln!(out, "    restart {}", restart_words(rt.restart));
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if let Some(java) = &rt.java {
@@ -163,7 +169,17 @@ pub fn table(plan: &Plan) -> String {
     if !uncounted.is_empty() {
         let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
     }
+    out.push_str(&design::text(detectability));
     out
+}
+
+/// A runtime's `lifecycle.restart`, and what it means for its starts.
+fn restart_words(restart: Restart) -> &'static str {
+    match restart {
+        Restart::Run => "run: one service start for its consecutive cells",
+        Restart::Repeat => "repeat: a fresh service start for every repeat",
+        Restart::Cell => "cell: a fresh service start for every cell",
+    }
 }
 
 /// `1 service start`, `3 service starts`.

@@ -117,6 +117,7 @@ mod tests {
             jvm_flags: vec![],
             java: None,
             port: 8080,
+            restart: crate::plan::Restart::Repeat,
             health: crate::plan::HealthPlan {
                 path: "/health".into(),
                 timeout: std::time::Duration::from_secs(1),

@@ -42,9 +42,12 @@ pub struct Spec {
     #[serde(default)]
     pub warmup: WarmupSpec,
     pub measure: MeasureSpec,
-    /// `sequential` (default): runtime by runtime; `interleaved`: repeat 1 of every runtime, then repeat 2, ...
+    /// `interleaved` (default): repeat 1 of every runtime, then repeat 2, ...; `sequential`: runtime by runtime.
     #[serde(default)]
     pub order: OrderSpec,
+    /// When a runtime's service is started anew (default: for every repeat).
+    /// A runtime's own `lifecycle` wins.
+    pub lifecycle: Option<LifecycleSpec>,
     /// If present, only cells matching at least one rule are kept.
     #[serde(default)]
     pub include: Vec<IndexMap<String, AxisValue>>,
@@ -121,6 +124,8 @@ pub struct RuntimeSpec {
     /// The build's output (file or folder, relative to `dir`): its size is
     /// recorded as the artifact size.
     pub artifact: Option<String>,
+    /// When this runtime's service is started anew (overrides the spec-wide `lifecycle`).
+    pub lifecycle: Option<LifecycleSpec>,
 }
 
 /// The JDK a runtime needs: a major version looked up in JAVA_HOME and
@@ -279,9 +284,34 @@ pub struct MeasureSpec {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OrderSpec {
+    /// Repeat 1 of every runtime, then repeat 2, ...: slow drifts of the
+    /// host are spread over all runtimes instead of confounded with one.
     #[default]
-    Sequential,
     Interleaved,
+    /// All cells and repeats of one runtime, then the next runtime.
+    Sequential,
+}
+
+/// A service's life: when it is stopped and started anew between cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with restart")]
+pub struct LifecycleSpec {
+    /// Default `repeat`.
+    pub restart: Option<RestartSpec>,
+}
+
+/// When a runtime's service gets a fresh start. It always does when the
+/// runtime changes (one service runs at a time) and after it died.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RestartSpec {
+    /// One start per runtime for the whole run (per run of consecutive cells).
+    Run,
+    /// A fresh start for every repeat: the cells of one repeat share it, so
+    /// each repeat is an independent sample of startup, JIT and placement.
+    Repeat,
+    /// A fresh start for every cell.
+    Cell,
 }
 
 /// CPU pinning (Linux): CPU indices for the service and for the load generator.

@@ -92,6 +92,7 @@ pub fn py_runtime(
         jvm_flags: vec![],
         java: None,
         port,
+        restart: Restart::Repeat,
         health: HealthPlan {
             path: "/health".into(),
             timeout: Duration::from_secs(10),

@@ -1,0 +1,80 @@
+//! The one rule deciding whether a cell needs a service start of its own:
+//! exec applies it while walking the cells, the estimate counts starts with
+//! it, so what `runner plan` predicts is what `runner exec` does (deaths
+//! aside: a service that died is always started anew, whatever the policy).
+use super::{Cell, Restart};
+
+/// What the restart rule looks at in a cell: its runtime and repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot<'a> {
+    pub runtime: &'a str,
+    pub repeat: u32,
+}
+
+impl<'a> Slot<'a> {
+    pub fn of(cell: &'a Cell) -> Self {
+        Slot {
+            runtime: &cell.runtime,
+            repeat: cell.repeat,
+        }
+    }
+}
+
+/// Whether `next` needs a fresh service start under `policy` (the policy
+/// of `next`'s runtime), given the cell the service that is up measured
+/// last (`None`: no service is up, it was never started, was stopped or died).
+///
+/// Another runtime's service is always replaced: one service runs at a time.
+/// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
+/// changes, `cell` starts anew for every cell.
+pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {
+    let Some(last) = up else {
+        return true;
+    };
+    if last.runtime != next.runtime {
+        return true;
+    }
+    match policy {
+        Restart::Run => false,
+        Restart::Repeat => last.repeat != next.repeat,
+        Restart::Cell => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(runtime: &str, repeat: u32) -> Slot<'_> {
+        Slot { runtime, repeat }
+    }
+
+    #[test]
+    fn nothing_up_or_another_runtime_up_always_needs_a_start() {
+        for policy in [Restart::Run, Restart::Repeat, Restart::Cell] {
+            assert!(needs_fresh_start(policy, None, slot("a", 1)));
+            assert!(needs_fresh_start(policy, Some(slot("b", 1)), slot("a", 1)));
+        }
+    }
+
+    #[test]
+    fn the_same_runtime_is_restarted_as_its_policy_says() {
+        let same_repeat = (Some(slot("a", 1)), slot("a", 1));
+        let next_repeat = (Some(slot("a", 1)), slot("a", 2));
+        let cases = [
+            (Restart::Run, same_repeat, false),
+            (Restart::Run, next_repeat, false),
+            (Restart::Repeat, same_repeat, false),
+            (Restart::Repeat, next_repeat, true),
+            (Restart::Cell, same_repeat, true),
+            (Restart::Cell, next_repeat, true),
+        ];
+        for (policy, (up, next), expected) in cases {
+            assert_eq!(
+                needs_fresh_start(policy, up, next),
+                expected,
+                "{policy:?}: {up:?} -> {next:?}"
+            );
+        }
+    }
+}

@@ -24,14 +24,10 @@ use serde::Serialize;
 use super::Plan;
 use super::last_run::{UnusedRuns, last_comparable_run};
 use crate::report::RunData;
-use crate::report::compare::{ALPHA, MAX_REPEATS, Metric, RunNoise, RunRepeats, run_repeats};
+use crate::report::compare::{
+    ALPHA, DEFAULT_RULE, MAX_REPEATS, Metric, POWER, RunNoise, RunRepeats, run_repeats,
+};
 use crate::report::effect::{PooledVariance, detectable_change, repeats_needed, se_with_repeats};
-
-/// Power at which a change is "detectable" (compare's).
-pub const POWER: f64 = 0.8;
-/// Thresholds of compare's defaults (`--threshold 5%`, `--latency-threshold 10%`).
-pub const THROUGHPUT_THRESHOLD: f64 = 0.05;
-pub const LATENCY_THRESHOLD: f64 = 0.10;
 
 /// What `runner plan` can say about the design.
 #[derive(Debug, Clone)]
@@ -123,11 +119,8 @@ fn figures(plan: &Plan, last: &RunRepeats, last_run: LastRun) -> Design {
     let noise = RunNoise::of(last);
     let mut rows = Vec::new();
     for (runtime, configs) in &configurations {
-        for metric in Metric::ALL.into_iter().filter(|m| m.judged()) {
-            let threshold = match metric {
-                Metric::Throughput => THROUGHPUT_THRESHOLD,
-                Metric::P50 | Metric::P99 => LATENCY_THRESHOLD,
-            };
+        for metric in DEFAULT_RULE.judged() {
+            let threshold = DEFAULT_RULE.threshold_of(metric).expect("a judged metric");
             let pooled = noise.get(runtime, metric);
             let k = configs.len();
             rows.push(DesignRow {

@@ -297,7 +297,10 @@ fn bar_chart(
             chart
                 .draw_series(data.iter().map(|&(i, v)| {
                     let mut bar = Rectangle::new(
-                        [(SegmentValue::Exact(i), v), (SegmentValue::Exact(i + 1), 0.0)],
+                        [
+                            (SegmentValue::Exact(i), v),
+                            (SegmentValue::Exact(i + 1), 0.0),
+                        ],
                         colour(i as usize).filled(),
                     );
                     bar.set_margin(0, 0, 18, 18);

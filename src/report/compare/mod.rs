@@ -17,8 +17,8 @@ pub mod simulate;
 
 pub use design::{DesignRow, MAX_REPEATS, design};
 pub use judge::{
-    ConfigJudged, ConfigRepeats, Judged, Metric, Rule, RunNoise, RunRepeats, Verdict, judge_all,
-    run_repeats,
+    ConfigJudged, ConfigRepeats, Judged, Metric, POWER, Rule, RunNoise, RunRepeats, Verdict,
+    judge_all, run_repeats,
 };
 pub use markdown::markdown;
 
@@ -28,6 +28,14 @@ use super::run_data::RunData;
 /// Family-wise error rate across all judged tests of one comparison: the
 /// chance that an unchanged system is reported as changed anywhere.
 pub const ALPHA: f64 = 0.01;
+
+/// compare's defaults (`--threshold 5%`, `--latency-threshold 10%`), for
+/// what judges or predicts a comparison without a command line (`runner plan`).
+pub const DEFAULT_RULE: Rule = Rule {
+    threshold: 0.05,
+    latency_threshold: Some(0.10),
+    alpha: ALPHA,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CompareFormat {

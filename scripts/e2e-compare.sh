@@ -5,10 +5,12 @@
 # ~25% slower by something the spec does not contain (the fixture service
 # reads its per-request CPU cost from a file) must compare with exit 1,
 # naming that runtime's configurations and no other's.
-#   scripts/e2e-compare.sh            (needs target/release/runner; ~4 min)
-# Service and load generator are pinned to different CPUs; the thresholds
-# (15% throughput, 25% p99) are what 5 repeats of these tiny Python services
-# can see on a 2-core host (the comparison prints its design table).
+#   scripts/e2e-compare.sh            (needs target/release/runner; ~3 min)
+# Service and load generator are pinned to different CPUs. The thresholds
+# (15% throughput, 50% p99) are what 8 repeats of these tiny Python services
+# can see on a quiet 2-core host (measured there: repeat noise 3-6% for
+# throughput, 9-16% for p99); the comparison prints its design table, and
+# on a busier host it says "inconclusive" (exit 3), which fails this script.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runner=${RUNNER:-$root/target/release/runner}
@@ -33,13 +35,13 @@ runtimes:
     env: { COST_FILE: $work/cost-changing }
     health: { path: /health, timeout: 10s, interval: 20ms }
 workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
-axes: { payload: [16, 1024], concurrency: [2] }
+axes: { payload: [16], concurrency: [2] }
 load: { mode: closed, timeout: 2s }
-repeats: 5
+repeats: 8
 order: interleaved
 lifecycle: { restart: repeat }
-warmup: { service: 1s, cell: 500ms }
-measure: { duration: 2s }
+warmup: { service: 500ms, cell: 300ms }
+measure: { duration: 1500ms }
 affinity: { service: [$service_cpu], load: [0] }
 results: $work/results
 EOF
@@ -55,7 +57,7 @@ run() {
 
 compare() { # A B expected-exit
   local rc=0
-  "$runner" compare "$1" "$2" --threshold 15% --latency-threshold 25% >"$work/compare.md" || rc=$?
+  "$runner" compare "$1" "$2" --threshold 15% --latency-threshold 50% >"$work/compare.md" || rc=$?
   sed -n '/^\*\*Verdict/p;/^## What this design/,/^## Configurations/p' "$work/compare.md"
   if [ "$rc" -ne "$3" ]; then
     cat "$work/compare.md" >&2

@@ -35,6 +35,8 @@ struct Data<'a> {
     skipped: Vec<&'a ConfigurationRow>,
     tie_rule: &'static str,
     pair_rule: &'static str,
+    /// What the run's schedule confounds (sequential order, one start), if anything.
+    schedule_caveat: Option<&'static str>,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -74,6 +76,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             .collect(),
         tie_rule: TIE_RULE,
         pair_rule: PAIR_RULE,
+        schedule_caveat: run.schedule.caveat(),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

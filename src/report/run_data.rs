@@ -24,6 +24,9 @@ pub struct RunData {
     pub measurements: Vec<MeasurementRow>,
     /// Title and description from plan.json, when present.
     pub title: Option<String>,
+    /// How the runtimes' cells were scheduled (plan.json), for what the
+    /// report can and cannot attribute to a runtime.
+    pub schedule: Schedule,
     pub description: Option<String>,
     /// The spec's `report.templates` as resolved in plan.json (empty: defaults).
     pub report_templates: Vec<PathBuf>,
@@ -60,6 +63,7 @@ impl RunData {
             lifecycle,
             measurements,
             title: plan.title,
+            schedule: plan.schedule,
             description: plan.description,
             report_templates: plan.report_templates,
         })
@@ -101,10 +105,49 @@ fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, 
     })
 }
 
+/// How a run scheduled its cells, as far as it limits what a comparison of
+/// runtimes within the run can conclude.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Schedule {
+    /// `order: sequential`: each runtime's cells ran as one block.
+    pub sequential: bool,
+    /// Every runtime was started once for the whole run (`restart: run`).
+    pub one_start: bool,
+}
+
+impl Schedule {
+    /// What the report must say about it, or `None` when nothing is confounded.
+    pub fn caveat(&self) -> Option<&'static str> {
+        match (self.sequential, self.one_start) {
+            (true, true) => Some(
+                "This run measured each runtime as one block (`order: sequential`) on a single \
+                 process start (`lifecycle: { restart: run }`): a difference between runtimes \
+                 cannot be told apart from the host drifting between the blocks, and the \
+                 repeats share one start, so their spread leaves out start-to-start variation \
+                 and the intervals above are too narrow. `order: interleaved` with \
+                 `restart: repeat` (the defaults) removes both.",
+            ),
+            (true, false) => Some(
+                "This run measured each runtime as one block (`order: sequential`): a \
+                 difference between runtimes cannot be told apart from the host drifting \
+                 between the blocks. `order: interleaved` (the default) removes that.",
+            ),
+            (false, true) => Some(
+                "Every runtime was started once for the whole run (`lifecycle: { restart: run \
+                 }`): the repeats share one start, so their spread leaves out start-to-start \
+                 variation and the intervals above are too narrow. `restart: repeat` (the \
+                 default) measures it.",
+            ),
+            (false, false) => None,
+        }
+    }
+}
+
 /// What the report uses from plan.json (read loosely: the Plan is the plan
 /// stage's contract, and a report must not break when it gains fields).
 #[derive(Default)]
 struct PlanExtract {
+    schedule: Schedule,
     title: Option<String>,
     description: Option<String>,
     report_templates: Vec<PathBuf>,
@@ -131,7 +174,22 @@ fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
                 .collect()
         })
         .unwrap_or_default();
+    let restarts: Vec<&str> = plan
+        .get("runtimes")
+        .and_then(|v| v.as_array())
+        .map(|list| {
+            list.iter()
+                // Runs planned before `lifecycle.restart` existed started each runtime once.
+                .map(|r| r.get("restart").and_then(|v| v.as_str()).unwrap_or("run"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let schedule = Schedule {
+        sequential: plan.get("order").and_then(|v| v.as_str()) == Some("sequential"),
+        one_start: !restarts.is_empty() && restarts.iter().all(|r| *r == "run"),
+    };
     Ok(PlanExtract {
+        schedule,
         title: field("title"),
         description: field("description"),
         report_templates,

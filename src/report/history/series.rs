@@ -237,6 +237,7 @@ mod tests {
                 message: None,
             },
             environment: Environment::default(),
+            schedule: Default::default(),
             configurations: vec![],
             lifecycle: vec![],
             measurements,

@@ -173,8 +173,7 @@ fn run(model: &Model, pairs: usize, seed: u64, change: Option<Change>) -> Tally 
             }
         }
         if i == 0 {
-            let tests = judged.len() * 2;
-            for row in design(&a, &b, &RULE, tests) {
+            for row in design(&a, &b, &RULE, &judged) {
                 if row.metric == Metric::Throughput {
                     t.detectable.extend(row.detectable);
                     t.needed.push(row.repeats_needed);

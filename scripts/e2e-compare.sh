@@ -6,10 +6,12 @@
 # reads its per-request CPU cost from a file) must compare with exit 1,
 # naming that runtime's configurations and no other's.
 #   scripts/e2e-compare.sh            (needs target/release/runner; ~3 min)
-# Service and load generator are pinned to different CPUs. The thresholds
-# (15% throughput, 50% p99) are what 8 repeats of these tiny Python services
-# can see on a quiet 2-core host (measured there: repeat noise 3-6% for
-# throughput, 9-16% for p99); the comparison prints its design table, and
+# Service and load generator are pinned to different CPUs. A 20% throughput
+# threshold is what 10 repeats of these tiny Python services can see on a
+# 2-core host with margin (measured there: repeat noise 2-9%, detectable
+# 9-14%; the slowed runtime loses ~29%). Their p99 at 2 connections varies
+# 4-27% between repeats, which no affordable number of repeats can judge, so
+# p99 is reported, not judged (`--latency-threshold off`); the comparison prints its design table, and
 # on a busier host it says "inconclusive" (exit 3), which fails this script.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +39,7 @@ runtimes:
 workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [16], concurrency: [2] }
 load: { mode: closed, timeout: 2s }
-repeats: 8
+repeats: 10
 order: interleaved
 lifecycle: { restart: repeat }
 warmup: { service: 500ms, cell: 300ms }
@@ -57,7 +59,7 @@ run() {
 
 compare() { # A B expected-exit
   local rc=0
-  "$runner" compare "$1" "$2" --threshold 15% --latency-threshold 50% >"$work/compare.md" || rc=$?
+  "$runner" compare "$1" "$2" --threshold 20% --latency-threshold off >"$work/compare.md" || rc=$?
   sed -n '/^\*\*Verdict/p;/^## What this design/,/^## Configurations/p' "$work/compare.md"
   if [ "$rc" -ne "$3" ]; then
     cat "$work/compare.md" >&2

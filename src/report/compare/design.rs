@@ -5,8 +5,8 @@
 //! 2 repeats: need >= 9".
 use serde::Serialize;
 
-use super::super::effect::{PooledVariance, detectable_change, repeats_needed};
-use super::judge::{Metric, POWER, Rule, RunNoise, RunRepeats};
+use super::super::effect::repeats_needed;
+use super::judge::{ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
 use crate::report::stats::median;
 
 /// Largest number of repeats [`DesignRow::repeats_needed`] looks for.
@@ -24,7 +24,9 @@ pub struct DesignRow {
     pub a_repeats: usize,
     pub b_repeats: usize,
     /// The smallest relative change detectable in one configuration (80%
-    /// power, at Holm's strictest level across the comparison's tests).
+    /// power, at Holm's strictest level), for the runtime's least sensitive
+    /// configuration: the one whose verdict decides "inconclusive". Its
+    /// other configurations can see as small a change or smaller.
     pub detectable: Option<f64>,
     /// The threshold of this metric, and the repeats per side needed to
     /// detect it (`None`: more than [`MAX_REPEATS`], or no noise estimate).
@@ -32,9 +34,20 @@ pub struct DesignRow {
     pub repeats_needed: Option<u32>,
 }
 
-/// The design rows of throughput and p99 for every runtime in both runs.
-pub fn design(a: &RunRepeats, b: &RunRepeats, rule: &Rule, tests: usize) -> Vec<DesignRow> {
+/// The design rows of the judged metrics for every runtime in both runs;
+/// `judged` is [`super::judge_all`]'s answer for the same runs.
+pub fn design(
+    a: &RunRepeats,
+    b: &RunRepeats,
+    rule: &Rule,
+    judged: &[ConfigJudged],
+) -> Vec<DesignRow> {
     let (na, nb) = (RunNoise::of(a), RunNoise::of(b));
+    let tests = judged
+        .iter()
+        .flat_map(|c| c.metrics.iter())
+        .filter(|m| m.detectable.is_some())
+        .count();
     let strictest = rule.alpha / tests.max(1) as f64;
     let mut rows = Vec::new();
     for runtime in na.runtimes().filter(|r| nb.runtimes().any(|x| x == *r)) {
@@ -43,12 +56,16 @@ pub fn design(a: &RunRepeats, b: &RunRepeats, rule: &Rule, tests: usize) -> Vec<
             let (ka, kb) = (repeats_of(a, runtime), repeats_of(b, runtime));
             let configs = a.values().filter(|c| c.runtime == runtime).count();
             let threshold = rule.threshold_of(metric).expect("a judged metric");
-            let (detectable, needed) = match (pa, pb) {
-                (Some(pa), Some(pb)) => (
-                    Some(detectable_with(pa, ka, pb, kb, strictest)),
-                    repeats_needed(pa, pb, configs, threshold, strictest, POWER, MAX_REPEATS),
-                ),
-                _ => (None, None),
+            let detectable = judged
+                .iter()
+                .filter(|c| c.runtime == runtime)
+                .filter_map(|c| c.metrics[metric as usize].detectable)
+                .reduce(f64::max);
+            let needed = match (pa, pb) {
+                (Some(pa), Some(pb)) => {
+                    repeats_needed(pa, pb, configs, threshold, strictest, POWER, MAX_REPEATS)
+                }
+                _ => None,
             };
             rows.push(DesignRow {
                 runtime: runtime.to_string(),
@@ -64,17 +81,6 @@ pub fn design(a: &RunRepeats, b: &RunRepeats, rule: &Rule, tests: usize) -> Vec<
         }
     }
     rows
-}
-
-fn detectable_with(
-    pa: PooledVariance,
-    ka: usize,
-    pb: PooledVariance,
-    kb: usize,
-    alpha: f64,
-) -> f64 {
-    let se = (pa.var / ka.max(1) as f64 + pb.var / kb.max(1) as f64).sqrt();
-    detectable_change(se, pa.df + pb.df, alpha, POWER)
 }
 
 fn repeats_of(run: &RunRepeats, runtime: &str) -> usize {

@@ -333,7 +333,7 @@ fn compare(
         .flat_map(|c| c.metrics.iter())
         .filter(|m| m.p_worse.is_some())
         .count();
-    let design = design(ra, rb, &rule, tests);
+    let design = design(ra, rb, &rule, &judged);
     let outcome = outcome(&judged);
     let cells: Vec<CellChange> = judged.into_iter().map(CellChange::of).collect();
     let only = |x: &RunRepeats, y: &RunRepeats| {

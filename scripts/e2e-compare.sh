@@ -11,8 +11,9 @@
 # 2-core host with margin (measured there: repeat noise 2-9%, detectable
 # 9-14%; the slowed runtime loses ~29%). Their p99 at 2 connections varies
 # 4-27% between repeats, which no affordable number of repeats can judge, so
-# p99 is reported, not judged (`--latency-threshold off`); the comparison prints its design table, and
-# on a busier host it says "inconclusive" (exit 3), which fails this script.
+# p99 is reported, not judged (`--latency-threshold off`). The comparison
+# prints its design table; on a host too busy for the threshold it says
+# "inconclusive" (exit 3), which fails this script.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runner=${RUNNER:-$root/target/release/runner}

@@ -8,20 +8,43 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exec")
 }
 
-/// A port that was free a moment ago, chosen below the kernel's ephemeral
-/// range (32768 and up) like the runner's own auto ports: test servers bound
-/// to port 0 and outgoing connections, both from that range, cannot take it
-/// before the service under test binds it.
+/// A port that no socket on this host uses, chosen below the kernel's
+/// ephemeral range (32768 and up) like the runner's own auto ports: test
+/// servers bound to port 0 and outgoing connections, both from that range,
+/// cannot take it before the service under test binds it.
+///
+/// It reads /proc/net/tcp{,6} instead of binding a probe socket: a probe
+/// socket open at the moment another test thread forks a service would be
+/// inherited by that child until it execs, and the service's own
+/// "port in use" check would then see it taken (seen once in CI).
 pub fn free_port() -> u16 {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let base = std::process::id().wrapping_mul(7919);
     loop {
         let port = 20000 + (base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % 12000) as u16;
-        if std::net::TcpListener::bind(("0.0.0.0", port)).is_ok() {
+        if !ports_in_use().contains(&port) {
             return port;
         }
     }
+}
+
+/// Local ports of every TCP socket on this host, in any state.
+fn ports_in_use() -> std::collections::HashSet<u16> {
+    ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|text| {
+            text.lines()
+                .skip(1)
+                .filter_map(|line| {
+                    let local = line.split_whitespace().nth(1)?;
+                    let (_, port) = local.rsplit_once(':')?;
+                    u16::from_str_radix(port, 16).ok()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// True when `pid` names a live (non-zombie) process.

@@ -201,10 +201,18 @@ fn two_sided_p(t: f64, df: f64) -> f64 {
 }
 
 /// `P(T <= t)` for Student's t with `df` degrees of freedom.
-fn t_cdf(t: f64, df: f64) -> f64 {
+pub fn t_cdf(t: f64, df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df.max(1.0))
         .expect("df >= 1 and a unit scale are valid")
         .cdf(t)
+}
+
+/// The mean of the natural logs of the positive, finite values (the log of
+/// their geometric mean); `None` when there is none. The one definition of a
+/// "mean over repeats" that compare, wins, pairs and history share.
+pub fn log_mean(values: &[f64]) -> Option<f64> {
+    let logs = logs(values);
+    (!logs.is_empty()).then(|| mean(&logs))
 }
 
 fn logs(values: &[f64]) -> Vec<f64> {

@@ -19,10 +19,10 @@
 //!   estimate).
 use serde::Serialize;
 
-use super::compare::{ConfigRepeats, Metric, RunNoise, RunRepeats};
-use super::effect::{Effect, t_quantile};
+use super::compare::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
+use super::effect::{Effect, log_mean, t_quantile};
 use super::stats::round_to;
-use super::wins::{LEVEL, RATIO_DECIMALS, log_mean};
+use super::wins::{LEVEL, RATIO_DECIMALS};
 
 /// The pair effect's method, quoted in reports.
 pub const PAIR_RULE: &str = "For each pair of runtimes, over the cells both ran: the ratio B/A is the \
@@ -203,9 +203,8 @@ fn cell_lead(metric: Metric, effect: Option<Effect>) -> CellLead {
     }
 }
 
-/// Throughput is better higher; latency lower.
 fn higher_is_better(metric: Metric) -> bool {
-    matches!(metric, Metric::Throughput)
+    metric.better() == Better::Higher
 }
 
 /// The geometric mean of the ratios whose logs are given, and its 95% t

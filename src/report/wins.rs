@@ -10,7 +10,7 @@
 use serde::{Serialize, Serializer};
 
 use super::compare::{ConfigRepeats, Metric, RunNoise, RunRepeats};
-use super::effect::{Effect, PooledVariance};
+use super::effect::{Effect, PooledVariance, log_mean};
 use super::stats::{median, round_to};
 use super::summary::{CellSummary, by_axes};
 
@@ -320,17 +320,6 @@ pub fn win_counts(runtimes: &[String], wins: &[WinRow]) -> Vec<WinCount> {
             ties: wins.iter().filter(|w| w.win.tied(rt)).count(),
         })
         .collect()
-}
-
-/// The mean of the natural logs of the positive values (the log of their
-/// geometric mean); `None` when there is none.
-pub(super) fn log_mean(values: &[f64]) -> Option<f64> {
-    let logs: Vec<f64> = values
-        .iter()
-        .filter(|v| **v > 0.0 && v.is_finite())
-        .map(|v| v.ln())
-        .collect();
-    (!logs.is_empty()).then(|| logs.iter().sum::<f64>() / logs.len() as f64)
 }
 
 #[cfg(test)]

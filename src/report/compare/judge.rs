@@ -26,7 +26,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::super::effect::{Effect, PooledVariance, detectable_change, holm};
+use super::super::effect::{Effect, PooledVariance, detectable_change, holm, log_mean};
 use crate::results::model::{CellStatus, MeasurementRow};
 
 /// Confidence level of the reported intervals.
@@ -397,12 +397,7 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
 }
 
 fn geometric_mean(values: &[f64]) -> Option<f64> {
-    let logs: Vec<f64> = values
-        .iter()
-        .filter(|v| **v > 0.0)
-        .map(|v| v.ln())
-        .collect();
-    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+    log_mean(values).map(f64::exp)
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ pub mod simulate;
 
 pub use design::{DesignRow, MAX_REPEATS, design};
 pub use judge::{
-    ConfigJudged, ConfigRepeats, Judged, Metric, POWER, Rule, RunNoise, RunRepeats, Verdict,
-    judge_all, run_repeats,
+    Better, ConfigJudged, ConfigRepeats, Judged, Metric, POWER, Rule, RunNoise, RunRepeats,
+    Verdict, judge_all, run_repeats,
 };
 pub use markdown::markdown;
 

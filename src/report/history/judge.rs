@@ -26,12 +26,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::HistorySettings;
 use super::edivisive::{ChangePoint, Detection, detect};
 use super::series::{Metric, Point, Series};
-use crate::report::effect::{Effect, PooledVariance, holm};
+use crate::report::effect::{Effect, PooledVariance, holm, t_cdf};
 
 /// Family-wise error rate of the newest-run verdicts of one history.
 pub const FAMILY_ALPHA: f64 = 0.01;
@@ -307,8 +306,7 @@ fn p_beyond(effect: &Effect, bound: f64, up: bool) -> f64 {
     if effect.se == 0.0 {
         return if excess > 0.0 { 0.0 } else { 1.0 };
     }
-    let t = StudentsT::new(0.0, 1.0, effect.df.max(1.0)).expect("df >= 1 is a valid t");
-    1.0 - t.cdf(excess / effect.se)
+    t_cdf(-excess / effect.se, effect.df)
 }
 
 fn report(

@@ -7,6 +7,7 @@
 //! (durations) and `affinity` (CPU pinning) sit below every stage.
 pub mod affinity;
 pub mod build;
+pub mod cgroup;
 pub mod exec;
 pub mod load;
 pub mod plan;

@@ -36,26 +36,26 @@ pub enum CgroupError {
         source: io::Error,
     },
     #[error(
-        "runtime {runtime}: `{what}` needs the {controller} cgroup controller, which this host does not let \
+        "`{what}` needs the {controller} cgroup controller, which this host does not let \
          the runner use ({why}); run as root on a host with writable cgroups, or remove `{what}` from the runtime"
     )]
     Unsupported {
-        runtime: String,
         what: String,
         controller: &'static str,
         why: String,
     },
-    #[error("runtime {runtime}: processes survived the kill of cgroup {path}: {pids:?}")]
+    #[error(
+        "processes survived the kill of cgroup {path}: {pids:?}; they are still running: end them by pid \
+         (`kill -9 PID`) and report this as a bug of the runner"
+    )]
     NotEmpty {
-        runtime: String,
         path: PathBuf,
         pids: Vec<i32>,
     },
     #[error(
-        "runtime {runtime}: cgroup {path} could not be removed: {source}; remove it by hand (`rmdir {path}`) once it is empty"
+        "cgroup {path} could not be removed: {source}; remove it by hand (`rmdir {path}`) once it is empty"
     )]
     Remove {
-        runtime: String,
         path: PathBuf,
         #[source]
         source: io::Error,

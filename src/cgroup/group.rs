@@ -24,7 +24,6 @@ pub enum Place {
 /// runner dies first).
 #[derive(Debug)]
 pub struct ServiceCgroup {
-    runtime: String,
     mode: Mode,
     /// Created directories, in creation order.
     dirs: Vec<(Place, PathBuf)>,
@@ -39,10 +38,9 @@ impl ServiceCgroup {
     /// Creates `name` under the runner's own cgroup in every usable
     /// hierarchy of `host` (the cpuset one only when `cpuset` is given), and
     /// writes `limits` and `cpuset` there. A limit the host cannot apply is
-    /// an error naming the runtime; on any error nothing is left behind.
+    /// an error; on any error nothing is left behind.
     pub fn create(
         host: &Host,
-        runtime: &str,
         name: &str,
         limits: &Limits,
         cpuset: Option<&[usize]>,
@@ -53,7 +51,6 @@ impl ServiceCgroup {
         ] {
             if needed && !host.has(controller) {
                 return Err(CgroupError::Unsupported {
-                    runtime: runtime.to_string(),
                     what: what.to_string(),
                     controller: controller.name(),
                     why: format!("{}: {}", host.mode.as_str(), host.why),
@@ -61,7 +58,6 @@ impl ServiceCgroup {
             }
         }
         let mut group = ServiceCgroup {
-            runtime: runtime.to_string(),
             mode: host.mode,
             dirs: Vec::new(),
             unified_controllers: host.v2_controllers.clone(),
@@ -236,7 +232,6 @@ impl ServiceCgroup {
                 pids.sort_unstable();
                 pids.dedup();
                 return Err(CgroupError::NotEmpty {
-                    runtime: self.runtime.clone(),
                     path: self.main_dir().map(Path::to_path_buf).unwrap_or_default(),
                     pids,
                 });
@@ -310,7 +305,6 @@ impl ServiceCgroup {
         while let Some((_, dir)) = self.dirs.pop() {
             if let Err(e) = remove_tree(&dir) {
                 first_error.get_or_insert(CgroupError::Remove {
-                    runtime: self.runtime.clone(),
                     path: dir,
                     source: e,
                 });
@@ -357,7 +351,7 @@ mod tests {
             v1: Vec::new(),
         };
         let limits = Limits { cpus: Some(0.5), memory_bytes: Some(64 << 20) };
-        let group = ServiceCgroup::create(&host, "go", "svc-1", &limits, Some(&[1])).unwrap();
+        let group = ServiceCgroup::create(&host, "svc-1", &limits, Some(&[1])).unwrap();
         let dir = root.path().join("svc-1");
         let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
         assert_eq!(read("cpu.max"), "50000 100000");
@@ -379,12 +373,12 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_without_its_controller_is_refused_naming_the_runtime() {
+    fn a_limit_without_its_controller_is_refused_saying_why() {
         let host = Host::none("not root");
         let limits = Limits { cpus: Some(1.0), memory_bytes: None };
-        let err = ServiceCgroup::create(&host, "node", "svc", &limits, None).unwrap_err();
+        let err = ServiceCgroup::create(&host, "svc", &limits, None).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("runtime node") && text.contains("limits.cpus") && text.contains("not root"), "{text}");
+        assert!(text.contains("limits.cpus") && text.contains("not root"), "{text}");
     }
 
     /// On a host that lets the runner write cgroups (root here and in CI),
@@ -397,7 +391,7 @@ mod tests {
             return;
         }
         let limits = Limits { cpus: Some(0.5), memory_bytes: Some(256 << 20) };
-        let mut group = ServiceCgroup::create(host, "test", &crate::cgroup::start_name("test"), &limits, None).unwrap();
+        let mut group = ServiceCgroup::create(host, &crate::cgroup::start_name("test"), &limits, None).unwrap();
         let procs = group.procs_files();
         let mut cmd = std::process::Command::new("sh");
         cmd.args(["-c", "sleep 30 & (setsid sleep 30 &) ; sleep 30"]);

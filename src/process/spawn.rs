@@ -1,9 +1,10 @@
-//! Spawning with containment: new session, parent-death signal, CPU pinning.
+//! Spawning with containment: cgroup, new session, parent-death signal, CPU pinning.
 //!
 //! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
 //! not the process. Services must outlive short-lived worker threads, so every
 //! contained child is forked by one dedicated thread that lives as long as
 //! the runner.
+use std::ffi::CString;
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
@@ -21,6 +22,9 @@ pub struct Containment {
     pub die_with_runner: bool,
     /// Pin it (and, by inheritance, every thread and process it creates).
     pub cpus: Option<Vec<usize>>,
+    /// `cgroup.procs` files the child writes itself into before it execs,
+    /// so nothing it forks is ever outside its cgroup (see `crate::cgroup`).
+    pub cgroup_procs: Vec<CString>,
 }
 
 type Job = (Command, Sender<io::Result<Child>>);
@@ -48,10 +52,16 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
     let die_with_runner = how.die_with_runner;
     // Built here, before the fork: the child only applies it.
     let cpu_set = how.cpus.as_deref().map(CpuSet::of).transpose()?;
-    // SAFETY: the closure only calls async-signal-safe functions (setsid,
-    // prctl, getppid, sched_setaffinity) on data prepared before the fork.
+    let cgroup_procs = how.cgroup_procs.clone();
+    // SAFETY: the closure only calls async-signal-safe functions (open,
+    // write, close, setsid, prctl, getppid, sched_setaffinity) on data
+    // prepared before the fork.
     unsafe {
         cmd.pre_exec(move || {
+            // First: joining a v1 cpuset resets the CPU affinity set below.
+            for path in &cgroup_procs {
+                join_cgroup(path)?;
+            }
             if new_session && libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
             }
@@ -80,6 +90,25 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
         .map_err(|_| io::Error::other("the runner-spawner thread is gone"))?
 }
 
+/// Writes "0" (the writing process) to a `cgroup.procs` file: the calling
+/// process moves into that cgroup. Async-signal-safe: open, write, close.
+fn join_cgroup(procs: &CString) -> io::Result<()> {
+    // SAFETY: `procs` is a valid NUL-terminated path; the buffer is one byte.
+    unsafe {
+        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if written != 1 {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
 /// Sends `signal` to process group `pgid`; a group already gone is fine.
 pub fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill has no memory-safety preconditions; a negative pid
@@ -105,6 +134,7 @@ mod tests {
             new_session: true,
             die_with_runner: true,
             cpus: Some(vec![0]),
+            ..Default::default()
         };
         let child = spawn_contained(cmd, &how).unwrap();
         let pid = child.id() as i32;

@@ -50,6 +50,13 @@ pub enum ServiceError {
     },
     #[error("runtime {runtime}: interrupted while waiting for the service to become healthy")]
     Cancelled { runtime: String },
+    /// Creating, killing or removing the start's cgroup failed.
+    #[error("runtime {runtime}: {source}")]
+    Cgroup {
+        runtime: String,
+        #[source]
+        source: crate::cgroup::CgroupError,
+    },
     #[error("runtime {runtime}: processes of session {sid} survived SIGKILL: {pids:?}")]
     Unkillable {
         runtime: String,

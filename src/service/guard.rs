@@ -1,16 +1,35 @@
 //! The guard: a tiny `sh` per service that kills the service's process
-//! group when the runner dies, however it dies.
+//! group, and everything in its cgroup, when the runner dies, however it dies.
 //!
 //! The guard blocks reading a pipe whose only writer is the runner. When the
 //! runner exits (even by SIGKILL) the kernel closes that pipe, `read` returns
 //! and the guard SIGKILLs the group. It lives in its own session, so a Ctrl-C
 //! on the terminal does not reach it, and it holds no other resources.
 use std::io;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::process::{Containment, spawn_contained};
 
-const SCRIPT: &str = r#"read _ignored; kill -s KILL -- "-$1" 2>/dev/null; exit 0"#;
+/// `$1` the process group; `$2` a v2 `cgroup.kill` file or empty; then the
+/// service's cgroup directories. After the group, the cgroup: `cgroup.kill`
+/// where there is one, and on v1 (and as a backstop) the pids listed in
+/// each `cgroup.procs` killed until none is left; then the directories go.
+const SCRIPT: &str = r#"read _ignored; kill -s KILL -- "-$1" 2>/dev/null
+[ -n "$2" ] && echo 1 > "$2" 2>/dev/null
+shift 2
+for d in "$@"; do
+  i=0
+  while [ "$i" -lt 200 ]; do
+    p=$(cat "$d/cgroup.procs" 2>/dev/null)
+    [ -z "$p" ] && break
+    kill -s KILL $p 2>/dev/null
+    sleep 0.02
+    i=$((i+1))
+  done
+  rmdir "$d" 2>/dev/null
+done
+exit 0"#;
 
 pub struct Guard {
     child: Child,
@@ -19,8 +38,17 @@ pub struct Guard {
 impl Guard {
     /// Arms a guard for process group `pgid`.
     pub fn arm(pgid: i32) -> io::Result<Guard> {
+        Guard::arm_with_cgroup(pgid, None, &[])
+    }
+
+    /// Arms a guard for process group `pgid` and the cgroup whose v2
+    /// `cgroup.kill` is `kill` and whose directories are `dirs`
+    /// ([`crate::cgroup::ServiceCgroup::guard_targets`]).
+    pub fn arm_with_cgroup(pgid: i32, kill: Option<&Path>, dirs: &[PathBuf]) -> io::Result<Guard> {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", SCRIPT, "runner-guard", &pgid.to_string()])
+            .arg(kill.map(Path::as_os_str).unwrap_or_default())
+            .args(dirs)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -8,7 +8,12 @@
 //!    long-lived thread (the signal fires when the spawning *thread* exits);
 //! 3. a guard process per service (see [`guard`]) that SIGKILLs the whole
 //!    group when the runner dies in any way, even by SIGKILL, covering the
-//!    grandchildren that PDEATHSIG does not reach.
+//!    grandchildren that PDEATHSIG does not reach;
+//! 4. where the host allows it, a cgroup per start ([`contain`], made by
+//!    [`crate::cgroup`]) that the child joins before it execs: a daemon that
+//!    double-forks and calls `setsid` leaves the session but not the cgroup,
+//!    and the stop and the guard kill the cgroup whole.
+pub mod contain;
 pub mod error;
 pub mod guard;
 pub mod http_probe;

@@ -11,6 +11,8 @@ use super::ServiceError;
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
 use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
+use super::contain::{fresh_cgroup, with_oom};
+use crate::cgroup::{Limits, ServiceCgroup};
 use crate::plan::{HealthPlan, StopPlan};
 use crate::process::{
     Containment, describe_exit, runtime_env, signal_group, spawn_contained, tail,
@@ -31,8 +33,11 @@ pub struct ServiceCommand {
     /// Added to the runner's environment.
     pub env: BTreeMap<String, String>,
     pub port: u16,
-    /// CPU pinning of the whole service (inherited by all its threads).
+    /// CPU pinning of the whole service (inherited by all its threads;
+    /// also its cgroup's cpuset where the host has one).
     pub cpus: Option<Vec<usize>>,
+    /// CPU and memory limits of its cgroup (empty: none).
+    pub limits: Limits,
 }
 
 impl ServiceCommand {
@@ -46,6 +51,7 @@ impl ServiceCommand {
             env: runtime_env(rt),
             port: rt.port,
             cpus,
+            limits: Limits::default(),
         }
     }
 }
@@ -87,6 +93,8 @@ pub struct Service {
     log: PathBuf,
     guard: Option<Guard>,
     exit: Option<ExitStatus>,
+    /// This start's cgroup, when the host allows cgroups.
+    cgroup: Option<ServiceCgroup>,
 }
 
 impl Service {
@@ -122,17 +130,24 @@ impl Service {
             .stdin(Stdio::null())
             .stdout(file)
             .stderr(stderr);
+        let mut cgroup = fresh_cgroup(command)?;
         let how = Containment {
             new_session: true,
             die_with_runner: true,
             cpus: command.cpus.clone(),
+            cgroup_procs: cgroup.as_ref().map(ServiceCgroup::procs_files).unwrap_or_default(),
         };
         let spawned_at = Instant::now();
-        let child = spawn_contained(cmd, &how).map_err(|source| ServiceError::Spawn {
-            runtime: command.runtime.clone(),
-            command: command.command.clone(),
-            dir: command.dir.clone(),
-            source,
+        let child = spawn_contained(cmd, &how).map_err(|source| {
+            if let Some(c) = cgroup.as_mut() {
+                let _ = c.remove();
+            }
+            ServiceError::Spawn {
+                runtime: command.runtime.clone(),
+                command: command.command.clone(),
+                dir: command.dir.clone(),
+                source,
+            }
         })?;
         let sid = child.id() as i32;
         let mut service = Service {
@@ -143,8 +158,14 @@ impl Service {
             log: log.to_path_buf(),
             guard: None,
             exit: None,
+            cgroup,
         };
-        match Guard::arm(sid) {
+        let (kill, dirs) = service
+            .cgroup
+            .as_ref()
+            .map(ServiceCgroup::guard_targets)
+            .unwrap_or_default();
+        match Guard::arm_with_cgroup(sid, kill.as_deref(), &dirs) {
             Ok(g) => service.guard = Some(g),
             Err(source) => {
                 service.kill_now();
@@ -180,6 +201,11 @@ impl Service {
         &self.command.runtime
     }
 
+    /// This start's cgroup (`None` where the host allows none).
+    pub fn cgroup(&self) -> Option<&ServiceCgroup> {
+        self.cgroup.as_ref()
+    }
+
     /// The last lines of the service log.
     pub fn log_tail(&self) -> String {
         tail(&self.log, TAIL_LINES)
@@ -198,10 +224,13 @@ impl Service {
         self.exited().is_none() && session_alive(self.sid)
     }
 
-    /// The exit status as text, or `running`.
+    /// The exit status as text, or `running`; with the OOM kill when the
+    /// kernel ended a process of the service's cgroup for memory.
     pub fn exit_text(&mut self) -> String {
-        self.exited()
-            .map_or_else(|| "running".into(), describe_exit)
+        let exit = self
+            .exited()
+            .map_or_else(|| "running".into(), describe_exit);
+        with_oom(exit, self.cgroup.as_ref())
     }
 
     /// Polls GET `health.path` until it answers 200; returns spawn -> healthy.
@@ -254,7 +283,7 @@ impl Service {
             if let Some(status) = self.exited() {
                 return Err(ServiceError::ExitedBeforeHealthy {
                     runtime: self.command.runtime.clone(),
-                    status: describe_exit(status),
+                    status: with_oom(describe_exit(status), self.cgroup.as_ref()),
                     url,
                     log: self.log.clone(),
                     tail: self.log_tail(),
@@ -283,15 +312,20 @@ impl Service {
         }
     }
 
-    /// Stops the service: the declared signal to the whole group, up to
-    /// `grace` for it to exit, then SIGKILL; reaps it and confirms that the
-    /// port is free before returning.
+    /// Stops the service: the declared signal to the whole group (and to
+    /// every process of its cgroup), up to `grace` for it to exit, then
+    /// SIGKILL to the group and the whole cgroup; reaps it, checks the
+    /// cgroup is empty and removes it, and confirms that the port is free
+    /// before returning.
     pub fn stop(mut self, plan: &StopPlan) -> Result<StopReport, ServiceError> {
         let kind = if !self.is_alive() {
             self.kill_now();
             StopKind::Died
         } else {
             signal_group(self.sid, plan.signal);
+            if let Some(c) = &self.cgroup {
+                c.signal_all(plan.signal);
+            }
             if self.wait_group_gone(plan.grace) {
                 StopKind::Graceful
             } else {
@@ -307,6 +341,7 @@ impl Service {
             });
         }
         let exit_status = self.exit_text();
+        self.end_cgroup()?;
         if let Some(g) = self.guard.take() {
             g.disarm();
         }
@@ -329,12 +364,28 @@ impl Service {
         Ok(())
     }
 
-    /// Waits until the shell exited and no process of the session is alive.
+    /// Kills what is left in the cgroup, checks it is empty, removes it.
+    fn end_cgroup(&mut self) -> Result<(), ServiceError> {
+        let Some(mut cgroup) = self.cgroup.take() else {
+            return Ok(());
+        };
+        let runtime = self.command.runtime.clone();
+        let error = |source| ServiceError::Cgroup {
+            runtime: runtime.clone(),
+            source,
+        };
+        cgroup.kill_until_empty(Duration::from_secs(5)).map_err(&error)?;
+        cgroup.remove().map_err(error)
+    }
+
+    /// Waits until the shell exited and no process of the session (nor of
+    /// the cgroup) is alive.
     fn wait_group_gone(&mut self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
             let shell_done = self.exited().is_some();
-            if shell_done && !session_alive(self.sid) {
+            let cgroup_empty = self.cgroup.as_ref().is_none_or(ServiceCgroup::is_empty);
+            if shell_done && !session_alive(self.sid) && cgroup_empty {
                 return true;
             }
             if Instant::now() >= deadline {
@@ -346,6 +397,9 @@ impl Service {
 
     fn kill_now(&mut self) {
         signal_group(self.sid, libc::SIGKILL);
+        if let Some(c) = &self.cgroup {
+            c.kill_all();
+        }
         if self.exit.is_none() {
             let _ = self.child.kill();
             self.exit = self.child.wait().ok();
@@ -358,6 +412,7 @@ impl Drop for Service {
         if let Some(g) = self.guard.take() {
             self.kill_now();
             self.wait_group_gone(Duration::from_secs(5));
+            let _ = self.end_cgroup();
             g.disarm();
         }
     }

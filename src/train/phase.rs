@@ -44,6 +44,9 @@ pub fn train_runtime(
         env: env.clone(),
         port: rt.port,
         cpus,
+        // Training gets a cgroup of its own (the service layer makes one per
+        // start) but no limits: they belong to measured cells.
+        limits: crate::cgroup::Limits::default(),
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service

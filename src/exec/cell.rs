@@ -69,7 +69,13 @@ pub fn measure_cell(
     }
     let config = measure_config(cell, service.addr(), load_cpus);
     let t0 = Instant::now();
-    let sampler = Sampler::start(service.sid(), ctx.plan.sample_interval, t0, Box::new(|| {}));
+    let sampler = Sampler::start_with_cgroup(
+        service.sid(),
+        service.cgroup().map(|c| c.usage_files()),
+        ctx.plan.sample_interval,
+        t0,
+        Box::new(|| {}),
+    );
     let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
     let samples = sampler.finish();
     if ctx.interrupt.is_set() {
@@ -301,6 +307,7 @@ fn row_of(
     row.service_threads_max = s.threads_max();
     row.gen_cpu_s = r.generator.cpu_s();
     row.gen_cpu_share = r.generator.cpu_share;
+    s.fill_cgroup_columns(&mut row);
     if let Some(target) = r.target_rate {
         row.target_rps = Some(target);
     }

@@ -32,8 +32,9 @@ pub fn start_measured(
         started_at: rfc3339_now(),
         ..Default::default()
     };
-    let command =
+    let mut command =
         ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
+    command.limits = first_cell.limits.clone();
     let fail =
         |reason: String, mut lifecycle: LifecycleRow, service: Option<Service>, cancelled: bool| {
             if let Some(service) = service {

@@ -173,6 +173,8 @@ fn create_run(plan: &Plan, spec_text: &str, driver: &impl Driver) -> Result<RunD
 struct Up<S> {
     runtime: String,
     repeat: u32,
+    /// The limits it was started under (cells with others need a new start).
+    limits: crate::cgroup::Limits,
     running: Running<S>,
 }
 
@@ -181,6 +183,7 @@ impl<S> Up<S> {
         Slot {
             runtime: &self.runtime,
             repeat: self.repeat,
+            limits: &self.limits,
         }
     }
 }
@@ -363,6 +366,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                         current = Some(Up {
                             runtime: rt.name.clone(),
                             repeat: cell.repeat,
+                            limits: cell.limits.clone(),
                             running,
                         });
                     }

@@ -16,6 +16,7 @@ pub mod estimate;
 pub mod filter;
 pub mod java;
 pub mod last_run;
+pub mod limits;
 pub mod matrix;
 pub mod model;
 pub mod ports;

@@ -203,6 +203,8 @@ pub struct Cell {
     /// Load applied before measuring, not recorded.
     pub warmup: Duration,
     pub measure: Measure,
+    /// The runtime's `limits` rendered for this cell (empty: none).
+    pub limits: crate::cgroup::Limits,
 }
 
 /// One HTTP request of the workload, fully rendered.

@@ -3,12 +3,14 @@
 //! it, so what `runner plan` predicts is what `runner exec` does (deaths
 //! aside: a service that died is always started anew, whatever the policy).
 use super::{Cell, Restart};
+use crate::cgroup::Limits;
 
-/// What the restart rule looks at in a cell: its runtime and repeat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the restart rule looks at in a cell: its runtime, repeat and limits.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot<'a> {
     pub runtime: &'a str,
     pub repeat: u32,
+    pub limits: &'a Limits,
 }
 
 impl<'a> Slot<'a> {
@@ -16,6 +18,7 @@ impl<'a> Slot<'a> {
         Slot {
             runtime: &cell.runtime,
             repeat: cell.repeat,
+            limits: &cell.limits,
         }
     }
 }
@@ -25,13 +28,15 @@ impl<'a> Slot<'a> {
 /// last (`None`: no service is up, it was never started, was stopped or died).
 ///
 /// Another runtime's service is always replaced: one service runs at a time.
+/// So is a service whose limits differ from the next cell's: a runtime sizes
+/// itself for the limits it starts under (see [`super::limits`]).
 /// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
 /// changes, `cell` starts anew for every cell.
 pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {
     let Some(last) = up else {
         return true;
     };
-    if last.runtime != next.runtime {
+    if last.runtime != next.runtime || last.limits != next.limits {
         return true;
     }
     match policy {
@@ -45,8 +50,33 @@ pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool 
 mod tests {
     use super::*;
 
+    const NONE: Limits = Limits {
+        cpus: None,
+        memory_bytes: None,
+    };
+
     fn slot(runtime: &str, repeat: u32) -> Slot<'_> {
-        Slot { runtime, repeat }
+        Slot {
+            runtime,
+            repeat,
+            limits: &NONE,
+        }
+    }
+
+    #[test]
+    fn other_limits_always_need_a_start_of_their_own() {
+        let two = Limits {
+            cpus: Some(2.0),
+            memory_bytes: None,
+        };
+        let next = Slot {
+            limits: &two,
+            ..slot("a", 1)
+        };
+        for policy in [Restart::Run, Restart::Repeat, Restart::Cell] {
+            assert!(needs_fresh_start(policy, Some(slot("a", 1)), next));
+        }
+        assert!(!needs_fresh_start(Restart::Run, Some(next), next));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Preflight: everything that can be checked before anything long starts.
 //! All problems are collected and reported together.
 pub mod build_output;
+pub mod limits;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -57,6 +58,7 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
             }
         }
     }
+    problems.extend(limits::limit_problems(plan, runtimes, crate::cgroup::host()));
     if let Err(e) = check_writable(&plan.results_dir) {
         problems.push(format!(
             "results directory {} is not writable: {e}; fix its permissions or set `results:` in the spec",

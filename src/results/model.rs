@@ -69,6 +69,10 @@ pub struct Environment {
     pub toolchains: BTreeMap<String, String>,
     pub runner_version: String,
     pub captured_at: String,
+    /// How services were contained: cgroup mode (v2 / hybrid / v1 / none)
+    /// and why. Absent in runs recorded before cgroups.
+    #[serde(default)]
+    pub cgroup: Option<crate::cgroup::CgroupReport>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -197,6 +201,26 @@ pub struct MeasurementRow {
     /// ok | suspect | failed
     pub status: CellStatus,
     pub reason: String,
+    // From the service's cgroup (docs/run-directory.md "Cgroup accounting"),
+    // empty where the host gives the runner no cgroups.
+    /// CPU seconds of the whole cgroup during the measurement, children that
+    /// exited during it included.
+    pub cgroup_cpu_s: Option<f64>,
+    /// Mean and peak memory of the cgroup (v2 memory.current / memory.peak,
+    /// v1 usage_in_bytes / max_usage_in_bytes reset at the cell start).
+    pub cgroup_memory_mean_bytes: Option<u64>,
+    pub cgroup_memory_peak_bytes: Option<u64>,
+    /// Mean anonymous and file-backed (page cache) memory of the cgroup.
+    pub cgroup_anon_mean_bytes: Option<u64>,
+    pub cgroup_file_mean_bytes: Option<u64>,
+    /// Most tasks (threads of every process) in the cgroup at a sample.
+    pub cgroup_tasks_max: Option<u32>,
+    /// PSS summed over the cgroup's processes (a page shared by n processes
+    /// counts 1/n in each), beside `service_rss_*`, which counts it n times.
+    pub service_pss_mean_bytes: Option<u64>,
+    pub service_pss_max_bytes: Option<u64>,
+    /// Most open file descriptors over the cgroup's processes at a sample.
+    pub service_fds_max: Option<u32>,
 }
 
 /// timelines/<cell>.csv: one row per second of the measurement.
@@ -223,4 +247,14 @@ pub struct SampleRow {
     pub cpu_system_s: f64,
     pub threads: u32,
     pub processes: u32,
+    // From the service's cgroup, empty where the host gives the runner none
+    // (and, for pss_bytes and fds, at samples between per-process reads).
+    /// Cumulative CPU seconds of the cgroup since the service started.
+    pub cgroup_cpu_s: Option<f64>,
+    pub cgroup_memory_bytes: Option<u64>,
+    pub cgroup_anon_bytes: Option<u64>,
+    pub cgroup_file_bytes: Option<u64>,
+    pub cgroup_tasks: Option<u32>,
+    pub pss_bytes: Option<u64>,
+    pub fds: Option<u32>,
 }

@@ -5,6 +5,11 @@
 //! /proc/<pid>/stat finds them all, including children the start script
 //! forked and orphans it left behind, at the cost of one small read per
 //! process on the host (see docs/exec.md for the measured overhead).
+//!
+//! Where the service has a cgroup (see `crate::cgroup`), the sampler also
+//! reads it: CPU of the whole cgroup, memory, tasks, PSS and fds
+//! ([`cgroup_stats`] turns the samples into the cell's figures).
+pub mod cgroup_stats;
 pub mod procfs;
 pub mod sampler;
 

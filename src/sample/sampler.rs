@@ -5,6 +5,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::procfs::{ProcStat, TreeUsage, read_stat, session_members, thread_cpu_seconds};
+use crate::cgroup::{CgroupUsage, UsageFiles};
 
 /// How often the whole of /proc is scanned for the session's processes;
 /// in between, only the processes already known are read. A full scan
@@ -68,6 +69,9 @@ pub struct SamplerOutput {
     /// True when the session had no live process left at some sample: the
     /// service died during sampling.
     pub session_vanished: bool,
+    /// The cgroup's memory peak over the sampling window (see
+    /// [`crate::cgroup::PeakWindow`]); `None` without a memory cgroup.
+    pub cgroup_peak_bytes: Option<u64>,
 }
 
 impl SamplerOutput {
@@ -112,11 +116,24 @@ impl Sampler {
         t0: Instant,
         on_vanished: Box<dyn Fn() + Send>,
     ) -> Sampler {
+        Sampler::start_with_cgroup(sid, None, interval, t0, on_vanished)
+    }
+
+    /// [`Sampler::start`], also reading the service's cgroup from `cgroup`.
+    pub fn start_with_cgroup(
+        sid: i32,
+        cgroup: Option<UsageFiles>,
+        interval: Duration,
+        t0: Instant,
+        on_vanished: Box<dyn Fn() + Send>,
+    ) -> Sampler {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let stop_in_thread = Arc::clone(&stop);
         let handle = thread::Builder::new()
             .name("runner-sampler".into())
-            .spawn(move || sample_loop(sid, interval, t0, &stop_in_thread, on_vanished))
+            .spawn(move || {
+                sample_loop(sid, cgroup, interval, t0, &stop_in_thread, on_vanished)
+            })
             .expect("spawning the sampler thread");
         Sampler { stop, handle }
     }
@@ -132,6 +149,7 @@ impl Sampler {
 
 fn sample_loop(
     sid: i32,
+    cgroup: Option<UsageFiles>,
     interval: Duration,
     t0: Instant,
     stop: &(Mutex<bool>, Condvar),
@@ -146,10 +164,20 @@ fn sample_loop(
     };
     let vanished_flag = AtomicBool::new(false);
     let mut out = SamplerOutput::default();
+    let mut peak = cgroup.as_ref().and_then(UsageFiles::peak_window);
+    // PSS and fds (one smaps_rollup and fd directory per process) are read
+    // at the /proc rescan cadence and at the first and last sample.
+    let per_process_every = members.rescan_every;
+    let read_cgroup = |n: u64, last: bool| {
+        cgroup
+            .as_ref()
+            .map(|c| c.read(last || n.is_multiple_of(per_process_every)))
+    };
     let mut next = Instant::now();
     loop {
         let usage = TreeUsage::of(&members.read());
-        out.rows.push(row(t0.elapsed(), usage));
+        let cg = read_cgroup(members.calls - 1, false);
+        out.rows.push(row(t0.elapsed(), usage, cg));
         if usage.processes == 0 && !vanished_flag.swap(true, Ordering::Relaxed) {
             out.session_vanished = true;
             on_vanished();
@@ -173,12 +201,15 @@ fn sample_loop(
     }
     // The final sample closes the window exactly at finish().
     let usage = TreeUsage::of(&members.read());
-    out.rows.push(row(t0.elapsed(), usage));
+    let cg = read_cgroup(members.calls - 1, true);
+    out.rows.push(row(t0.elapsed(), usage, cg));
+    out.cgroup_peak_bytes = peak.as_mut().and_then(|p| p.read());
     out.own_cpu_s = thread_cpu_seconds() - cpu_start;
     out
 }
 
-fn row(t: Duration, u: TreeUsage) -> SampleRow {
+fn row(t: Duration, u: TreeUsage, cg: Option<CgroupUsage>) -> SampleRow {
+    let cg = cg.unwrap_or_default();
     SampleRow {
         t_s: t.as_secs_f64(),
         rss_bytes: u.rss_bytes,
@@ -186,6 +217,13 @@ fn row(t: Duration, u: TreeUsage) -> SampleRow {
         cpu_system_s: u.cpu_system_s,
         threads: u.threads,
         processes: u.processes,
+        cgroup_cpu_s: cg.cpu_s,
+        cgroup_memory_bytes: cg.memory_bytes,
+        cgroup_anon_bytes: cg.anon_bytes,
+        cgroup_file_bytes: cg.file_bytes,
+        cgroup_tasks: cg.tasks,
+        pss_bytes: cg.pss_bytes,
+        fds: cg.fds,
     }
 }
 

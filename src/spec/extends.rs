@@ -3,7 +3,7 @@
 //! The rule, one for every field (documented in docs/spec.md):
 //! - a scalar the child sets (`dir`, `start`, `port`, ...) replaces the parent's;
 //! - maps merge key by key, the child winning: `env`, `train.env`, and the
-//!   sections `java`, `health`, `stop`, `train`, `lifecycle` merge field by field;
+//!   sections `java`, `health`, `stop`, `train`, `lifecycle`, `limits` merge field by field;
 //! - a list the child sets (`build`, `jvm_flags`, `tags`, `train.after`, ...)
 //!   replaces the parent's; written `+build`, `+jvm_flags` or `+tags` it is
 //!   appended instead.
@@ -11,7 +11,9 @@
 //! Parents may themselves extend others; an unknown parent or a cycle is an error.
 use indexmap::IndexMap;
 
-use super::model::{HealthSpec, JavaSpec, LifecycleSpec, RuntimeSpec, StopSpec, TrainSpec};
+use super::model::{
+    HealthSpec, JavaSpec, LifecycleSpec, LimitsSpec, RuntimeSpec, StopSpec, TrainSpec,
+};
 
 /// Why a runtime's inheritance cannot be resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,6 +144,10 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         artifact: child.artifact.or(base.artifact),
         lifecycle: merge_with(base.lifecycle, child.lifecycle, |b, c| LifecycleSpec {
             restart: c.restart.or(b.restart),
+        }),
+        limits: merge_with(base.limits, child.limits, |b, c| LimitsSpec {
+            cpus: c.cpus.or(b.cpus),
+            memory: c.memory.or(b.memory),
         }),
     }
 }

@@ -126,6 +126,22 @@ pub struct RuntimeSpec {
     pub artifact: Option<String>,
     /// When this runtime's service is started anew (overrides the spec-wide `lifecycle`).
     pub lifecycle: Option<LifecycleSpec>,
+    /// CPU and memory limits of the service's cgroup (needs a host with
+    /// writable cgroups, e.g. root); each value may be a template naming an
+    /// axis, resolved per cell.
+    pub limits: Option<LimitsSpec>,
+}
+
+/// Limits of a runtime's service, applied to the cgroup of each start.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with cpus, memory")]
+pub struct LimitsSpec {
+    /// CPU bandwidth in cores, e.g. `1.5` (a CFS quota of 150 ms per 100 ms),
+    /// or a template such as `"{{ cpus }}"`.
+    pub cpus: Option<NumberOrTemplate>,
+    /// Memory limit: a size such as `512MiB` or `1GiB`, a number of bytes,
+    /// or a template such as `"{{ memory }}"`. Swap is not allowed beside it.
+    pub memory: Option<NumberOrTemplate>,
 }
 
 /// The JDK a runtime needs: a major version looked up in JAVA_HOME and

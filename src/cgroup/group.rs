@@ -149,7 +149,11 @@ impl ServiceCgroup {
         &self.applied
     }
 
-    fn dir(&self, place: Place) -> Option<&Path> {
+    pub(super) fn v2_has(&self, controller: Controller) -> bool {
+        self.unified_controllers.contains(&controller)
+    }
+
+    pub(super) fn dir(&self, place: Place) -> Option<&Path> {
         self.dirs
             .iter()
             .find(|(p, _)| *p == place)

@@ -14,12 +14,14 @@
 //! - [`group`]: one service start's cgroup: create with limits, kill, empty, remove;
 //! - [`limits`]: CPU and memory limits and the files that carry them;
 //! - [`usage`]: what the sampler reads (CPU, memory, tasks, PSS, fds);
+//! - [`seen`]: what a service sees of its limits, read back for configurations.csv;
 //! - [`files`]: cgroupfs reads and writes, formats, errors;
 //! - [`size`]: memory sizes as written in specs (`512MiB`).
 pub mod detect;
 pub mod files;
 pub mod group;
 pub mod limits;
+pub mod seen;
 pub mod size;
 pub mod usage;
 
@@ -33,6 +35,7 @@ pub use detect::{Controller, Host, Mode};
 pub use files::CgroupError;
 pub use group::ServiceCgroup;
 pub use limits::Limits;
+pub use seen::Seen;
 pub use usage::{CgroupUsage, PeakWindow, UsageFiles};
 
 /// Setting this variable to `none` makes the runner use no cgroups

@@ -74,6 +74,8 @@ pub struct Running<S> {
     pub lifecycle: LifecycleRow,
     /// The matching log line, or why none was found (when evidence is declared).
     pub evidence: Option<Result<String, String>>,
+    /// What the service saw of its limits (`None` from drivers that start no process).
+    pub seen: Option<crate::cgroup::Seen>,
 }
 
 /// Why a start failed: the message and the lifecycle row to record.

@@ -145,6 +145,7 @@ impl Driver for Fake {
             },
             lifecycle: lifecycle(&rt.name, start_index),
             evidence: None,
+            seen: None,
         })
     }
 

@@ -101,10 +101,12 @@ pub fn start_measured(
         .as_ref()
         .and_then(|t| t.evidence.as_ref())
         .map(|pattern| check_evidence(&log, offset, pattern, &rt.name));
+    let seen = Some(service.seen());
     Ok(Running {
         service,
         lifecycle,
         evidence,
+        seen,
     })
 }
 

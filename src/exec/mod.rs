@@ -14,6 +14,7 @@
 pub mod cell;
 pub mod cli;
 pub mod configurations;
+pub mod containment;
 pub mod driver;
 pub mod error;
 pub mod events;

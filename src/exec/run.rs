@@ -359,6 +359,9 @@ impl<'a, D: Driver> Executor<'a, D> {
                 match started {
                     Ok(running) => {
                         evidence_missing = self.record_evidence(rt, &running)?;
+                        let conf = self.configurations.get_mut(&rt.name);
+                        super::containment::record(conf, &cell.limits, running.seen.as_ref());
+                        self.configurations.save(self.ctx.run)?;
                         let _ = self.ctx.events.send(Event::ServiceStarted {
                             runtime: rt.name.clone(),
                             startup_ms: running.lifecycle.startup_ms.unwrap_or_default(),

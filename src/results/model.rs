@@ -122,6 +122,15 @@ pub struct ConfigurationRow {
     pub trained: bool,
     /// How training's effect was proven (e.g. the `-Xlog:aot` line seen).
     pub training_evidence: String,
+    // Containment and limits (docs/run-directory.md "Cgroups and limits"); a
+    // runtime started under several limits lists each, joined with ` | `.
+    /// v2 | hybrid | v1 | none: how its services were contained.
+    pub cgroup: String,
+    /// The limits of its starts as the spec resolved them (`cpus=0.5 memory=64MiB`, or `none`).
+    pub limits: String,
+    /// What its service's first process saw, read back from the kernel:
+    /// the CPUs it may run on, the cgroup's CPU quota and memory limit.
+    pub limits_seen: String,
 }
 
 /// lifecycle.csv: one row per service start (training starts included).

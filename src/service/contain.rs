@@ -1,7 +1,7 @@
 //! A service start's cgroup, as the service layer uses it: created fresh for
 //! every start (measured and training) when the host allows cgroups, with
 //! the start's limits and pinning, and an OOM kill put into words.
-use crate::cgroup::{self, Mode, ServiceCgroup};
+use crate::cgroup::{self, Mode, Seen, ServiceCgroup};
 
 use super::ServiceError;
 use super::process::ServiceCommand;
@@ -21,6 +21,15 @@ pub fn fresh_cgroup(command: &ServiceCommand) -> Result<Option<ServiceCgroup>, S
             runtime: command.runtime.clone(),
             source,
         })
+}
+
+/// What process `pid` of the service sees of its limits (its CPUs, and
+/// the quota and memory limit of its cgroup, read back).
+pub fn seen(cgroup: Option<&ServiceCgroup>, pid: i32) -> Seen {
+    match cgroup {
+        Some(c) => c.seen_by(pid),
+        None => cgroup::seen::seen_without_cgroup(pid),
+    }
 }
 
 /// `exit` with the OOM kill appended when the kernel's OOM killer ended a

@@ -206,6 +206,11 @@ impl Service {
         self.cgroup.as_ref()
     }
 
+    /// What the service's first process sees of its limits.
+    pub fn seen(&self) -> crate::cgroup::Seen {
+        super::contain::seen(self.cgroup.as_ref(), self.sid)
+    }
+
     /// The last lines of the service log.
     pub fn log_tail(&self) -> String {
         tail(&self.log, TAIL_LINES)

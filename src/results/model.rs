@@ -124,12 +124,16 @@ pub struct ConfigurationRow {
     pub training_evidence: String,
     // Containment and limits (docs/run-directory.md "Cgroups and limits"); a
     // runtime started under several limits lists each, joined with ` | `.
+    // Empty in runs recorded before them (hence the defaults).
     /// v2 | hybrid | v1 | none: how its services were contained.
+    #[serde(default)]
     pub cgroup: String,
     /// The limits of its starts as the spec resolved them (`cpus=0.5 memory=64MiB`, or `none`).
+    #[serde(default)]
     pub limits: String,
     /// What its service's first process saw, read back from the kernel:
     /// the CPUs it may run on, the cgroup's CPU quota and memory limit.
+    #[serde(default)]
     pub limits_seen: String,
 }
 

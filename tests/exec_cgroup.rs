@@ -271,3 +271,31 @@ fn a_limit_that_is_not_a_size_is_an_error_at_its_line_and_column() {
     assert!(stderr.contains("`limits.memory` is `lots`, not a memory size"), "{stderr}");
     assert!(stderr.contains("`limits.cpus` is `none`, not a number of CPUs"), "{stderr}");
 }
+
+#[test]
+fn the_cgroup_keeps_the_cpu_of_children_that_exited_during_the_cell() {
+    needs_cgroups!();
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let rest = "axes: { concurrency: [1] }\nrepeats: 1\nwarmup: { service: 0s, cell: 0s }\n\
+                measure: { duration: 2s }\nsample: { interval: 100ms }\n";
+    let spec = spec(tmp.path(), "burst", port, "", rest);
+    let out = runner_within(Duration::from_secs(90))
+        .args(["exec", spec.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let row = &measurements(&run_dir(tmp.path()))[0];
+    let num = |k: &str| -> f64 { row[k].parse().unwrap_or_else(|_| panic!("{k} in {row:?}")) };
+    // Every request forked a child that burned 50 ms of CPU and exited.
+    let children_cpu = num("requests") * 0.050;
+    assert!(num("requests") >= 5.0, "{row:?}");
+    let lost_by_the_tree = num("cgroup_cpu_s") - num("service_cpu_s");
+    assert!(
+        lost_by_the_tree >= 0.8 * children_cpu,
+        "the cgroup CPU ({}) should exceed the live-process sum ({}) by the exited children's {children_cpu:.2} s",
+        row["cgroup_cpu_s"],
+        row["service_cpu_s"]
+    );
+}

@@ -35,10 +35,15 @@ fn parse() -> Result<Args, String> {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
             "--interval" => {
-                args.interval = runner::units::parse_duration(&value()?).map_err(|e| e.to_string())?
+                args.interval =
+                    runner::units::parse_duration(&value()?).map_err(|e| e.to_string())?
             }
-            "--seconds" => args.seconds = value()?.parse().map_err(|e| format!("--seconds: {e}"))?,
-            "--workers" => args.workers = Some(value()?.parse().map_err(|e| format!("--workers: {e}"))?),
+            "--seconds" => {
+                args.seconds = value()?.parse().map_err(|e| format!("--seconds: {e}"))?
+            }
+            "--workers" => {
+                args.workers = Some(value()?.parse().map_err(|e| format!("--workers: {e}"))?)
+            }
             "--" => {
                 args.command = Some(it.by_ref().collect::<Vec<_>>().join(" "));
             }
@@ -104,12 +109,15 @@ fn main() {
     let cgroup = service.cgroup().map(|c| c.usage_files());
     let mode = runner::cgroup::host().mode.as_str();
     let t0 = Instant::now();
-    let sampler = Sampler::start_with_cgroup(service.sid(), cgroup, args.interval, t0, Box::new(|| {}));
+    let sampler =
+        Sampler::start_with_cgroup(service.sid(), cgroup, args.interval, t0, Box::new(|| {}));
     std::thread::sleep(Duration::from_secs_f64(args.seconds));
     let out = sampler.finish();
     let wall = t0.elapsed().as_secs_f64();
     let processes = out.rows.iter().map(|r| r.processes).max().unwrap_or(0);
-    let pss = out.pss_max().map_or("-".into(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
+    let pss = out
+        .pss_max()
+        .map_or("-".into(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
     let stop = StopPlan {
         signal: libc::SIGTERM,
         signal_name: "TERM".into(),

@@ -79,7 +79,9 @@ fn assert_nothing_left(pids: &[i32], port: u16) {
     let alive = wait_all_gone(pids, Duration::from_secs(10));
     assert!(alive.is_empty(), "survived the run: {alive:?}");
     assert!(
-        wait_for(Duration::from_secs(5), || runner::service::port_is_free(port)),
+        wait_for(Duration::from_secs(5), || runner::service::port_is_free(
+            port
+        )),
         "port {port} still held"
     );
 }
@@ -94,7 +96,11 @@ fn a_double_forking_setsid_daemon_is_gone_after_a_normal_end() {
         .args(["exec", spec.to_str().unwrap()])
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0), "{text}");
     let pids = pids_in(&tmp.path().join("pids-svc"));
     assert_eq!(pids.len(), 2, "service and daemon recorded: {pids:?}");
@@ -112,7 +118,10 @@ fn a_double_forking_setsid_daemon_is_gone_after_sigint_of_the_runner() {
     let pids = daemon_up(tmp.path());
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert!(wait_for(Duration::from_secs(30), || child.try_wait().unwrap().is_some()));
+    assert!(wait_for(Duration::from_secs(30), || child
+        .try_wait()
+        .unwrap()
+        .is_some()));
     assert_eq!(child.wait().unwrap().code(), Some(130));
     assert_nothing_left(&pids, port);
 }
@@ -134,9 +143,11 @@ fn cgroup_cpu_rate(samples: &Path) -> f64 {
     let rows = read_rows(samples);
     let (first, last) = (rows.first().unwrap(), rows.last().unwrap());
     let num = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 {
-        r[k].parse().unwrap_or_else(|_| panic!("{k} = {:?} in {}", r[k], samples.display()))
+        r[k].parse()
+            .unwrap_or_else(|_| panic!("{k} = {:?} in {}", r[k], samples.display()))
     };
-    (num(last, "cgroup_cpu_s") - num(first, "cgroup_cpu_s")) / (num(last, "t_s") - num(first, "t_s"))
+    (num(last, "cgroup_cpu_s") - num(first, "cgroup_cpu_s"))
+        / (num(last, "t_s") - num(first, "t_s"))
 }
 
 #[test]
@@ -146,26 +157,48 @@ fn a_cpu_limit_of_half_a_core_holds_a_busy_service_there() {
     let port = free_port();
     let rest = "axes: { concurrency: [1] }\nrepeats: 1\nwarmup: { service: 0s, cell: 0s }\n\
                 measure: { duration: 3s }\nsample: { interval: 100ms }\n";
-    let spec = spec(tmp.path(), "spin", port, "    limits: { cpus: 0.5 }\n", rest);
+    let spec = spec(
+        tmp.path(),
+        "spin",
+        port,
+        "    limits: { cpus: 0.5 }\n",
+        rest,
+    );
     let out = runner_within(Duration::from_secs(90))
         .args(["exec", spec.to_str().unwrap()])
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0), "{text}");
     let run = run_dir(tmp.path());
     let samples = run.join("samples/svc__concurrency=1__r1.csv");
     let rate = cgroup_cpu_rate(&samples);
     // Two busy processes want 2 cores; the quota (50 ms per 100 ms period)
     // makes the bound exact: at most one period's quota above 0.5 over 3 s.
-    assert!(rate <= 0.55, "the cgroup used {rate:.3} of a core under a 0.5 limit");
+    assert!(
+        rate <= 0.55,
+        "the cgroup used {rate:.3} of a core under a 0.5 limit"
+    );
     // Low bound wide enough for a busy shared host: it only shows the service spun.
-    assert!(rate >= 0.1, "the busy service used only {rate:.3} of a core: was it spinning?");
+    assert!(
+        rate >= 0.1,
+        "the busy service used only {rate:.3} of a core: was it spinning?"
+    );
     let row = &measurements(&run)[0];
     let cpu: f64 = row["cgroup_cpu_s"].parse().unwrap();
     assert!(cpu > 0.3 && cpu < 0.55 * 3.5, "{row:?}");
-    assert!(row["cgroup_tasks_max"].parse::<u32>().unwrap() >= 3, "{row:?}");
-    assert!(row["service_pss_max_bytes"].parse::<u64>().unwrap() > 0, "{row:?}");
+    assert!(
+        row["cgroup_tasks_max"].parse::<u32>().unwrap() >= 3,
+        "{row:?}"
+    );
+    assert!(
+        row["service_pss_max_bytes"].parse::<u64>().unwrap() > 0,
+        "{row:?}"
+    );
     let conf = configuration(&run, "svc");
     assert_eq!(conf["limits"], "cpus=0.5", "{conf:?}");
     assert!(conf["limits_seen"].contains("quota 0.5 CPU"), "{conf:?}");
@@ -184,14 +217,21 @@ fn a_memory_limit_below_the_need_ends_in_a_reported_oom_kill() {
     // The runtime's env with the growth settings (the helper writes MODE only).
     let yaml = std::fs::read_to_string(&yaml_spec).unwrap().replace(
         "    env: { MODE: grow, ",
-        &format!("{}    env: {{ MODE: grow, GROW_MIB: \"256\", GROW_AFTER: \"20\", ", &extra[..extra.find("    env").unwrap()]),
+        &format!(
+            "{}    env: {{ MODE: grow, GROW_MIB: \"256\", GROW_AFTER: \"20\", ",
+            &extra[..extra.find("    env").unwrap()]
+        ),
     );
     std::fs::write(&yaml_spec, yaml).unwrap();
     let out = runner_within(Duration::from_secs(90))
         .args(["exec", yaml_spec.to_str().unwrap()])
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = run_dir(tmp.path());
     let rows = measurements(&run);
     assert_eq!(rows.len(), 1, "{text}");
@@ -202,7 +242,10 @@ fn a_memory_limit_below_the_need_ends_in_a_reported_oom_kill() {
         "the cell's reason names the OOM kill and the limit: {reason}"
     );
     let conf = configuration(&run, "svc");
-    assert!(conf["limits_seen"].contains("memory limit 64MiB"), "{conf:?}");
+    assert!(
+        conf["limits_seen"].contains("memory limit 64MiB"),
+        "{conf:?}"
+    );
     assert_nothing_left(&pids_in(&tmp.path().join("pids-svc")), port);
 }
 
@@ -213,20 +256,35 @@ fn a_limit_as_an_axis_starts_the_service_anew_for_each_value() {
     let port = free_port();
     let rest = "axes: { cpus: [0.5, 1], concurrency: [1] }\nrepeats: 1\nlifecycle: { restart: run }\n\
                 warmup: { service: 0s, cell: 0s }\nmeasure: { duration: 300ms }\nsample: { interval: 50ms }\n";
-    let spec = spec(tmp.path(), "daemon", port, "    limits: { cpus: \"{{ cpus }}\" }\n", rest);
+    let spec = spec(
+        tmp.path(),
+        "daemon",
+        port,
+        "    limits: { cpus: \"{{ cpus }}\" }\n",
+        rest,
+    );
     let out = runner_within(Duration::from_secs(90))
         .args(["exec", spec.to_str().unwrap()])
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0), "{text}");
     let run = run_dir(tmp.path());
     let starts = read_rows(&run.join("lifecycle.csv"));
-    assert_eq!(starts.len(), 2, "one start per limit, even with restart: run: {starts:?}");
+    assert_eq!(
+        starts.len(),
+        2,
+        "one start per limit, even with restart: run: {starts:?}"
+    );
     let conf = configuration(&run, "svc");
     assert_eq!(conf["limits"], "cpus=0.5 | cpus=1", "{conf:?}");
     assert!(
-        conf["limits_seen"].contains("quota 0.5 CPU") && conf["limits_seen"].contains("quota 1 CPU"),
+        conf["limits_seen"].contains("quota 0.5 CPU")
+            && conf["limits_seen"].contains("quota 1 CPU"),
         "{conf:?}"
     );
     assert_nothing_left(&pids_in(&tmp.path().join("pids-svc")), port);
@@ -237,7 +295,13 @@ fn a_limit_as_an_axis_starts_the_service_anew_for_each_value() {
 fn limits_on_a_host_without_cgroups_are_refused_before_anything_starts() {
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
-    let spec = spec(tmp.path(), "daemon", port, "    limits: { cpus: 1, memory: 512MiB }\n", SHORT);
+    let spec = spec(
+        tmp.path(),
+        "daemon",
+        port,
+        "    limits: { cpus: 1, memory: 512MiB }\n",
+        SHORT,
+    );
     let out = runner_within(Duration::from_secs(60))
         .env("RUNNER_CGROUP", "none")
         .args(["exec", spec.to_str().unwrap()])
@@ -253,23 +317,40 @@ fn limits_on_a_host_without_cgroups_are_refused_before_anything_starts() {
             "{stderr}"
         );
     }
-    assert!(pids_in(&tmp.path().join("pids-svc")).is_empty(), "nothing was started");
+    assert!(
+        pids_in(&tmp.path().join("pids-svc")).is_empty(),
+        "nothing was started"
+    );
 }
 
 #[test]
 fn a_limit_that_is_not_a_size_is_an_error_at_its_line_and_column() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = spec(tmp.path(), "daemon", free_port(), "    limits: { cpus: \"{{ cpus }}\", memory: lots }\n",
-        "axes: { cpus: [1, none], concurrency: [1] }\nmeasure: { duration: 1s }\n");
+    let spec = spec(
+        tmp.path(),
+        "daemon",
+        free_port(),
+        "    limits: { cpus: \"{{ cpus }}\", memory: lots }\n",
+        "axes: { cpus: [1, none], concurrency: [1] }\nmeasure: { duration: 1s }\n",
+    );
     let out = runner_within(Duration::from_secs(30))
         .args(["validate", spec.to_str().unwrap()])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("spec.yaml:10:"), "file:line:col of the limits: {stderr}");
-    assert!(stderr.contains("`limits.memory` is `lots`, not a memory size"), "{stderr}");
-    assert!(stderr.contains("`limits.cpus` is `none`, not a number of CPUs"), "{stderr}");
+    assert!(
+        stderr.contains("spec.yaml:10:"),
+        "file:line:col of the limits: {stderr}"
+    );
+    assert!(
+        stderr.contains("`limits.memory` is `lots`, not a memory size"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`limits.cpus` is `none`, not a number of CPUs"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -284,7 +365,11 @@ fn the_cgroup_keeps_the_cpu_of_children_that_exited_during_the_cell() {
         .args(["exec", spec.to_str().unwrap()])
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(out.status.code(), Some(0), "{text}");
     let row = &measurements(&run_dir(tmp.path()))[0];
     let num = |k: &str| -> f64 { row[k].parse().unwrap_or_else(|_| panic!("{k} in {row:?}")) };

@@ -139,7 +139,8 @@ impl OwnCgroups {
         let mut own = OwnCgroups::default();
         for line in text.lines() {
             let mut parts = line.splitn(3, ':');
-            let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+            let (Some(_), Some(controllers), Some(path)) =
+                (parts.next(), parts.next(), parts.next())
             else {
                 continue;
             };
@@ -198,7 +199,10 @@ pub fn scan(root: &Path, self_cgroup: &str, probe: &dyn Fn(&Path) -> io::Result<
             match probe(&dir) {
                 Ok(Probe { kill_file: true }) => Some(dir),
                 Ok(Probe { kill_file: false }) => {
-                    refused.push(format!("{}: no cgroup.kill (kernel before 5.14)", dir.display()));
+                    refused.push(format!(
+                        "{}: no cgroup.kill (kernel before 5.14)",
+                        dir.display()
+                    ));
                     None
                 }
                 Err(e) => {
@@ -271,7 +275,8 @@ fn scan_v2(root: &Path, own: &OwnCgroups, probe: &dyn Fn(&Path) -> io::Result<Pr
     let mut missing = Vec::new();
     for controller in Controller::V2 {
         let name = controller.name();
-        let subtree = std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+        let subtree =
+            std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
         if subtree.split_whitespace().any(|c| c == name) {
             enabled.push(controller);
         } else if !available.split_whitespace().any(|c| c == name) {
@@ -287,7 +292,11 @@ fn scan_v2(root: &Path, own: &OwnCgroups, probe: &dyn Fn(&Path) -> io::Result<Pr
     let mut why = format!(
         "cgroup v2 at {}, controllers enabled for services: {}",
         dir.display(),
-        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
     );
     if !missing.is_empty() {
         why.push_str(&format!("; missing: {}", missing.join(", ")));
@@ -331,7 +340,8 @@ mod tests {
 
     #[test]
     fn own_cgroups_are_read_per_controller() {
-        let own = OwnCgroups::parse("4:memory:/process_api/abc\n2:cpu,cpuacct:/x\n0::/user.slice\n");
+        let own =
+            OwnCgroups::parse("4:memory:/process_api/abc\n2:cpu,cpuacct:/x\n0::/user.slice\n");
         assert_eq!(own.v2.as_deref(), Some("/user.slice"));
         assert_eq!(own.v1_path(Controller::Memory), Some("/process_api/abc"));
         assert_eq!(own.v1_path(Controller::Cpuacct), Some("/x"));
@@ -341,11 +351,20 @@ mod tests {
     #[test]
     fn hybrid_nests_under_the_runners_own_cgroup() {
         let root = tempfile::tempdir().unwrap();
-        cgroupfs_v1(root.path(), &["cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "unified"]);
+        cgroupfs_v1(
+            root.path(),
+            &[
+                "cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "unified",
+            ],
+        );
         let host = scan(root.path(), HYBRID_SELF, &writable);
         assert_eq!(host.mode, Mode::Hybrid, "{}", host.why);
         assert_eq!(host.unified, Some(root.path().join("unified")));
-        let memory = host.v1.iter().find(|(c, _)| *c == Controller::Memory).unwrap();
+        let memory = host
+            .v1
+            .iter()
+            .find(|(c, _)| *c == Controller::Memory)
+            .unwrap();
         assert_eq!(memory.1, root.path().join("memory/process_api/abc"));
         assert_eq!(host.v1.len(), 6);
         assert!(host.has(Controller::Cpu) && host.has(Controller::Memory));
@@ -365,7 +384,11 @@ mod tests {
         let host = scan(root.path(), HYBRID_SELF, &refuse_memory);
         assert_eq!(host.mode, Mode::V1);
         assert!(!host.has(Controller::Memory));
-        assert!(host.why.contains("not writable") && host.why.contains("memory"), "{}", host.why);
+        assert!(
+            host.why.contains("not writable") && host.why.contains("memory"),
+            "{}",
+            host.why
+        );
     }
 
     #[test]
@@ -396,7 +419,10 @@ mod tests {
             host.v2_controllers,
             vec![Controller::Cpu, Controller::Memory, Controller::Pids]
         );
-        assert_eq!(fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(), "+pids");
+        assert_eq!(
+            fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+pids"
+        );
         assert!(host.why.contains("cpuset (not delegated"), "{}", host.why);
     }
 }

@@ -20,7 +20,9 @@ pub enum CgroupError {
         #[source]
         source: io::Error,
     },
-    #[error("cannot create cgroup {path}: {source}; check that the hierarchy is mounted read-write")]
+    #[error(
+        "cannot create cgroup {path}: {source}; check that the hierarchy is mounted read-write"
+    )]
     Create {
         path: PathBuf,
         #[source]
@@ -48,10 +50,7 @@ pub enum CgroupError {
         "processes survived the kill of cgroup {path}: {pids:?}; they are still running: end them by pid \
          (`kill -9 PID`) and report this as a bug of the runner"
     )]
-    NotEmpty {
-        path: PathBuf,
-        pids: Vec<i32>,
-    },
+    NotEmpty { path: PathBuf, pids: Vec<i32> },
     #[error(
         "cgroup {path} could not be removed: {source}; remove it by hand (`rmdir {path}`) once it is empty"
     )]

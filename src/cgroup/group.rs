@@ -47,7 +47,11 @@ impl ServiceCgroup {
     ) -> Result<ServiceCgroup, CgroupError> {
         for (needed, controller, what) in [
             (limits.cpus.is_some(), Controller::Cpu, "limits.cpus"),
-            (limits.memory_bytes.is_some(), Controller::Memory, "limits.memory"),
+            (
+                limits.memory_bytes.is_some(),
+                Controller::Memory,
+                "limits.memory",
+            ),
         ] {
             if needed && !host.has(controller) {
                 return Err(CgroupError::Unsupported {
@@ -73,7 +77,12 @@ impl ServiceCgroup {
         }
     }
 
-    fn populate(&mut self, host: &Host, name: &str, cpuset: Option<&[usize]>) -> Result<(), CgroupError> {
+    fn populate(
+        &mut self,
+        host: &Host,
+        name: &str,
+        cpuset: Option<&[usize]>,
+    ) -> Result<(), CgroupError> {
         let cpu_list = cpuset.map(limits::cpu_list);
         if let Some(own) = &host.unified {
             let dir = self.make(Place::Unified, own, name)?;
@@ -101,8 +110,14 @@ impl ServiceCgroup {
                     let Some(list) = &cpu_list else { continue };
                     let mems = files::read(&own.join("cpuset.mems"))?;
                     vec![
-                        Setting { file: "cpuset.mems", value: mems.trim().to_string() },
-                        Setting { file: "cpuset.cpus", value: list.clone() },
+                        Setting {
+                            file: "cpuset.mems",
+                            value: mems.trim().to_string(),
+                        },
+                        Setting {
+                            file: "cpuset.cpus",
+                            value: list.clone(),
+                        },
                     ]
                 }
                 Controller::Cpu => limits::v1_cpu_settings(&self.limits),
@@ -227,7 +242,11 @@ impl ServiceCgroup {
     pub fn kill_until_empty(&self, timeout: Duration) -> Result<(), CgroupError> {
         let deadline = Instant::now() + timeout;
         loop {
-            let left: Vec<i32> = self.dirs.iter().flat_map(|(_, d)| files::pids_in(d)).collect();
+            let left: Vec<i32> = self
+                .dirs
+                .iter()
+                .flat_map(|(_, d)| files::pids_in(d))
+                .collect();
             if left.is_empty() {
                 return Ok(());
             }
@@ -264,12 +283,10 @@ impl ServiceCgroup {
     /// when it did.
     pub fn oom_text(&self) -> Option<String> {
         let kills = self.oom_kills().filter(|&n| n > 0)?;
-        let limit = self
-            .limits
-            .memory_bytes
-            .map_or_else(|| "the host's memory".to_string(), |b| {
-                format!("the memory limit of {}", super::size::format_bytes(b))
-            });
+        let limit = self.limits.memory_bytes.map_or_else(
+            || "the host's memory".to_string(),
+            |b| format!("the memory limit of {}", super::size::format_bytes(b)),
+        );
         Some(format!(
             "OOM-killed: the kernel's OOM killer ended {kills} process(es) of the service at {limit}"
         ))
@@ -285,12 +302,18 @@ impl ServiceCgroup {
             (None, Some(d)) => Some(CpuSource::V2Stat(d.join("cpu.stat"))),
             (None, None) => None,
         };
-        let memory = match (unified.filter(|_| v2_has(Controller::Memory)), v1(Controller::Memory)) {
+        let memory = match (
+            unified.filter(|_| v2_has(Controller::Memory)),
+            v1(Controller::Memory),
+        ) {
             (Some(d), _) => Some(MemoryFiles::v2(d)),
             (None, Some(d)) => Some(MemoryFiles::v1(d)),
             (None, None) => None,
         };
-        let tasks = match (unified.filter(|_| v2_has(Controller::Pids)), v1(Controller::Pids)) {
+        let tasks = match (
+            unified.filter(|_| v2_has(Controller::Pids)),
+            v1(Controller::Pids),
+        ) {
             (Some(d), _) | (None, Some(d)) => Some(d.join("pids.current")),
             (None, None) => None,
         };
@@ -354,7 +377,10 @@ mod tests {
             v2_controllers: Controller::V2.to_vec(),
             v1: Vec::new(),
         };
-        let limits = Limits { cpus: Some(0.5), memory_bytes: Some(64 << 20) };
+        let limits = Limits {
+            cpus: Some(0.5),
+            memory_bytes: Some(64 << 20),
+        };
         let group = ServiceCgroup::create(&host, "svc-1", &limits, Some(&[1])).unwrap();
         let dir = root.path().join("svc-1");
         let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
@@ -363,12 +389,23 @@ mod tests {
         assert_eq!(read("cpuset.cpus"), "1");
         // memory.swap.max is written only where the kernel has it.
         assert!(!dir.join("memory.swap.max").exists());
-        assert_eq!(group.applied(), ["cpu.max=50000 100000", "memory.max=67108864", "cpuset.cpus=1"]);
+        assert_eq!(
+            group.applied(),
+            [
+                "cpu.max=50000 100000",
+                "memory.max=67108864",
+                "cpuset.cpus=1"
+            ]
+        );
         assert_eq!(group.procs_files().len(), 1);
         let (kill, dirs) = group.guard_targets();
         assert_eq!(kill, Some(dir.join("cgroup.kill")));
         assert_eq!(dirs, vec![dir.clone()]);
-        fs::write(dir.join("memory.events"), "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n").unwrap();
+        fs::write(
+            dir.join("memory.events"),
+            "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n",
+        )
+        .unwrap();
         assert_eq!(group.oom_kills(), Some(1));
         assert!(group.oom_text().unwrap().contains("memory limit of 64MiB"));
         let files = group.usage_files();
@@ -379,10 +416,16 @@ mod tests {
     #[test]
     fn a_limit_without_its_controller_is_refused_saying_why() {
         let host = Host::none("not root");
-        let limits = Limits { cpus: Some(1.0), memory_bytes: None };
+        let limits = Limits {
+            cpus: Some(1.0),
+            memory_bytes: None,
+        };
         let err = ServiceCgroup::create(&host, "svc", &limits, None).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("limits.cpus") && text.contains("not root"), "{text}");
+        assert!(
+            text.contains("limits.cpus") && text.contains("not root"),
+            "{text}"
+        );
     }
 
     /// On a host that lets the runner write cgroups (root here and in CI),
@@ -394,8 +437,12 @@ mod tests {
             eprintln!("skipped: no writable cgroups here ({})", host.why);
             return;
         }
-        let limits = Limits { cpus: Some(0.5), memory_bytes: Some(256 << 20) };
-        let mut group = ServiceCgroup::create(host, &crate::cgroup::start_name("test"), &limits, None).unwrap();
+        let limits = Limits {
+            cpus: Some(0.5),
+            memory_bytes: Some(256 << 20),
+        };
+        let mut group =
+            ServiceCgroup::create(host, &crate::cgroup::start_name("test"), &limits, None).unwrap();
         let procs = group.procs_files();
         let mut cmd = std::process::Command::new("sh");
         cmd.args(["-c", "sleep 30 & (setsid sleep 30 &) ; sleep 30"]);
@@ -419,7 +466,11 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert_eq!(group.pids().len(), 4, "{:?}", group.pids());
-        assert!(group.applied().iter().any(|a| a.contains("50000")), "{:?}", group.applied());
+        assert!(
+            group.applied().iter().any(|a| a.contains("50000")),
+            "{:?}",
+            group.applied()
+        );
         group.kill_until_empty(Duration::from_secs(5)).unwrap();
         child.wait().unwrap();
         assert!(group.is_empty());

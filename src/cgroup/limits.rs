@@ -1,7 +1,8 @@
 //! CPU and memory limits of a service and the cgroup files that carry them:
-//! v2 `cpu.max` / `memory.max` (+ `memory.swap.max`), v1 `cpu.cfs_quota_us`
-//! + `cpu.cfs_period_us` / `memory.limit_in_bytes` (+ `memory.memsw.limit_in_bytes`),
-//! and `cpuset.cpus` when the spec pins the service (`affinity`).
+//! v2 `cpu.max` / `memory.max` (with `memory.swap.max`), v1
+//! `cpu.cfs_quota_us` with `cpu.cfs_period_us` / `memory.limit_in_bytes`
+//! (with `memory.memsw.limit_in_bytes`), and `cpuset.cpus` when the spec
+//! pins the service (`affinity`).
 use serde::Serialize;
 
 /// The CFS period the runner uses: 100 ms, the kernel's default, so a quota
@@ -131,7 +132,10 @@ mod tests {
         );
         assert_eq!(
             v1_cpu_settings(&l),
-            vec![set("cpu.cfs_period_us", 100_000), set("cpu.cfs_quota_us", 150_000)]
+            vec![
+                set("cpu.cfs_period_us", 100_000),
+                set("cpu.cfs_quota_us", 150_000)
+            ]
         );
         assert_eq!(
             v1_memory_settings(&l, true),

@@ -84,7 +84,13 @@ pub fn start_name(runtime: &str) -> String {
     let n = STARTS.fetch_add(1, Ordering::Relaxed) + 1;
     let safe: String = runtime
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("runner-{}-{safe}-{n}", std::process::id())
 }
@@ -98,6 +104,9 @@ mod tests {
         let a = start_name("jdk/leyden aot");
         let b = start_name("jdk/leyden aot");
         assert_ne!(a, b);
-        assert!(a.starts_with(&format!("runner-{}-jdk_leyden_aot-", std::process::id())), "{a}");
+        assert!(
+            a.starts_with(&format!("runner-{}-jdk_leyden_aot-", std::process::id())),
+            "{a}"
+        );
     }
 }

@@ -80,7 +80,11 @@ pub fn parse_cpu_max(text: &str) -> Option<f64> {
 }
 
 fn v1_quota(dir: &Path) -> Option<f64> {
-    let quota: i64 = files::read(&dir.join("cpu.cfs_quota_us")).ok()?.trim().parse().ok()?;
+    let quota: i64 = files::read(&dir.join("cpu.cfs_quota_us"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     let period = files::read_number(&dir.join("cpu.cfs_period_us"))?;
     (quota > 0 && period > 0).then(|| quota as f64 / period as f64)
 }
@@ -92,7 +96,9 @@ impl ServiceCgroup {
         let v2_cpu = unified.filter(|_| self.v2_has(Controller::Cpu));
         let v2_memory = unified.filter(|_| self.v2_has(Controller::Memory));
         let cpu_quota = match (v2_cpu, self.dir(Place::V1(Controller::Cpu))) {
-            (Some(d), _) => files::read(&d.join("cpu.max")).ok().and_then(|t| parse_cpu_max(&t)),
+            (Some(d), _) => files::read(&d.join("cpu.max"))
+                .ok()
+                .and_then(|t| parse_cpu_max(&t)),
             (None, Some(d)) => v1_quota(d),
             (None, None) => None,
         };
@@ -137,7 +143,10 @@ mod tests {
             cpu_quota: Some(0.5),
             memory_limit: Some(64 << 20),
         };
-        assert_eq!(seen.describe(), "cpus 0-1 (2), quota 0.5 CPU, memory limit 64MiB");
+        assert_eq!(
+            seen.describe(),
+            "cpus 0-1 (2), quota 0.5 CPU, memory limit 64MiB"
+        );
         assert!(cpus_allowed(std::process::id() as i32).is_some());
     }
 }

@@ -3,8 +3,7 @@
 //! what they say (`MB` = 10^6, `MiB` = 2^20); a bare number is bytes.
 
 /// What a memory size must look like, for error help and docs.
-pub const SIZE_HELP: &str =
-    "write a whole number of bytes or a number with a unit: KiB, MiB, GiB (or K, M, G, also binary), KB, MB, GB (decimal), e.g. 512MiB";
+pub const SIZE_HELP: &str = "write a whole number of bytes or a number with a unit: KiB, MiB, GiB (or K, M, G, also binary), KB, MB, GB (decimal), e.g. 512MiB";
 
 /// Parses a memory size; `None` when it is not one (or is zero).
 pub fn parse_bytes(text: &str) -> Option<u64> {
@@ -32,7 +31,12 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
 
 /// `512MiB`, `1.5GiB`, `4096B`: the largest binary unit that keeps a short number.
 pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
     for (unit, size) in UNITS {
         if bytes >= size {
             let value = bytes as f64 / size as f64;

@@ -95,7 +95,11 @@ impl UsageFiles {
     pub fn read(&self, per_process: bool) -> CgroupUsage {
         let mut u = CgroupUsage {
             cpu_s: self.cpu.as_ref().and_then(CpuSource::seconds),
-            tasks: self.tasks.as_deref().and_then(files::read_number).map(|n| n as u32),
+            tasks: self
+                .tasks
+                .as_deref()
+                .and_then(files::read_number)
+                .map(|n| n as u32),
             ..Default::default()
         };
         if let Some(m) = &self.memory {
@@ -128,12 +132,24 @@ impl UsageFiles {
     pub fn peak_window(&self) -> Option<PeakWindow> {
         let m = self.memory.as_ref()?;
         if m.v2 {
-            let mut file = OpenOptions::new().read(true).write(true).open(&m.peak).ok()?;
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&m.peak)
+                .ok()?;
             let reset = file.write_all(b"reset\n").is_ok();
-            Some(PeakWindow { file: Some(file), path: m.peak.clone(), reset })
+            Some(PeakWindow {
+                file: Some(file),
+                path: m.peak.clone(),
+                reset,
+            })
         } else {
             let reset = files::write(&m.peak, "0").is_ok();
-            Some(PeakWindow { file: None, path: m.peak.clone(), reset })
+            Some(PeakWindow {
+                file: None,
+                path: m.peak.clone(),
+                reset,
+            })
         }
     }
 }
@@ -195,9 +211,17 @@ mod tests {
     fn v2_files_are_read_as_the_kernel_writes_them() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        fs::write(d.join("cpu.stat"), "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n").unwrap();
+        fs::write(
+            d.join("cpu.stat"),
+            "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n",
+        )
+        .unwrap();
         fs::write(d.join("memory.current"), "104857600\n").unwrap();
-        fs::write(d.join("memory.stat"), "anon 73400320\nfile 20971520\nkernel 1048576\n").unwrap();
+        fs::write(
+            d.join("memory.stat"),
+            "anon 73400320\nfile 20971520\nkernel 1048576\n",
+        )
+        .unwrap();
         fs::write(d.join("memory.peak"), "209715200\n").unwrap();
         fs::write(d.join("pids.current"), "17\n").unwrap();
         fs::write(d.join("cgroup.procs"), format!("{}\n", std::process::id())).unwrap();
@@ -210,7 +234,10 @@ mod tests {
         let u = files.read(true);
         assert_eq!(u.cpu_s, Some(2.5));
         assert_eq!(u.memory_bytes, Some(100 << 20));
-        assert_eq!((u.anon_bytes, u.file_bytes), (Some(70 << 20), Some(20 << 20)));
+        assert_eq!(
+            (u.anon_bytes, u.file_bytes),
+            (Some(70 << 20), Some(20 << 20))
+        );
         assert_eq!(u.tasks, Some(17));
         assert!(u.pss_bytes.unwrap() > 0 && u.fds.unwrap() > 0, "{u:?}");
         assert!(files.read(false).pss_bytes.is_none());
@@ -223,7 +250,11 @@ mod tests {
         fs::write(d.join("cpuacct.usage"), "1500000000\n").unwrap();
         fs::write(d.join("memory.usage_in_bytes"), "4096\n").unwrap();
         fs::write(d.join("memory.max_usage_in_bytes"), "8192\n").unwrap();
-        fs::write(d.join("memory.stat"), "rss 1\ncache 2\ntotal_rss 3072\ntotal_cache 1024\n").unwrap();
+        fs::write(
+            d.join("memory.stat"),
+            "rss 1\ncache 2\ntotal_rss 3072\ntotal_cache 1024\n",
+        )
+        .unwrap();
         let files = UsageFiles {
             cpu: Some(CpuSource::V1Usage(d.join("cpuacct.usage"))),
             memory: Some(MemoryFiles::v1(d)),

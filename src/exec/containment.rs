@@ -38,7 +38,10 @@ mod tests {
             cpu_quota: Some(q),
             memory_limit: None,
         };
-        let limits = |c: f64| Limits { cpus: Some(c), memory_bytes: None };
+        let limits = |c: f64| Limits {
+            cpus: Some(c),
+            memory_bytes: None,
+        };
         record(&mut row, &limits(1.0), Some(&seen(1.0)));
         record(&mut row, &limits(2.0), Some(&seen(2.0)));
         record(&mut row, &limits(1.0), Some(&seen(1.0)));

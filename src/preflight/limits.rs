@@ -13,8 +13,16 @@ pub fn limit_problems(plan: &Plan, runtimes: &BTreeSet<String>, host: &Host) -> 
     for rt in plan.runtimes.iter().filter(|r| runtimes.contains(&r.name)) {
         let cells: Vec<_> = plan.cells.iter().filter(|c| c.runtime == rt.name).collect();
         let wants = [
-            ("limits.cpus", Controller::Cpu, cells.iter().any(|c| c.limits.cpus.is_some())),
-            ("limits.memory", Controller::Memory, cells.iter().any(|c| c.limits.memory_bytes.is_some())),
+            (
+                "limits.cpus",
+                Controller::Cpu,
+                cells.iter().any(|c| c.limits.cpus.is_some()),
+            ),
+            (
+                "limits.memory",
+                Controller::Memory,
+                cells.iter().any(|c| c.limits.memory_bytes.is_some()),
+            ),
         ];
         for (field, controller, wanted) in wants {
             if wanted && !host.has(controller) {

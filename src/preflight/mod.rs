@@ -58,7 +58,11 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
             }
         }
     }
-    problems.extend(limits::limit_problems(plan, runtimes, crate::cgroup::host()));
+    problems.extend(limits::limit_problems(
+        plan,
+        runtimes,
+        crate::cgroup::host(),
+    ));
     if let Err(e) = check_writable(&plan.results_dir) {
         problems.push(format!(
             "results directory {} is not writable: {e}; fix its permissions or set `results:` in the spec",

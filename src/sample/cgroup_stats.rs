@@ -90,7 +90,11 @@ mod tests {
             ..Default::default()
         };
         let out = SamplerOutput {
-            rows: vec![row(0.0, 10.0, 100, Some(40)), row(0.5, 10.4, 300, None), row(1.0, 10.9, 200, Some(60))],
+            rows: vec![
+                row(0.0, 10.0, 100, Some(40)),
+                row(0.5, 10.4, 300, None),
+                row(1.0, 10.9, 200, Some(60)),
+            ],
             cgroup_peak_bytes: Some(350),
             ..Default::default()
         };

@@ -131,9 +131,7 @@ impl Sampler {
         let stop_in_thread = Arc::clone(&stop);
         let handle = thread::Builder::new()
             .name("runner-sampler".into())
-            .spawn(move || {
-                sample_loop(sid, cgroup, interval, t0, &stop_in_thread, on_vanished)
-            })
+            .spawn(move || sample_loop(sid, cgroup, interval, t0, &stop_in_thread, on_vanished))
             .expect("spawning the sampler thread");
         Sampler { stop, handle }
     }

@@ -8,10 +8,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
+use super::contain::{fresh_cgroup, with_oom};
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
 use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
-use super::contain::{fresh_cgroup, with_oom};
 use crate::cgroup::{Limits, ServiceCgroup};
 use crate::plan::{HealthPlan, StopPlan};
 use crate::process::{
@@ -135,7 +135,10 @@ impl Service {
             new_session: true,
             die_with_runner: true,
             cpus: command.cpus.clone(),
-            cgroup_procs: cgroup.as_ref().map(ServiceCgroup::procs_files).unwrap_or_default(),
+            cgroup_procs: cgroup
+                .as_ref()
+                .map(ServiceCgroup::procs_files)
+                .unwrap_or_default(),
         };
         let spawned_at = Instant::now();
         let child = spawn_contained(cmd, &how).map_err(|source| {
@@ -379,7 +382,9 @@ impl Service {
             runtime: runtime.clone(),
             source,
         };
-        cgroup.kill_until_empty(Duration::from_secs(5)).map_err(&error)?;
+        cgroup
+            .kill_until_empty(Duration::from_secs(5))
+            .map_err(&error)?;
         cgroup.remove().map_err(error)
     }
 

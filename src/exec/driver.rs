@@ -75,7 +75,7 @@ pub struct Running<S> {
     /// The matching log line, or why none was found (when evidence is declared).
     pub evidence: Option<Result<String, String>>,
     /// What the service saw of its limits (`None` from drivers that start no process).
-    pub seen: Option<crate::cgroup::Seen>,
+    pub seen: Option<super::containment::Observed>,
 }
 
 /// Why a start failed: the message and the lifecycle row to record.

@@ -101,7 +101,7 @@ pub fn start_measured(
         .as_ref()
         .and_then(|t| t.evidence.as_ref())
         .map(|pattern| check_evidence(&log, offset, pattern, &rt.name));
-    let seen = Some(service.seen());
+    let seen = Some(super::containment::observe(&service, rt));
     Ok(Running {
         service,
         lifecycle,

@@ -135,6 +135,11 @@ pub struct ConfigurationRow {
     /// the CPUs it may run on, the cgroup's CPU quota and memory limit.
     #[serde(default)]
     pub limits_seen: String,
+    /// What the runtime itself derived, as its /health `runtimeInfo` says
+    /// (`cpus=2 parallelism=1 (GOMAXPROCS) memoryLimit=off`); empty when the
+    /// service reports none.
+    #[serde(default)]
+    pub runtime_reported: String,
 }
 
 /// lifecycle.csv: one row per service start (training starts included).

@@ -144,4 +144,32 @@ mod tests {
         assert_eq!((stat.session, stat.pgrp), (pid, pid), "{text}");
         assert!(text.contains("Cpus_allowed_list:\t0\n"), "{text}");
     }
+
+    #[test]
+    fn contained_child_is_in_its_cgroup_before_it_execs() {
+        let host = crate::cgroup::host();
+        if host.mode == crate::cgroup::Mode::None {
+            eprintln!("skipped: no writable cgroups here ({})", host.why);
+            return;
+        }
+        let name = crate::cgroup::start_name("spawn-test");
+        let limits = crate::cgroup::Limits::default();
+        let mut group = crate::cgroup::ServiceCgroup::create(host, &name, &limits, None).unwrap();
+        let mut cmd = Command::new("cat");
+        cmd.arg("/proc/self/cgroup")
+            .stdout(std::process::Stdio::piped());
+        let how = Containment {
+            cgroup_procs: group.procs_files(),
+            ..Default::default()
+        };
+        let out = spawn_contained(cmd, &how)
+            .unwrap()
+            .wait_with_output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        // `cat` itself, the exec'd program, reads its cgroup: every hierarchy names it.
+        let lines: Vec<&str> = text.lines().filter(|l| l.ends_with(&name)).collect();
+        assert!(lines.len() >= 2, "{text}");
+        group.remove().unwrap();
+    }
 }

@@ -208,6 +208,7 @@ pub fn load_plan<'s>(
                 .spec
                 .affinity
                 .as_ref()
+                .and_then(|a| a.cpus())
                 .map(|a| a.load.len().max(1) as u32)
         })
         .unwrap_or(1);

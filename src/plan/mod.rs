@@ -18,6 +18,7 @@ pub mod java;
 pub mod last_run;
 pub mod matrix;
 pub mod model;
+pub mod pinning;
 pub mod ports;
 pub mod render;
 pub mod restart;
@@ -104,6 +105,7 @@ pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErr
         cpus,
         java_home: java_home.as_deref(),
         jvm_root: Path::new(java::JVM_ROOT),
+        allowed_cpus: crate::affinity::allowed_cpus(),
     };
     build_on(loaded, options, &host)
 }
@@ -157,7 +159,8 @@ pub fn build_on(
         .zip(train_requests)
         .map(|(draft, requests)| draft.finish(requests))
         .collect();
-    let plan = assemble::assemble(loaded, runtimes, cells);
+    let affinity = pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
+    let plan = assemble::assemble(loaded, runtimes, cells, affinity);
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

@@ -95,6 +95,18 @@ pub enum Restart {
 pub struct Affinity {
     pub service: Vec<usize>,
     pub load: Vec<usize>,
+    /// Whether the spec wrote these CPUs or the plan chose them (`plan::pinning`).
+    pub source: AffinitySource,
+}
+
+/// Who chose a run's CPU pinning (recorded in plan.json, shown in reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AffinitySource {
+    /// `affinity: { service: [...], load: [...] }` in the spec.
+    Spec,
+    /// Left out of the spec on a host with enough CPUs: disjoint CPUs chosen by the plan.
+    Default,
 }
 
 /// One runtime, with every template rendered.

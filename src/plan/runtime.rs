@@ -37,6 +37,8 @@ pub struct Host<'a> {
     pub cpus: usize,
     pub java_home: Option<&'a Path>,
     pub jvm_root: &'a Path,
+    /// The CPUs the runner may use (sched_getaffinity), for the default pinning.
+    pub allowed_cpus: Vec<usize>,
 }
 
 /// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].

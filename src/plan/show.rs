@@ -46,6 +46,14 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     if let Some(factor) = plan.quick_factor {
         let _ = writeln!(out, "  quick: every duration divided by {factor}");
     }
+    match &plan.affinity {
+        Some(a) => {
+            let _ = writeln!(out, "  pinning: {}", super::pinning::describe(a));
+        }
+        None => {
+            let _ = writeln!(out, "  pinning: none (service and load generator share every CPU)");
+        }
+    }
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);

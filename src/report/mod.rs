@@ -10,6 +10,7 @@ pub mod compare;
 mod context;
 mod csv_out;
 pub mod effect;
+pub mod efficiency;
 mod error;
 mod format;
 pub mod history;

@@ -30,6 +30,8 @@ pub struct RunData {
     pub description: Option<String>,
     /// The spec's `report.templates` as resolved in plan.json (empty: defaults).
     pub report_templates: Vec<PathBuf>,
+    /// The CPU pinning recorded in plan.json, in words; `None`: unpinned.
+    pub pinning: Option<String>,
 }
 
 impl RunData {
@@ -66,6 +68,7 @@ impl RunData {
             schedule: plan.schedule,
             description: plan.description,
             report_templates: plan.report_templates,
+            pinning: plan.pinning,
         })
     }
 
@@ -151,6 +154,34 @@ struct PlanExtract {
     title: Option<String>,
     description: Option<String>,
     report_templates: Vec<PathBuf>,
+    pinning: Option<String>,
+}
+
+/// plan.json's `affinity` in words: `service on CPUs 0,1,2, load generator
+/// on 3 (default for hosts with >= 4 CPUs)`.
+fn pinning(plan: &serde_json::Value) -> Option<String> {
+    let affinity = plan.get("affinity").filter(|a| !a.is_null())?;
+    let cpus = |side: &str| {
+        affinity
+            .get(side)
+            .and_then(|v| v.as_array())
+            .map(|list| {
+                list.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default()
+    };
+    let source = match affinity.get("source").and_then(|s| s.as_str()) {
+        Some("default") => " (the default on hosts with >= 4 CPUs)",
+        _ => " (the spec's `affinity`)",
+    };
+    Some(format!(
+        "service on CPUs {}, load generator on {}{source}",
+        cpus("service"),
+        cpus("load")
+    ))
 }
 
 fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
@@ -193,6 +224,7 @@ fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
         title: field("title"),
         description: field("description"),
         report_templates,
+        pinning: pinning(&plan),
     })
 }
 

@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::affinity::AffinitySetting;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -54,7 +55,8 @@ pub struct Spec {
     /// Cells matching any rule are dropped (after `include`).
     #[serde(default)]
     pub exclude: Vec<IndexMap<String, AxisValue>>,
-    pub affinity: Option<AffinitySpec>,
+    /// CPU pinning; left out: disjoint CPUs for service and load on hosts with >= 4.
+    pub affinity: Option<AffinitySetting>,
     pub sample: Option<SampleSpec>,
     pub faults: Option<FaultsSpec>,
     /// Requests `runner verify` sends to every runtime to compare their answers.
@@ -315,7 +317,7 @@ pub enum RestartSpec {
 }
 
 /// CPU pinning (Linux): CPU indices for the service and for the load generator.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a map with service and load CPU lists"

@@ -98,6 +98,7 @@ mod tests {
             },
             warmup: Duration::from_secs(2),
             measure,
+            derived_rate: None,
         }
     }
 

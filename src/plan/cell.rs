@@ -59,6 +59,7 @@ pub fn render_cells<'s>(
             load,
             warmup,
             measure,
+            derived_rate: None,
         });
     }
     cells

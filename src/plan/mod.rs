@@ -12,6 +12,7 @@ pub mod cell;
 pub mod commands;
 pub mod design;
 pub mod draft;
+pub mod equal_load;
 pub mod estimate;
 pub mod filter;
 pub mod java;
@@ -147,7 +148,9 @@ pub fn build_on(
         })
         .collect();
     let order = assemble::order(loaded);
-    let cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
+    cells.extend(equal_load);
 
     if cells.is_empty() && problems.is_empty() {
         return Err(SpecErrors::one(filter::nothing_kept(loaded)));

@@ -215,6 +215,21 @@ pub struct Cell {
     /// Load applied before measuring, not recorded.
     pub warmup: Duration,
     pub measure: Measure,
+    /// An `equal_load` cell: its open-loop rate is derived by exec from the
+    /// closed-loop pass (`load.mode` holds rate 0 until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub derived_rate: Option<DerivedRate>,
+}
+
+/// Where an `equal_load` cell's rate comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DerivedRate {
+    /// The fraction of the slowest runtime's closed-loop peak.
+    pub of_peak: f64,
+    /// The group of closed-loop cells whose peaks it is derived from: the
+    /// axes other than concurrency, as `name=value` joined with `,`
+    /// (`results::derived_rates::group_of`).
+    pub group: String,
 }
 
 /// One HTTP request of the workload, fully rendered.

@@ -107,7 +107,7 @@ mod tests {
             load: vec![0],
         });
         let a = resolve(Some(&written), &[0, 1]).unwrap();
-        assert_eq!((a.service, a.load, a.source), (vec![1], vec![0], AffinitySource::Spec));
+        assert_eq!((&a.service, &a.load, a.source), (&vec![1], &vec![0], AffinitySource::Spec));
         assert_eq!(
             describe(&a),
             "service on CPUs 1, load generator on 0 (from the spec's `affinity`)"

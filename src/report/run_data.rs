@@ -10,6 +10,7 @@ use crate::results::model::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
     TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
+use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::read_csv;
 
 /// Everything the report needs from one run directory.
@@ -32,6 +33,8 @@ pub struct RunData {
     pub report_templates: Vec<PathBuf>,
     /// The CPU pinning recorded in plan.json, in words; `None`: unpinned.
     pub pinning: Option<String>,
+    /// derived-rates.json: the rates of the `equal_load` cells, when it ran them.
+    pub derived_rates: Option<DerivedRates>,
 }
 
 impl RunData {
@@ -69,6 +72,7 @@ impl RunData {
             description: plan.description,
             report_templates: plan.report_templates,
             pinning: plan.pinning,
+            derived_rates: read_optional_json(&dir.join(DERIVED_RATES_FILE))?,
         })
     }
 
@@ -96,6 +100,14 @@ fn read_text(path: &Path, what: &'static str) -> Result<String, ReportError> {
             }
         }
     })
+}
+
+/// A JSON file a run may lack (`None` when absent).
+fn read_optional_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, ReportError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    read_json(path, "an optional file of the run").map(Some)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, ReportError> {

@@ -6,6 +6,7 @@
 //! replaced atomically.
 pub mod csv_append;
 pub mod csv_read;
+pub mod derived_rates;
 pub mod environment;
 pub mod error;
 pub mod model;

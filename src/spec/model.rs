@@ -57,6 +57,9 @@ pub struct Spec {
     pub exclude: Vec<IndexMap<String, AxisValue>>,
     /// CPU pinning; left out: disjoint CPUs for service and load on hosts with >= 4.
     pub affinity: Option<AffinitySetting>,
+    /// Open-loop cells at rates common to every runtime, derived from the
+    /// closed-loop pass (fractions of the slowest runtime's peak).
+    pub equal_load: Option<EqualLoadSpec>,
     pub sample: Option<SampleSpec>,
     pub faults: Option<FaultsSpec>,
     /// Requests `runner verify` sends to every runtime to compare their answers.
@@ -325,6 +328,20 @@ pub enum RestartSpec {
 pub struct AffinitySpec {
     pub service: Vec<usize>,
     pub load: Vec<usize>,
+}
+
+/// `equal_load: { of_peak: [0.25, 0.5, 0.75, 0.9], connections: 64 }`: after
+/// every runtime's closed-loop cells, each runtime is measured in open loop at
+/// these fractions of the slowest runtime's closed-loop peak (per group of the
+/// other axes, e.g. per payload), so latencies are compared at equal load.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with of_peak and connections")]
+pub struct EqualLoadSpec {
+    /// Fractions of the slowest runtime's closed-loop peak, each above 0 and at most 1.
+    pub of_peak: Vec<f64>,
+    /// Connections the open-loop rate is spread over (default: the largest
+    /// `concurrency`, else 64).
+    pub connections: Option<u32>,
 }
 
 /// Resource sampling of the service's process tree.

@@ -238,6 +238,8 @@ mod tests {
             },
             environment: Environment::default(),
             schedule: Default::default(),
+            pinning: None,
+            derived_rates: None,
             configurations: vec![],
             lifecycle: vec![],
             measurements,

@@ -14,7 +14,10 @@
 pub mod cell;
 pub mod cli;
 pub mod configurations;
+pub mod derived_rates;
 pub mod driver;
+#[cfg(test)]
+mod equal_load_tests;
 pub mod error;
 pub mod events;
 #[cfg(test)]

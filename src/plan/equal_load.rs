@@ -8,7 +8,9 @@
 //! the 2026 follow-up study derives its rates. The plan only lays them out,
 //! after every closed-loop cell; exec derives the rates once those have run
 //! (`exec::derived_rates`) and records them in derived-rates.json.
-use super::{Cell, Collector, DEFAULT_OPEN_CONNECTIONS, DerivedRate, LoadMode, LoadPlan, Order, matrix};
+use super::{
+    Cell, Collector, DEFAULT_OPEN_CONNECTIONS, DerivedRate, LoadMode, LoadPlan, Order, matrix,
+};
 use crate::results::derived_rates::OF_PEAK_AXIS;
 use crate::spec::LoadedSpec;
 use crate::spec::model::LoadModeSpec;
@@ -141,7 +143,7 @@ fn check(loaded: &LoadedSpec, problems: &mut Collector) -> bool {
     for (i, f) in spec.of_peak.iter().enumerate() {
         if !(f.is_finite() && *f > 0.0 && *f <= 1.0) {
             ok = false;
-        problems.add(
+            problems.add(
                 loaded,
                 &format!("equal_load.of_peak.{i}"),
                 format!("equal_load.of_peak: {f} is not a fraction above 0 and at most 1"),
@@ -219,7 +221,13 @@ mod tests {
         );
         assert_eq!(c.requests[0].path, "/p/2");
         assert!(
-            matches!(c.load.mode, LoadMode::Open { connections: 16, .. }),
+            matches!(
+                c.load.mode,
+                LoadMode::Open {
+                    connections: 16,
+                    ..
+                }
+            ),
             "default connections: the largest concurrency: {:?}",
             c.load.mode
         );
@@ -230,7 +238,10 @@ mod tests {
         let e = plan("load: { mode: open, rate: 10 }\nequal_load: { of_peak: [0, 1.5] }\n")
             .unwrap_err();
         assert!(e.contains("`load.mode` is open"), "{e}");
-        assert!(e.contains("0 is not a fraction") && e.contains("1.5 is not a fraction"), "{e}");
+        assert!(
+            e.contains("0 is not a fraction") && e.contains("1.5 is not a fraction"),
+            "{e}"
+        );
         let p = plan("equal_load: { of_peak: [1], connections: 8 }\n").unwrap();
         assert!(matches!(
             p.cells.last().unwrap().load.mode,

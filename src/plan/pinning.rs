@@ -93,7 +93,10 @@ mod tests {
         );
         let sixteen: Vec<usize> = (0..16).collect();
         let a = resolve(None, &sixteen).unwrap();
-        assert_eq!((a.service.len(), a.load, a.source), (12, vec![12, 13, 14, 15], AffinitySource::Default));
+        assert_eq!(
+            (a.service.len(), a.load, a.source),
+            (12, vec![12, 13, 14, 15], AffinitySource::Default)
+        );
         // A taskset-restricted runner: only the CPUs it may use, disjoint.
         let a = resolve(None, &[9, 3, 5, 7]).unwrap();
         assert_eq!((a.service, a.load), (vec![3, 5, 7], vec![9]));
@@ -107,7 +110,10 @@ mod tests {
             load: vec![0],
         });
         let a = resolve(Some(&written), &[0, 1]).unwrap();
-        assert_eq!((&a.service, &a.load, a.source), (&vec![1], &vec![0], AffinitySource::Spec));
+        assert_eq!(
+            (&a.service, &a.load, a.source),
+            (&vec![1], &vec![0], AffinitySource::Spec)
+        );
         assert_eq!(
             describe(&a),
             "service on CPUs 1, load generator on 0 (from the spec's `affinity`)"

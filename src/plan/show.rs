@@ -51,7 +51,10 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             let _ = writeln!(out, "  pinning: {}", super::pinning::describe(a));
         }
         None => {
-            let _ = writeln!(out, "  pinning: none (service and load generator share every CPU)");
+            let _ = writeln!(
+                out,
+                "  pinning: none (service and load generator share every CPU)"
+            );
         }
     }
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());

@@ -29,10 +29,7 @@ pub fn write_all(dir: &Path, summary: &Summary) -> Result<Vec<PathBuf>, ReportEr
                 .flat_map(|p| p.records())
                 .collect::<Vec<_>>(),
         )?,
-        write_rows(
-            &dir.join(EFFICIENCY_PAIRS_FILE),
-            &summary.efficiency_pairs,
-        )?,
+        write_rows(&dir.join(EFFICIENCY_PAIRS_FILE), &summary.efficiency_pairs)?,
     ])
 }
 

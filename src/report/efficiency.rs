@@ -335,7 +335,10 @@ mod tests {
         let p = &p[0];
         assert_eq!((p.cells, p.b_ahead, p.a_ahead, p.ties), (3, 3, 0, 0));
         assert_eq!(p.ratio, Some(1.5));
-        assert!(p.ratio_lo.unwrap() > 1.4 && p.ratio_hi.unwrap() < 1.6, "{p:?}");
+        assert!(
+            p.ratio_lo.unwrap() > 1.4 && p.ratio_hi.unwrap() < 1.6,
+            "{p:?}"
+        );
         assert!(p.sentence.starts_with("x1.500 ["), "{}", p.sentence);
     }
 
@@ -369,7 +372,10 @@ mod tests {
         assert_eq!(s.cells_over_limit, 1);
         let advice = s.advice.as_deref().unwrap();
         assert!(advice.contains("in 1 of 2 repeats") && advice.contains("affinity"));
-        assert!(s.sentence.contains("generator took 25% (at most 40% in one repeat)"));
+        assert!(
+            s.sentence
+                .contains("generator took 25% (at most 40% in one repeat)")
+        );
         assert!(s.sentence.contains("not pinned"));
 
         let calm = HostShare::of(&[share_row(10.0, 2.0, 10.0)], 4, Some("x".into())).unwrap();

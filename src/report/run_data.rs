@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use super::error::ReportError;
+use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::model::{
     CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
     TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
-use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::read_csv;
 
 /// Everything the report needs from one run directory.

@@ -46,7 +46,8 @@ impl<'de> Deserialize<'de> for AffinitySetting {
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AffinitySetting, A::Error> {
-                AffinitySpec::deserialize(MapAccessDeserializer::new(map)).map(AffinitySetting::Cpus)
+                AffinitySpec::deserialize(MapAccessDeserializer::new(map))
+                    .map(AffinitySetting::Cpus)
             }
         }
         d.deserialize_any(V)
@@ -96,6 +97,9 @@ mod tests {
             }))
         );
         let wrong = affinity_of("affinity: off\n").unwrap_err();
-        assert!(wrong.contains("t.yaml:5:11") && wrong.contains("`none`"), "{wrong}");
+        assert!(
+            wrong.contains("t.yaml:5:11") && wrong.contains("`none`"),
+            "{wrong}"
+        );
     }
 }

@@ -13,7 +13,9 @@ use serde::Serialize;
 use super::effect::{Effect, PooledVariance, log_mean};
 use super::pairs::mean_with_interval;
 use super::stats::{median_of_some, round_to};
+use super::summary::CellSummary;
 use super::wins::{LEVEL, RATIO_DECIMALS};
+use crate::results::derived_rates::group_of;
 use crate::results::model::{CellStatus, MeasurementRow};
 
 /// Share of the host's CPU time above which the generator is said to take
@@ -34,20 +36,11 @@ pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
         .map(|cpu| cpu * 1000.0 / m.ok as f64)
 }
 
-/// The service's max RSS per 1,000 connections of one repeat (closed loop:
-/// the concurrency axis is the connection count).
-pub fn rss_per_1k_connections(m: &MeasurementRow) -> Option<f64> {
-    let connections = m.concurrency.filter(|c| *c > 0)?;
-    m.service_rss_max_bytes
-        .map(|rss| rss as f64 * 1000.0 / connections as f64)
-}
-
-/// The three figures of one configuration: medians over its usable repeats.
+/// The CPU figures of one configuration: medians over its usable repeats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct CellEfficiency {
     pub rps_per_cpu_s: Option<f64>,
     pub cpu_ms_per_request: Option<f64>,
-    pub rss_per_1k_connections_bytes: Option<u64>,
 }
 
 impl CellEfficiency {
@@ -57,7 +50,36 @@ impl CellEfficiency {
         CellEfficiency {
             rps_per_cpu_s: med(requests_per_cpu_s).map(|v| round_to(v, 1)),
             cpu_ms_per_request: med(cpu_ms_per_request).map(|v| round_to(v, 4)),
-            rss_per_1k_connections_bytes: med(rss_per_1k_connections).map(|v| v.round() as u64),
+        }
+    }
+}
+
+/// Fills each cell's RSS per 1,000 connections: the max RSS it added over
+/// the same runtime's cell at the lowest concurrency of the same other axes,
+/// per connection added, x 1,000. The growth, not RSS / connections: a
+/// service's base heap would otherwise make one connection look like
+/// gigabytes per thousand. `None` for that lowest cell itself, and where a
+/// side has no RSS figure.
+pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
+    let base: Vec<Option<(i64, u64)>> = cells
+        .iter()
+        .map(|c| {
+            cells
+                .iter()
+                .filter(|b| b.runtime == c.runtime && group_of(&b.axes) == group_of(&c.axes))
+                .filter_map(|b| Some((b.concurrency.filter(|v| *v > 0)?, b.rss_max_bytes?)))
+                .min_by_key(|(conc, _)| *conc)
+        })
+        .collect();
+    for (cell, base) in cells.iter_mut().zip(base) {
+        let (Some((c0, rss0)), Some(c), Some(rss)) = (base, cell.concurrency, cell.rss_max_bytes)
+        else {
+            continue;
+        };
+        if c > c0 {
+            let added = rss as f64 - rss0 as f64;
+            cell.rss_per_1k_connections_bytes =
+                Some((added.max(0.0) * 1000.0 / (c - c0) as f64).round() as u64);
         }
     }
 }
@@ -298,18 +320,41 @@ mod tests {
     #[test]
     fn the_three_figures_of_one_repeat() {
         let mut m = row("go", "c=8", 1, 1000.0, Ok); // 5000 requests, 5 CPU-s
-        m.concurrency = Some(8);
-        m.service_rss_max_bytes = Some(16_000_000);
         assert_eq!(requests_per_cpu_s(&m), Some(1000.0));
         assert_eq!(cpu_ms_per_request(&m), Some(1.0));
-        assert_eq!(rss_per_1k_connections(&m), Some(2_000_000_000.0));
         m.service_cpu_s = None;
-        m.concurrency = None;
         assert_eq!(
             (requests_per_cpu_s(&m), cpu_ms_per_request(&m)),
             (None, None)
         );
-        assert_eq!(rss_per_1k_connections(&m), None, "no connection count");
+    }
+
+    #[test]
+    fn rss_per_1k_connections_is_the_growth_over_the_lowest_concurrency() {
+        let rows: Vec<MeasurementRow> = [(1, 10_000_000), (11, 12_000_000), (101, 30_000_000)]
+            .iter()
+            .flat_map(|(c, rss)| {
+                ["p=1", "p=2"].map(|p| {
+                    let mut m = row("go", &format!("{p},concurrency={c}"), 1, 100.0, Ok);
+                    m.concurrency = Some(*c);
+                    m.service_rss_max_bytes = Some(*rss);
+                    m
+                })
+            })
+            .collect();
+        let mut cells = crate::report::summary::summarize_cells(&rows);
+        fill_rss_per_1k_connections(&mut cells);
+        let figure = |axes: &str| {
+            cells
+                .iter()
+                .find(|c| c.axes == axes)
+                .unwrap()
+                .rss_per_1k_connections_bytes
+        };
+        assert_eq!(figure("p=1,concurrency=1"), None, "the base itself");
+        // 2 MB over 10 connections: 200 MB per 1,000; 20 MB over 100: 200 MB.
+        assert_eq!(figure("p=1,concurrency=11"), Some(200_000_000));
+        assert_eq!(figure("p=2,concurrency=101"), Some(200_000_000));
     }
 
     /// Two repeats per cell; `b` does `factor` times the requests per CPU-s of `a`.
@@ -330,16 +375,19 @@ mod tests {
 
     #[test]
     fn a_consistent_efficiency_lead_is_counted_in_every_cell() {
-        let p = efficiency_pairs(&["a".into(), "b".into()], &rows(1.5));
+        let p = efficiency_pairs(&["a".into(), "b".into()], &rows(2.0));
         assert_eq!(p.len(), 1);
         let p = &p[0];
         assert_eq!((p.cells, p.b_ahead, p.a_ahead, p.ties), (3, 3, 0, 0));
-        assert_eq!(p.ratio, Some(1.5));
+        assert_eq!(p.ratio, Some(2.0));
+        // The same 2x in every cell: the interval over the cells is that point.
+        assert_eq!((p.ratio_lo, p.ratio_hi), (Some(2.0), Some(2.0)), "{p:?}");
         assert!(
-            p.ratio_lo.unwrap() > 1.4 && p.ratio_hi.unwrap() < 1.6,
-            "{p:?}"
+            p.sentence
+                .starts_with("x2.000 [2.000, 2.000] over 3 cells (b ahead in 3, a in 0, 0 ties)"),
+            "{}",
+            p.sentence
         );
-        assert!(p.sentence.starts_with("x1.500 ["), "{}", p.sentence);
     }
 
     #[test]

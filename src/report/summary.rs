@@ -8,7 +8,10 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::compare::{RunNoise, run_repeats};
-use super::efficiency::{CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs};
+use super::efficiency::{
+    CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, fill_rss_per_1k_connections,
+};
+use super::equal_load::{EqualLoadGroup, equal_load};
 use super::pairs::{PairEffect, pairs};
 use super::run_data::RunData;
 use super::stats::{Spread, median, median_of_some, round_to};
@@ -51,7 +54,8 @@ pub struct CellSummary {
     // Efficiency figures co-location distorts less than throughput (report::efficiency).
     /// Median over repeats of service CPU milliseconds per successful request.
     pub cpu_ms_per_request: Option<f64>,
-    /// Median over repeats of max RSS per 1,000 connections (concurrency axis).
+    /// Max RSS added per 1,000 connections over the runtime's cell at the
+    /// lowest concurrency of the same other axes (`efficiency::fill_rss_per_1k_connections`).
     pub rss_per_1k_connections_bytes: Option<u64>,
 }
 
@@ -153,6 +157,8 @@ pub struct Summary {
     /// How the host's CPU was shared by generator and services; `None`
     /// without measurements or a known CPU count.
     pub host_share: Option<HostShare>,
+    /// The `equal_load` cells by group: latency at equal offered load.
+    pub equal_load: Vec<EqualLoadGroup>,
 }
 
 impl Summary {
@@ -167,6 +173,7 @@ impl Summary {
         let win_counts = win_counts(&runtimes, &wins);
         let pairs = pairs(&runtimes, &repeats, &noise);
         let efficiency = efficiency_pairs(&runtimes, &run.measurements);
+        let at_equal_load = equal_load(run, &runtimes, &cells);
         let mut payloads: Vec<Option<i64>> = Vec::new();
         for c in &cells {
             if !payloads.contains(&c.payload) {
@@ -186,6 +193,7 @@ impl Summary {
             pairs,
             payloads,
             efficiency_pairs: efficiency,
+            equal_load: at_equal_load,
             host_share: HostShare::of(
                 &run.measurements,
                 run.environment.host.logical_cpus,
@@ -222,10 +230,12 @@ pub fn summarize_cells(rows: &[MeasurementRow]) -> Vec<CellSummary> {
     for row in rows {
         groups.entry(row.config_id.as_str()).or_default().push(row);
     }
-    groups
+    let mut cells: Vec<CellSummary> = groups
         .into_iter()
         .map(|(config_id, repeats)| summarize_cell(config_id, &repeats))
-        .collect()
+        .collect();
+    fill_rss_per_1k_connections(&mut cells);
+    cells
 }
 
 fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
@@ -283,7 +293,7 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         .map(|v| round_to(v, 3)),
         rps_per_cpu_s: efficiency.rps_per_cpu_s,
         cpu_ms_per_request: efficiency.cpu_ms_per_request,
-        rss_per_1k_connections_bytes: efficiency.rss_per_1k_connections_bytes,
+        rss_per_1k_connections_bytes: None,
     }
 }
 

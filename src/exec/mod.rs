@@ -29,6 +29,7 @@ pub mod load_config;
 mod orchestration_tests;
 pub mod processes;
 pub mod progress;
+pub mod provenance;
 pub mod run;
 pub mod training;
 pub mod verdict;

@@ -194,6 +194,12 @@ pub struct TrainPlan {
     /// every measured start: the proof that the trained artifact was used
     /// (e.g. `-Xlog:aot` output for a Leyden cache). `None`: not checked.
     pub evidence: Option<String>,
+    // Training provenance (docs/run-directory.md, training/<runtime>.json).
+    /// Files or folders (absolute) the artifact is trained from: hashed after
+    /// training and before every measured start (default: the runtime's `artifact`).
+    pub inputs: Vec<PathBuf>,
+    /// Shell command run in `dir` before every measured start; must exit 0.
+    pub probe: Option<String>,
 }
 
 /// One measured unit: a runtime at one point of the axes, one repeat.

@@ -14,6 +14,7 @@ pub mod resume;
 pub mod run_dir;
 pub mod run_id;
 pub mod states;
+pub mod training;
 
 pub use csv_append::{CsvAppender, write_csv, write_csv_atomic};
 pub use csv_read::{CsvReadError, read_csv};

@@ -192,6 +192,14 @@ pub struct TrainSpec {
     /// each measured start: proof the trained artifact is used (e.g. a
     /// `-Xlog:aot` line). Cells are marked suspect when it is not found.
     pub evidence: Option<String>,
+    /// Files or folders (relative to `dir`) the trained artifact is made
+    /// from, e.g. `[target/service.jar, target/libs]`: hashed after training
+    /// and again before every measured start (default: the runtime's `artifact`).
+    pub inputs: Option<Vec<String>>,
+    /// A shell command run in `dir` before every measured start that must
+    /// exit 0, proving the artifact usable (e.g. a JVM with `-XX:AOTMode=on
+    /// -XX:AOTCache=... -version`, which refuses a cache it cannot map).
+    pub probe: Option<String>,
 }
 
 /// One HTTP request of the workload; every string is a template.

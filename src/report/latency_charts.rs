@@ -10,6 +10,7 @@
 //!
 //! Both use a log-scale latency axis: runtimes and loads differ by orders of
 //! magnitude, and a linear axis flattens every low-latency line onto zero.
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
@@ -160,7 +161,12 @@ fn line_chart(
                 (lo.min(p.1), hi.max(p.1))
             });
             // Room around the points: a factor on log scales, a margin on linear ones.
-            let y_range = (y_lo / 1.6)..(y_hi * 1.6);
+            let (y_lo, y_hi) = (y_lo / 1.6, y_hi * 1.6);
+            let y_range = || {
+                (y_lo..y_hi)
+                    .log_scale()
+                    .with_key_points(one_two_five(y_lo, y_hi))
+            };
             let mut chart = ChartBuilder::on(area);
             chart
                 .caption(&panel.caption, (FONT, 16))
@@ -169,16 +175,13 @@ fn line_chart(
                 .y_label_area_size(78);
             if x.log {
                 let mut c = chart
-                    .build_cartesian_2d(
-                        ((x_lo / 1.4)..(x_hi * 1.4)).log_scale(),
-                        y_range.log_scale(),
-                    )
+                    .build_cartesian_2d(((x_lo / 1.4)..(x_hi * 1.4)).log_scale(), y_range())
                     .map_err(err(name))?;
                 draw(&mut c, panel, &x, name)?;
             } else {
                 let pad = ((x_hi - x_lo) * 0.08).max(x_hi * 0.05).max(1.0);
                 let mut c = chart
-                    .build_cartesian_2d((x_lo - pad).max(0.0)..(x_hi + pad), y_range.log_scale())
+                    .build_cartesian_2d((x_lo - pad).max(0.0)..(x_hi + pad), y_range())
                     .map_err(err(name))?;
                 draw(&mut c, panel, &x, name)?;
             }
@@ -191,6 +194,23 @@ fn line_chart(
         title,
         svg,
     }))
+}
+
+/// Labels at 1, 2 and 5 of every decade inside `lo..hi`: a log axis
+/// labelled only at powers of ten says nothing inside a single decade.
+fn one_two_five(lo: f64, hi: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut decade = 10f64.powf(lo.log10().floor());
+    while decade <= hi {
+        for m in [1.0, 2.0, 5.0] {
+            let v = decade * m;
+            if v >= lo && v <= hi {
+                out.push(v);
+            }
+        }
+        decade *= 10.0;
+    }
+    out
 }
 
 fn draw<'a, DB, X, Y>(
@@ -225,4 +245,15 @@ where
             .map_err(err(name))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_axis_labels_fall_on_one_two_five() {
+        assert_eq!(one_two_five(3.0, 60.0), [5.0, 10.0, 20.0, 50.0]);
+        assert_eq!(one_two_five(0.15, 0.4), [0.2]);
+    }
 }

@@ -124,6 +124,12 @@ fn a_trained_file_changed_after_training_makes_the_next_starts_cells_suspect_wit
         assert_eq!(r["status"], "suspect", "{r:?}");
         assert!(r["reason"].contains("train.probe failed"), "{r:?}");
     }
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(md.contains("## Training"), "{md}");
+    assert!(
+        md.contains("clean.bin d8d88267"),
+        "the produced file with its short hash"
+    );
     let probe_log = std::fs::read_to_string(run.join("logs/probe-refused.log")).unwrap();
     assert!(probe_log.contains("cache refused"), "{probe_log}");
     let pids = all_pids(dir);

@@ -21,6 +21,7 @@ mod run_data;
 pub mod stats;
 pub mod summary;
 mod templating;
+pub mod training;
 pub mod wins;
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use super::error::ReportError;
+use super::training::{TrainingView, trainings};
 use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::model::{
     CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
@@ -35,6 +36,8 @@ pub struct RunData {
     pub pinning: Option<String>,
     /// derived-rates.json: the rates of the `equal_load` cells, when it ran them.
     pub derived_rates: Option<DerivedRates>,
+    /// training/<runtime>.json of every trained runtime.
+    pub trainings: Vec<TrainingView>,
 }
 
 impl RunData {
@@ -73,6 +76,7 @@ impl RunData {
             report_templates: plan.report_templates,
             pinning: plan.pinning,
             derived_rates: read_optional_json(&dir.join(DERIVED_RATES_FILE))?,
+            trainings: trainings(dir)?,
         })
     }
 

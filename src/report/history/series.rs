@@ -240,6 +240,7 @@ mod tests {
             schedule: Default::default(),
             pinning: None,
             derived_rates: None,
+            trainings: Vec::new(),
             configurations: vec![],
             lifecycle: vec![],
             measurements,

@@ -129,9 +129,13 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     );
     let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for (i, cell) in plan.cells.iter().enumerate() {
-        let load = match cell.load.mode {
-            LoadMode::Closed { connections } => format!("closed {connections} conn"),
-            LoadMode::Open { rate, connections } => {
+        let load = match (&cell.load.mode, &cell.derived_rate) {
+            (LoadMode::Closed { connections }, _) => format!("closed {connections} conn"),
+            (LoadMode::Open { connections, .. }, Some(derived)) => format!(
+                "open {:.0}% of the slowest closed-loop peak (derived at run time) over {connections} conn",
+                derived.of_peak * 100.0
+            ),
+            (LoadMode::Open { rate, connections }, None) => {
                 format!("open {rate} req/s over {connections} conn")
             }
         };

@@ -75,7 +75,7 @@ mod tests {
     fn affinity_of(line: &str) -> Result<Option<AffinitySetting>, String> {
         let yaml = format!(
             "experiment: {{ name: t }}\nruntimes: {{ a: {{ start: ./a }} }}\n\
-             workload: {{ path: / }}\nmeasure: {{ duration: 1s }}\n{line}"
+             workload: {{ path: / }}\nmeasure: {{ duration: 1s }}\nload: {{ connections: 1 }}\n{line}"
         );
         crate::spec::from_text(yaml, std::path::Path::new("t.yaml"))
             .map(|l| l.spec.affinity)
@@ -98,7 +98,7 @@ mod tests {
         );
         let wrong = affinity_of("affinity: off\n").unwrap_err();
         assert!(
-            wrong.contains("t.yaml:5:11") && wrong.contains("`none`"),
+            wrong.contains("t.yaml:6:11") && wrong.contains("`none`"),
             "{wrong}"
         );
     }

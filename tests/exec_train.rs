@@ -30,6 +30,8 @@ fn train_plan(dir: &std::path::Path, produces: &str) -> TrainPlan {
         after: vec!["cp app.aotconf app.aot && echo created cache".into()],
         produces: vec![dir.join(produces)],
         evidence: None,
+        inputs: vec![],
+        probe: None,
     }
 }
 

@@ -41,8 +41,25 @@ fn charts_are_readable_svg_and_inlined_in_a_self_contained_html() {
         );
     }
 
-    assert!(has_text(&svg("p99-at-peak"), "p99 latency (ms)"));
-    assert!(has_text(&svg("p99-at-peak"), "14.2 ms"), "bar value labels");
+    // Latency at equal load: p99 against concurrency, one line per runtime.
+    let p99 = svg("p99-vs-concurrency");
+    for text in [
+        "p99 latency vs concurrency (median of repeats; log scales)",
+        "p99 latency (ms, log scale)",
+        "concurrency (connections, log scale)",
+        "payload 8192",
+        "10.0 ms",
+    ] {
+        assert!(has_text(&p99, text), "p99-vs-concurrency.svg lacks {text}");
+    }
+    for colour in ["#0072B2", "#D55E00", "#009E73"] {
+        let line = format!("stroke=\"{colour}\" stroke-width=\"2\"");
+        assert_eq!(p99.matches(&line).count(), 2, "a {colour} line per payload");
+    }
+    assert!(
+        !run.join("charts/p99-at-peak.svg").exists(),
+        "the p99-at-peak bars are gone"
+    );
     let resources = svg("resources");
     assert!(has_text(&resources, "RSS (MiB)") && has_text(&resources, "service CPU (cores)"));
     assert!(has_text(&svg("startup"), "Spawn to first healthy answer"));

@@ -31,7 +31,7 @@ fn script_in_a_runtime_name_or_reason_cannot_inject() {
         "runtime name not escaped as text"
     );
     assert!(html.contains("&lt;img src=x onerror=alert(2)&gt;"));
-    for chart in ["throughput", "p99-at-peak", "resources", "startup"] {
+    for chart in ["throughput", "p99-vs-concurrency", "resources", "startup"] {
         let svg = std::fs::read_to_string(run.join("charts").join(format!("{chart}.svg"))).unwrap();
         assert!(!svg.contains("<script"), "raw <script> in {chart}.svg");
     }

@@ -4,10 +4,10 @@
 //! as their script says (measured, the service dies, or a signal arrives).
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::cell::{CellContext, CellEnd};
+use super::cell::{CellContext, CellEnd, base_row};
 use super::driver::{Driver, Running, StartFailure};
 use crate::build::BuildOutcome;
-use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::plan::{Cell, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
 use crate::results::{
     CellStatus, Environment, LifecycleRow, MeasurementRow, Phase, ResultsError, StopOutcome,
@@ -42,6 +42,8 @@ pub struct Fake {
     pub failing_starts: BTreeSet<String>,
     /// Runtimes whose service has to be killed when it is stopped.
     pub failing_stops: BTreeSet<String>,
+    /// Throughput a runtime's cells record (default 100 req/s).
+    pub rps: BTreeMap<String, f64>,
 }
 
 impl Fake {
@@ -64,17 +66,13 @@ fn lifecycle(runtime: &str, start_index: u32) -> LifecycleRow {
     }
 }
 
-fn row(cell: &Cell, status: CellStatus, reason: &str) -> Box<MeasurementRow> {
+fn row(cell: &Cell, rps: f64, status: CellStatus, reason: &str) -> Box<MeasurementRow> {
     Box::new(MeasurementRow {
-        cell_id: cell.id.clone(),
-        config_id: cell.config_id.clone(),
-        runtime: cell.runtime.clone(),
-        repeat: cell.repeat,
-        ok: 100,
-        throughput_rps: 100.0,
+        ok: rps as u64,
+        throughput_rps: rps,
         status,
         reason: reason.into(),
-        ..Default::default()
+        ..base_row(cell, "")
     })
 }
 
@@ -160,12 +158,19 @@ impl Driver for Fake {
             "cell {} measured against another runtime's service",
             cell.id
         );
-        self.calls.push(format!("measure {}", cell.id));
+        match cell.load.mode {
+            LoadMode::Open { rate, .. } => self.calls.push(format!("measure {} @{rate}", cell.id)),
+            LoadMode::Closed { .. } => self.calls.push(format!("measure {}", cell.id)),
+        }
+        let rps = self.rps.get(&cell.runtime).copied().unwrap_or(100.0);
         Ok(match self.cells.get(&cell.id) {
-            None => CellEnd::Recorded(row(cell, CellStatus::Ok, "")),
-            Some(CellScript::Dies) => {
-                CellEnd::ServiceDied(row(cell, CellStatus::Failed, "the service died (scripted)"))
-            }
+            None => CellEnd::Recorded(row(cell, rps, CellStatus::Ok, "")),
+            Some(CellScript::Dies) => CellEnd::ServiceDied(row(
+                cell,
+                rps,
+                CellStatus::Failed,
+                "the service died (scripted)",
+            )),
             Some(CellScript::Interrupted) => {
                 ctx.interrupt.trigger();
                 CellEnd::Interrupted

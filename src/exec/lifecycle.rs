@@ -24,6 +24,7 @@ pub fn start_measured(
     first_cell: &Cell,
 ) -> Result<Running<Service>, Box<StartFailure>> {
     let log = ctx.run.log(&rt.name);
+    let provenance = super::provenance::check_before_start(ctx, rt);
     let offset = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
     let mut lifecycle = LifecycleRow {
         runtime: rt.name.clone(),
@@ -102,6 +103,8 @@ pub fn start_measured(
         .and_then(|t| t.evidence.as_ref())
         .map(|pattern| check_evidence(&log, offset, pattern, &rt.name));
     let seen = Some(super::containment::observe(&service, rt));
+    // A trained artifact that is not the one trained outweighs any log line.
+    let evidence = provenance.map(Err).or(evidence);
     Ok(Running {
         service,
         lifecycle,

@@ -99,6 +99,7 @@ mod tests {
             warmup: Duration::from_secs(2),
             measure,
             limits: Default::default(),
+            derived_rate: None,
         }
     }
 

@@ -15,7 +15,10 @@ pub mod cell;
 pub mod cli;
 pub mod configurations;
 pub mod containment;
+pub mod derived_rates;
 pub mod driver;
+#[cfg(test)]
+mod equal_load_tests;
 pub mod error;
 pub mod events;
 #[cfg(test)]
@@ -27,6 +30,7 @@ pub mod load_config;
 mod orchestration_tests;
 pub mod processes;
 pub mod progress;
+pub mod provenance;
 pub mod run;
 pub mod training;
 pub mod verdict;

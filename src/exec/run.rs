@@ -15,13 +15,14 @@ use std::time::Instant;
 use super::ExecError;
 use super::cell::{CellContext, CellEnd};
 use super::configurations::Configurations;
+use super::derived_rates::RateBook;
 use super::driver::{Driver, Running};
 use super::events::Event;
 use super::interrupt::Interrupt;
 use super::load_config::expected;
 use super::verdict::one_line;
 use crate::plan::restart::{Slot, needs_fresh_start};
-use crate::plan::{Plan, RuntimePlan};
+use crate::plan::{Cell, Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_cells};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
@@ -337,6 +338,7 @@ impl<'a, D: Driver> Executor<'a, D> {
         let mut starts: BTreeMap<String, u32> = BTreeMap::new();
         let mut deaths: BTreeMap<String, u32> = BTreeMap::new();
         let mut evidence_missing: Option<String> = None;
+        let mut rates = RateBook::default();
         for (index, cell) in plan.cells.iter().enumerate() {
             if self.ctx.interrupt.is_set() {
                 break;
@@ -344,6 +346,15 @@ impl<'a, D: Driver> Executor<'a, D> {
             if recorded.contains(&cell.id) || self.skipped.contains_key(&cell.runtime) {
                 continue;
             }
+            // An equal_load cell gets its rate from the closed-loop pass.
+            let resolved = match rates.resolve(self.ctx.run, &plan.cells, cell)? {
+                Ok(resolved) => resolved,
+                Err(row) => {
+                    self.record(&row)?;
+                    continue;
+                }
+            };
+            let cell: &Cell = &resolved;
             let rt = self.runtime(&cell.runtime);
             if needs_fresh_start(rt.restart, current.as_ref().map(Up::slot), Slot::of(cell)) {
                 if let Some(up) = current.take() {

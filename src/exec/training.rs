@@ -1,8 +1,10 @@
 //! Training of the runtimes that declare it, driven by the load generator.
 use super::cell::{CellContext, guarded_run};
 use super::load_config::request_spec;
+use super::provenance::record_training;
 use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
+use crate::results::training::DriverFigures;
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::train::{TrainOutcome, train_runtime};
 
@@ -22,6 +24,10 @@ pub fn train(
     };
     let cpus = ctx.plan.affinity.as_ref().map(|a| a.service.clone());
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+    let mut figures = DriverFigures {
+        connections: tp.connections.max(1),
+        ..Default::default()
+    };
     let mut drive = |service: &crate::service::Service| -> Result<(), String> {
         let config = LoadConfig {
             target: service.addr(),
@@ -44,6 +50,9 @@ pub fn train(
             return Err("the training service died under load".into());
         }
         let report = result.map_err(|e| e.to_string())?;
+        figures.requests = report.ok;
+        figures.errors = report.errors.total();
+        figures.duration_s = report.elapsed.as_secs_f64();
         if report.ok == 0 {
             return Err(format!(
                 "no training request succeeded ({} errors)",
@@ -54,6 +63,9 @@ pub fn train(
     };
     let interrupt = ctx.interrupt;
     let result = train_runtime(rt, tp, cpus, &log, &mut drive, &|| interrupt.is_set());
+    let result = result
+        .map_err(|e| e.to_string())
+        .and_then(|outcome| record_training(ctx, rt, tp, figures).map(|()| outcome));
     if let Ok(outcome) = &result {
         lifecycle.startup_ms = Some(outcome.startup.as_secs_f64() * 1000.0);
         lifecycle.stop = Some(outcome.stop.kind.into());
@@ -61,5 +73,5 @@ pub fn train(
     } else {
         lifecycle.stop = Some(StopOutcome::Failed);
     }
-    (result.map_err(|e| e.to_string()), lifecycle)
+    (result, lifecycle)
 }

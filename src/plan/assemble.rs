@@ -18,8 +18,19 @@ pub fn order(loaded: &LoadedSpec) -> Order {
     }
 }
 
-/// The plan of `loaded` made of `runtimes` and `cells` (not `--quick`ened).
-pub fn assemble(loaded: &LoadedSpec, runtimes: Vec<RuntimePlan>, cells: Vec<Cell>) -> Plan {
+/// The plan of `loaded` made of `runtimes` and `cells` (not `--quick`ened),
+/// pinned as `affinity` says (resolved for the host by `super::pinning`).
+pub fn assemble(
+    loaded: &LoadedSpec,
+    runtimes: Vec<RuntimePlan>,
+    mut cells: Vec<Cell>,
+    affinity: Option<Affinity>,
+) -> Plan {
+    super::pinning::default_threads(
+        &mut cells,
+        affinity.as_ref(),
+        loaded.spec.load.threads.is_some(),
+    );
     let spec = &loaded.spec;
     Plan {
         experiment: ExperimentInfo {
@@ -38,10 +49,7 @@ pub fn assemble(loaded: &LoadedSpec, runtimes: Vec<RuntimePlan>, cells: Vec<Cell
             .sample
             .as_ref()
             .map_or(DEFAULT_SAMPLE_INTERVAL, |s| s.interval.0),
-        affinity: spec.affinity.as_ref().map(|a| Affinity {
-            service: a.service.clone(),
-            load: a.load.clone(),
-        }),
+        affinity,
         results_dir: absolute(
             &loaded
                 .base_dir

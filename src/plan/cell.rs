@@ -61,6 +61,7 @@ pub fn render_cells<'s>(
             warmup,
             measure,
             limits,
+            derived_rate: None,
         });
     }
     cells
@@ -210,6 +211,7 @@ pub fn load_plan<'s>(
                 .spec
                 .affinity
                 .as_ref()
+                .and_then(|a| a.cpus())
                 .map(|a| a.load.len().max(1) as u32)
         })
         .unwrap_or(1);

@@ -31,6 +31,8 @@ pub struct TrainDraft {
     pub after: Vec<String>,
     pub produces: Vec<PathBuf>,
     pub evidence: Option<String>,
+    pub inputs: Vec<PathBuf>,
+    pub probe: Option<String>,
 }
 
 impl RuntimeDraft {
@@ -64,6 +66,8 @@ impl RuntimeDraft {
                 after: t.after,
                 produces: t.produces,
                 evidence: t.evidence,
+                inputs: t.inputs,
+                probe: t.probe,
             }),
             ..self.runtime
         }

@@ -12,6 +12,7 @@ pub mod cell;
 pub mod commands;
 pub mod design;
 pub mod draft;
+pub mod equal_load;
 pub mod estimate;
 pub mod filter;
 pub mod java;
@@ -19,6 +20,7 @@ pub mod last_run;
 pub mod limits;
 pub mod matrix;
 pub mod model;
+pub mod pinning;
 pub mod ports;
 pub mod render;
 pub mod restart;
@@ -105,6 +107,7 @@ pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErr
         cpus,
         java_home: java_home.as_deref(),
         jvm_root: Path::new(java::JVM_ROOT),
+        allowed_cpus: crate::affinity::allowed_cpus(),
     };
     build_on(loaded, options, &host)
 }
@@ -146,7 +149,9 @@ pub fn build_on(
         })
         .collect();
     let order = assemble::order(loaded);
-    let cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
+    cells.extend(equal_load);
 
     if cells.is_empty() && problems.is_empty() {
         return Err(SpecErrors::one(filter::nothing_kept(loaded)));
@@ -158,7 +163,8 @@ pub fn build_on(
         .zip(train_requests)
         .map(|(draft, requests)| draft.finish(requests))
         .collect();
-    let plan = assemble::assemble(loaded, runtimes, cells);
+    let affinity = pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
+    let plan = assemble::assemble(loaded, runtimes, cells, affinity);
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

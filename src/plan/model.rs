@@ -95,6 +95,18 @@ pub enum Restart {
 pub struct Affinity {
     pub service: Vec<usize>,
     pub load: Vec<usize>,
+    /// Whether the spec wrote these CPUs or the plan chose them (`plan::pinning`).
+    pub source: AffinitySource,
+}
+
+/// Who chose a run's CPU pinning (recorded in plan.json, shown in reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AffinitySource {
+    /// `affinity: { service: [...], load: [...] }` in the spec.
+    Spec,
+    /// Left out of the spec on a host with enough CPUs: disjoint CPUs chosen by the plan.
+    Default,
 }
 
 /// One runtime, with every template rendered.
@@ -182,6 +194,12 @@ pub struct TrainPlan {
     /// every measured start: the proof that the trained artifact was used
     /// (e.g. `-Xlog:aot` output for a Leyden cache). `None`: not checked.
     pub evidence: Option<String>,
+    // Training provenance (docs/run-directory.md, training/<runtime>.json).
+    /// Files or folders (absolute) the artifact is trained from: hashed after
+    /// training and before every measured start (default: the runtime's `artifact`).
+    pub inputs: Vec<PathBuf>,
+    /// Shell command run in `dir` before every measured start; must exit 0.
+    pub probe: Option<String>,
 }
 
 /// One measured unit: a runtime at one point of the axes, one repeat.
@@ -205,6 +223,21 @@ pub struct Cell {
     pub measure: Measure,
     /// The runtime's `limits` rendered for this cell (empty: none).
     pub limits: crate::cgroup::Limits,
+    /// An `equal_load` cell: its open-loop rate is derived by exec from the
+    /// closed-loop pass (`load.mode` holds rate 0 until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub derived_rate: Option<DerivedRate>,
+}
+
+/// Where an `equal_load` cell's rate comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DerivedRate {
+    /// The fraction of the slowest runtime's closed-loop peak.
+    pub of_peak: f64,
+    /// The group of closed-loop cells whose peaks it is derived from: the
+    /// axes other than concurrency, as `name=value` joined with `,`
+    /// (`results::derived_rates::group_of`).
+    pub group: String,
 }
 
 /// One HTTP request of the workload, fully rendered.

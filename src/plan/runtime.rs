@@ -37,6 +37,8 @@ pub struct Host<'a> {
     pub cpus: usize,
     pub java_home: Option<&'a Path>,
     pub jvm_root: &'a Path,
+    /// The CPUs the runner may use (sched_getaffinity), for the default pinning.
+    pub allowed_cpus: Vec<usize>,
 }
 
 /// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
@@ -154,17 +156,35 @@ pub fn plan_runtime<'s>(
             .map(|p| dir.join(p))
             .collect(),
         evidence: t.evidence.clone(),
+        inputs: Vec::new(),
+        probe: t
+            .probe
+            .as_deref()
+            .map(|p| r.one(&at("train.probe"), p, &vars)),
     });
     let artifact = rt
         .artifact
         .as_deref()
         .map(|a| dir.join(r.one(&at("artifact"), a, &vars)));
+    // Training inputs: as declared, else the build's artifact.
+    let train = train.map(|mut t| {
+        t.inputs = match rt.train.as_ref().and_then(|s| s.inputs.as_ref()) {
+            Some(inputs) => r
+                .list(&at("train.inputs"), Some(inputs), &vars)
+                .into_iter()
+                .map(|p| dir.join(p))
+                .collect(),
+            None => artifact.iter().cloned().collect(),
+        };
+        t
+    });
 
     let mut commands: Vec<&str> = build.iter().map(String::as_str).collect();
     commands.push(&start);
     if let Some(t) = &train {
         commands.push(&t.start);
         commands.extend(t.after.iter().map(String::as_str));
+        commands.extend(t.probe.as_deref());
     }
     let unresolved_java = java_bin
         .as_deref()

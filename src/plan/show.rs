@@ -46,6 +46,17 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     if let Some(factor) = plan.quick_factor {
         let _ = writeln!(out, "  quick: every duration divided by {factor}");
     }
+    match &plan.affinity {
+        Some(a) => {
+            let _ = writeln!(out, "  pinning: {}", super::pinning::describe(a));
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  pinning: none (service and load generator share every CPU)"
+            );
+        }
+    }
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);
@@ -118,9 +129,13 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     );
     let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for (i, cell) in plan.cells.iter().enumerate() {
-        let load = match cell.load.mode {
-            LoadMode::Closed { connections } => format!("closed {connections} conn"),
-            LoadMode::Open { rate, connections } => {
+        let load = match (&cell.load.mode, &cell.derived_rate) {
+            (LoadMode::Closed { connections }, _) => format!("closed {connections} conn"),
+            (LoadMode::Open { connections, .. }, Some(derived)) => format!(
+                "open {:.0}% of the slowest closed-loop peak (derived at run time) over {connections} conn",
+                derived.of_peak * 100.0
+            ),
+            (LoadMode::Open { rate, connections }, None) => {
                 format!("open {rate} req/s over {connections} conn")
             }
         };

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::error::ReportError;
 use super::format;
+use super::latency_charts;
 use super::summary::{CellSummary, Summary};
 
 /// Okabe-Ito, most distinct first (black last: it reads as an axis).
@@ -22,12 +23,12 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(240, 228, 66),  // yellow
     RGBColor(0, 0, 0),       // black
 ];
-const FONT: &str = "sans-serif";
-const PANEL_W: u32 = 620;
-const PANEL_H: u32 = 420;
-const TITLE_H: u32 = 48;
+pub(super) const FONT: &str = "sans-serif";
+pub(super) const PANEL_W: u32 = 620;
+pub(super) const PANEL_H: u32 = 420;
+pub(super) const TITLE_H: u32 = 48;
 /// The shared legend strip under the throughput chart's title.
-const LEGEND_H: u32 = 30;
+pub(super) const LEGEND_H: u32 = 30;
 
 pub fn colour(runtime_index: usize) -> RGBColor {
     PALETTE[runtime_index % PALETTE.len()]
@@ -49,7 +50,8 @@ pub fn all(summary: &Summary) -> Result<Vec<Chart>, ReportError> {
         charts.push(c);
     }
     for chart in [
-        p99_at_peak(summary)?,
+        latency_charts::p99_vs_concurrency(summary)?,
+        latency_charts::p99_at_equal_load(summary)?,
         resources(summary)?,
         startup(summary)?,
     ]
@@ -61,19 +63,19 @@ pub fn all(summary: &Summary) -> Result<Vec<Chart>, ReportError> {
     Ok(charts)
 }
 
-fn err<E: std::fmt::Display>(chart: &'static str) -> impl Fn(E) -> ReportError {
+pub(super) fn err<E: std::fmt::Display>(chart: &'static str) -> impl Fn(E) -> ReportError {
     move |e| ReportError::Chart {
         chart,
         detail: e.to_string(),
     }
 }
 
-fn grid(panels: usize) -> (usize, usize) {
+pub(super) fn grid(panels: usize) -> (usize, usize) {
     let cols = panels.clamp(1, 2);
     (panels.div_ceil(cols).max(1), cols)
 }
 
-fn payload_label(payload: Option<i64>) -> String {
+pub(super) fn payload_label(payload: Option<i64>) -> String {
     payload.map_or_else(|| "all payloads".to_string(), |p| format!("payload {p}"))
 }
 
@@ -188,7 +190,7 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
 }
 
 /// One row of "line + runtime name" entries, centred, in each runtime's colour.
-fn legend_strip<DB: DrawingBackend>(
+pub(super) fn legend_strip<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     runtimes: &[String],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -344,33 +346,6 @@ fn peak_value(
         .iter()
         .find(|p| p.runtime == runtime && p.payload == payload)
         .and_then(f)
-}
-
-/// p99 latency at each runtime's peak-throughput cell, one panel per payload.
-fn p99_at_peak(summary: &Summary) -> Result<Option<Chart>, ReportError> {
-    let panels = summary
-        .payloads
-        .iter()
-        .map(|payload| BarPanel {
-            caption: format!(
-                "{} (at each runtime's peak concurrency)",
-                payload_label(*payload)
-            ),
-            y_desc: "p99 latency (ms)",
-            values: summary
-                .runtimes
-                .iter()
-                .map(|rt| peak_value(summary, rt, *payload, |p| p.p99_ms))
-                .collect(),
-            label: format::ms,
-        })
-        .collect();
-    bar_chart(
-        "p99-at-peak",
-        "p99 latency at peak throughput (median of repeats)".into(),
-        &summary.runtimes,
-        panels,
-    )
 }
 
 /// Memory (idle and under load) and CPU at peak, per runtime.

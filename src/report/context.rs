@@ -6,6 +6,7 @@ use super::charts::Chart;
 use super::pairs::PAIR_RULE;
 use super::run_data::RunData;
 use super::summary::Summary;
+use super::training::TrainingView;
 use super::wins::TIE_RULE;
 use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
 
@@ -32,6 +33,8 @@ struct Data<'a> {
     run_dir: String,
     environment: EnvironmentView<'a>,
     configurations: &'a [ConfigurationRow],
+    /// training/<runtime>.json of every trained runtime.
+    trainings: &'a [TrainingView],
     skipped: Vec<&'a ConfigurationRow>,
     tie_rule: &'static str,
     pair_rule: &'static str,
@@ -69,6 +72,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             fingerprint: run.environment.host.fingerprint(),
         },
         configurations: &run.configurations,
+        trainings: &run.trainings,
         skipped: run
             .configurations
             .iter()

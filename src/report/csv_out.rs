@@ -12,6 +12,7 @@ pub const PEAK_FILE: &str = "peak-throughput.csv";
 pub const PIVOT_FILE: &str = "throughput-pivot.csv";
 pub const WINS_FILE: &str = "wins.csv";
 pub const PAIRS_FILE: &str = "pairs.csv";
+pub const EFFICIENCY_PAIRS_FILE: &str = "efficiency-pairs.csv";
 
 /// Writes every table; returns the files written.
 pub fn write_all(dir: &Path, summary: &Summary) -> Result<Vec<PathBuf>, ReportError> {
@@ -28,6 +29,7 @@ pub fn write_all(dir: &Path, summary: &Summary) -> Result<Vec<PathBuf>, ReportEr
                 .flat_map(|p| p.records())
                 .collect::<Vec<_>>(),
         )?,
+        write_rows(&dir.join(EFFICIENCY_PAIRS_FILE), &summary.efficiency_pairs)?,
     ])
 }
 

@@ -10,14 +10,18 @@ pub mod compare;
 mod context;
 mod csv_out;
 pub mod effect;
+pub mod efficiency;
+pub mod equal_load;
 mod error;
 mod format;
 pub mod history;
+mod latency_charts;
 pub mod pairs;
 mod run_data;
 pub mod stats;
 pub mod summary;
 mod templating;
+pub mod training;
 pub mod wins;
 
 use std::path::{Path, PathBuf};

@@ -209,7 +209,7 @@ fn higher_is_better(metric: Metric) -> bool {
 
 /// The geometric mean of the ratios whose logs are given, and its 95% t
 /// interval (n - 1 df) when there are at least two.
-fn mean_with_interval(logs: &[f64]) -> (Option<f64>, Option<(f64, f64)>) {
+pub(super) fn mean_with_interval(logs: &[f64]) -> (Option<f64>, Option<(f64, f64)>) {
     let n = logs.len();
     if n == 0 {
         return (None, None);

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use super::error::ReportError;
+use super::training::{TrainingView, trainings};
+use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::model::{
     CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
@@ -30,6 +32,12 @@ pub struct RunData {
     pub description: Option<String>,
     /// The spec's `report.templates` as resolved in plan.json (empty: defaults).
     pub report_templates: Vec<PathBuf>,
+    /// The CPU pinning recorded in plan.json, in words; `None`: unpinned.
+    pub pinning: Option<String>,
+    /// derived-rates.json: the rates of the `equal_load` cells, when it ran them.
+    pub derived_rates: Option<DerivedRates>,
+    /// training/<runtime>.json of every trained runtime.
+    pub trainings: Vec<TrainingView>,
 }
 
 impl RunData {
@@ -66,6 +74,9 @@ impl RunData {
             schedule: plan.schedule,
             description: plan.description,
             report_templates: plan.report_templates,
+            pinning: plan.pinning,
+            derived_rates: read_optional_json(&dir.join(DERIVED_RATES_FILE))?,
+            trainings: trainings(dir)?,
         })
     }
 
@@ -93,6 +104,14 @@ fn read_text(path: &Path, what: &'static str) -> Result<String, ReportError> {
             }
         }
     })
+}
+
+/// A JSON file a run may lack (`None` when absent).
+fn read_optional_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, ReportError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    read_json(path, "an optional file of the run").map(Some)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, ReportError> {
@@ -151,6 +170,34 @@ struct PlanExtract {
     title: Option<String>,
     description: Option<String>,
     report_templates: Vec<PathBuf>,
+    pinning: Option<String>,
+}
+
+/// plan.json's `affinity` in words: `service on CPUs 0,1,2, load generator
+/// on 3 (default for hosts with >= 4 CPUs)`.
+fn pinning(plan: &serde_json::Value) -> Option<String> {
+    let affinity = plan.get("affinity").filter(|a| !a.is_null())?;
+    let cpus = |side: &str| {
+        affinity
+            .get(side)
+            .and_then(|v| v.as_array())
+            .map(|list| {
+                list.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default()
+    };
+    let source = match affinity.get("source").and_then(|s| s.as_str()) {
+        Some("default") => " (the default on hosts with >= 4 CPUs)",
+        _ => " (the spec's `affinity`)",
+    };
+    Some(format!(
+        "service on CPUs {}, load generator on {}{source}",
+        cpus("service"),
+        cpus("load")
+    ))
 }
 
 fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
@@ -193,6 +240,7 @@ fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
         title: field("title"),
         description: field("description"),
         report_templates,
+        pinning: pinning(&plan),
     })
 }
 

@@ -8,6 +8,10 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::compare::{RunNoise, run_repeats};
+use super::efficiency::{
+    CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, fill_rss_per_1k_connections,
+};
+use super::equal_load::{EqualLoadGroup, equal_load};
 use super::pairs::{PairEffect, pairs};
 use super::run_data::RunData;
 use super::stats::{Spread, median, median_of_some, round_to};
@@ -47,6 +51,12 @@ pub struct CellSummary {
     pub cpu_cores: Option<f64>,
     /// Median over repeats of successful requests per service CPU-second.
     pub rps_per_cpu_s: Option<f64>,
+    // Efficiency figures co-location distorts less than throughput (report::efficiency).
+    /// Median over repeats of service CPU milliseconds per successful request.
+    pub cpu_ms_per_request: Option<f64>,
+    /// Max RSS added per 1,000 connections over the runtime's cell at the
+    /// lowest concurrency of the same other axes (`efficiency::fill_rss_per_1k_connections`).
+    pub rss_per_1k_connections_bytes: Option<u64>,
 }
 
 impl CellSummary {
@@ -78,6 +88,9 @@ pub struct PeakRow {
     pub rss_max_bytes: Option<u64>,
     pub cpu_cores: Option<f64>,
     pub rps_per_cpu_s: Option<f64>,
+    // Efficiency figures at the peak configuration (report::efficiency).
+    pub cpu_ms_per_request: Option<f64>,
+    pub rss_per_1k_connections_bytes: Option<u64>,
 }
 
 /// Throughput medians, one row per point of the axes, one column per runtime.
@@ -139,6 +152,13 @@ pub struct Summary {
     pub failed: Vec<FlaggedRow>,
     pub suspect: Vec<FlaggedRow>,
     pub payloads: Vec<Option<i64>>,
+    /// Every pair of runtimes on requests per service CPU-second.
+    pub efficiency_pairs: Vec<EfficiencyPair>,
+    /// How the host's CPU was shared by generator and services; `None`
+    /// without measurements or a known CPU count.
+    pub host_share: Option<HostShare>,
+    /// The `equal_load` cells by group: latency at equal offered load.
+    pub equal_load: Vec<EqualLoadGroup>,
 }
 
 impl Summary {
@@ -152,6 +172,8 @@ impl Summary {
         let wins = wins(&cells, &repeats, &noise);
         let win_counts = win_counts(&runtimes, &wins);
         let pairs = pairs(&runtimes, &repeats, &noise);
+        let efficiency = efficiency_pairs(&runtimes, &run.measurements);
+        let at_equal_load = equal_load(run, &runtimes, &cells);
         let mut payloads: Vec<Option<i64>> = Vec::new();
         for c in &cells {
             if !payloads.contains(&c.payload) {
@@ -170,6 +192,13 @@ impl Summary {
             win_counts,
             pairs,
             payloads,
+            efficiency_pairs: efficiency,
+            equal_load: at_equal_load,
+            host_share: HostShare::of(
+                &run.measurements,
+                run.environment.host.logical_cpus,
+                run.pinning.clone(),
+            ),
         }
     }
 }
@@ -201,10 +230,12 @@ pub fn summarize_cells(rows: &[MeasurementRow]) -> Vec<CellSummary> {
     for row in rows {
         groups.entry(row.config_id.as_str()).or_default().push(row);
     }
-    groups
+    let mut cells: Vec<CellSummary> = groups
         .into_iter()
         .map(|(config_id, repeats)| summarize_cell(config_id, &repeats))
-        .collect()
+        .collect();
+    fill_rss_per_1k_connections(&mut cells);
+    cells
 }
 
 fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
@@ -218,6 +249,7 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
         median(&used.iter().map(|r| f(r)).collect::<Vec<_>>()).map(|v| round_to(v, 3))
     };
     let errors: u64 = used.iter().map(|r| r.errors).sum();
+    let efficiency = CellEfficiency::of(&used.iter().map(|r| **r).collect::<Vec<_>>());
     let answers: u64 = used.iter().map(|r| r.ok + r.errors).sum();
     let first = repeats[0];
     CellSummary {
@@ -259,12 +291,9 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
                 .map(|cpu| cpu / r.duration_s)
         }))
         .map(|v| round_to(v, 3)),
-        rps_per_cpu_s: median_of_some(used.iter().map(|r| {
-            r.service_cpu_s
-                .filter(|cpu| *cpu > 0.0)
-                .map(|cpu| r.ok as f64 / cpu)
-        }))
-        .map(|v| round_to(v, 1)),
+        rps_per_cpu_s: efficiency.rps_per_cpu_s,
+        cpu_ms_per_request: efficiency.cpu_ms_per_request,
+        rss_per_1k_connections_bytes: None,
     }
 }
 
@@ -297,6 +326,8 @@ fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
                 rss_max_bytes: c.rss_max_bytes,
                 cpu_cores: c.cpu_cores,
                 rps_per_cpu_s: c.rps_per_cpu_s,
+                cpu_ms_per_request: c.cpu_ms_per_request,
+                rss_per_1k_connections_bytes: c.rss_per_1k_connections_bytes,
             });
         }
     }

@@ -6,6 +6,7 @@
 //! replaced atomically.
 pub mod csv_append;
 pub mod csv_read;
+pub mod derived_rates;
 pub mod environment;
 pub mod error;
 pub mod model;
@@ -13,6 +14,7 @@ pub mod resume;
 pub mod run_dir;
 pub mod run_id;
 pub mod states;
+pub mod training;
 
 pub use csv_append::{CsvAppender, write_csv, write_csv_atomic};
 pub use csv_read::{CsvReadError, read_csv};

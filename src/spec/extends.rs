@@ -138,6 +138,8 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
             after: c.after.or(b.after),
             produces: c.produces.or(b.produces),
             evidence: c.evidence.or(b.evidence),
+            inputs: c.inputs.or(b.inputs),
+            probe: c.probe.or(b.probe),
         }),
         tags: append(child.tags.or(base.tags), child.tags_append),
         tags_append: None,

@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::affinity::AffinitySetting;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -54,7 +55,11 @@ pub struct Spec {
     /// Cells matching any rule are dropped (after `include`).
     #[serde(default)]
     pub exclude: Vec<IndexMap<String, AxisValue>>,
-    pub affinity: Option<AffinitySpec>,
+    /// CPU pinning; left out: disjoint CPUs for service and load on hosts with >= 4.
+    pub affinity: Option<AffinitySetting>,
+    /// Open-loop cells at rates common to every runtime, derived from the
+    /// closed-loop pass (fractions of the slowest runtime's peak).
+    pub equal_load: Option<EqualLoadSpec>,
     pub sample: Option<SampleSpec>,
     pub faults: Option<FaultsSpec>,
     /// Requests `runner verify` sends to every runtime to compare their answers.
@@ -203,6 +208,14 @@ pub struct TrainSpec {
     /// each measured start: proof the trained artifact is used (e.g. a
     /// `-Xlog:aot` line). Cells are marked suspect when it is not found.
     pub evidence: Option<String>,
+    /// Files or folders (relative to `dir`) the trained artifact is made
+    /// from, e.g. `[target/service.jar, target/libs]`: hashed after training
+    /// and again before every measured start (default: the runtime's `artifact`).
+    pub inputs: Option<Vec<String>>,
+    /// A shell command run in `dir` before every measured start that must
+    /// exit 0, proving the artifact usable (e.g. a JVM with `-XX:AOTMode=on
+    /// -XX:AOTCache=... -version`, which refuses a cache it cannot map).
+    pub probe: Option<String>,
 }
 
 /// One HTTP request of the workload; every string is a template.
@@ -331,7 +344,7 @@ pub enum RestartSpec {
 }
 
 /// CPU pinning (Linux): CPU indices for the service and for the load generator.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
     expecting = "a map with service and load CPU lists"
@@ -339,6 +352,20 @@ pub enum RestartSpec {
 pub struct AffinitySpec {
     pub service: Vec<usize>,
     pub load: Vec<usize>,
+}
+
+/// `equal_load: { of_peak: [0.25, 0.5, 0.75, 0.9], connections: 64 }`: after
+/// every runtime's closed-loop cells, each runtime is measured in open loop at
+/// these fractions of the slowest runtime's closed-loop peak (per group of the
+/// other axes, e.g. per payload), so latencies are compared at equal load.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with of_peak and connections")]
+pub struct EqualLoadSpec {
+    /// Fractions of the slowest runtime's closed-loop peak, each above 0 and at most 1.
+    pub of_peak: Vec<f64>,
+    /// Connections the open-loop rate is spread over (default: the largest
+    /// `concurrency`, else 64).
+    pub connections: Option<u32>,
 }
 
 /// Resource sampling of the service's process tree.

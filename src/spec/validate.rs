@@ -150,7 +150,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
             ));
         }
     }
-    if let Some(a) = &spec.affinity
+    if let Some(a) = spec.affinity.as_ref().and_then(|a| a.cpus())
         && (a.service.is_empty() || a.load.is_empty())
     {
         out.push(finding(

@@ -15,6 +15,7 @@
 pub mod error;
 pub mod evidence;
 pub mod phase;
+pub mod provenance;
 
 pub use error::TrainError;
 pub use evidence::find_evidence;

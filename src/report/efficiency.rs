@@ -1,0 +1,434 @@
+//! Efficiency figures, which co-location distorts far less than throughput.
+//!
+//! On a shared host the load generator and the service split the CPUs, and
+//! each generator leaves the service a different share: the same two services
+//! measured by two generators gave throughput ratios 1.1x to 2.35x apart.
+//! What a service does with the CPU it got barely moves: requests per
+//! service CPU-second (and its inverse, CPU-ms per request), and memory per
+//! connection. This module computes those per cell, their run-level ratio per
+//! pair of runtimes (the same rule as [`super::pairs`]), and how much of the
+//! host the generator took, with advice when it took too much.
+use serde::Serialize;
+
+use super::effect::{Effect, PooledVariance, log_mean};
+use super::pairs::mean_with_interval;
+use super::stats::{median_of_some, round_to};
+use super::summary::CellSummary;
+use super::wins::{LEVEL, RATIO_DECIMALS};
+use crate::results::derived_rates::group_of;
+use crate::results::model::{CellStatus, MeasurementRow};
+
+/// Share of the host's CPU time above which the generator is said to take
+/// too much of it, and the report advises pinning or a separate load host.
+pub const GENERATOR_HOST_SHARE_LIMIT: f64 = 0.25;
+
+/// Requests per service CPU-second of one repeat; `None` without CPU figures.
+pub fn requests_per_cpu_s(m: &MeasurementRow) -> Option<f64> {
+    m.service_cpu_s
+        .filter(|cpu| *cpu > 0.0)
+        .map(|cpu| m.ok as f64 / cpu)
+}
+
+/// Service CPU milliseconds per successful request of one repeat.
+pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
+    m.service_cpu_s
+        .filter(|_| m.ok > 0)
+        .map(|cpu| cpu * 1000.0 / m.ok as f64)
+}
+
+/// The CPU figures of one configuration: medians over its usable repeats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CellEfficiency {
+    pub rps_per_cpu_s: Option<f64>,
+    pub cpu_ms_per_request: Option<f64>,
+}
+
+impl CellEfficiency {
+    /// Over `used` (the configuration's repeats that did not fail).
+    pub fn of(used: &[&MeasurementRow]) -> Self {
+        let med = |f: fn(&MeasurementRow) -> Option<f64>| median_of_some(used.iter().map(|m| f(m)));
+        CellEfficiency {
+            rps_per_cpu_s: med(requests_per_cpu_s).map(|v| round_to(v, 1)),
+            cpu_ms_per_request: med(cpu_ms_per_request).map(|v| round_to(v, 4)),
+        }
+    }
+}
+
+/// Fills each cell's RSS per 1,000 connections: the max RSS it added over
+/// the same runtime's cell at the lowest concurrency of the same other axes,
+/// per connection added, x 1,000. The growth, not RSS / connections: a
+/// service's base heap would otherwise make one connection look like
+/// gigabytes per thousand. `None` for that lowest cell itself, and where a
+/// side has no RSS figure.
+pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
+    let base: Vec<Option<(i64, u64)>> = cells
+        .iter()
+        .map(|c| {
+            cells
+                .iter()
+                .filter(|b| b.runtime == c.runtime && group_of(&b.axes) == group_of(&c.axes))
+                .filter_map(|b| Some((b.concurrency.filter(|v| *v > 0)?, b.rss_max_bytes?)))
+                .min_by_key(|(conc, _)| *conc)
+        })
+        .collect();
+    for (cell, base) in cells.iter_mut().zip(base) {
+        let (Some((c0, rss0)), Some(c), Some(rss)) = (base, cell.concurrency, cell.rss_max_bytes)
+        else {
+            continue;
+        };
+        if c > c0 {
+            let added = rss as f64 - rss0 as f64;
+            cell.rss_per_1k_connections_bytes =
+                Some((added.max(0.0) * 1000.0 / (c - c0) as f64).round() as u64);
+        }
+    }
+}
+
+/// Requests per service CPU-second of runtime `b` over runtime `a`, over the
+/// cells both ran: the geometric mean of the cells' ratios with a 95% t
+/// interval over the cells, and per cell a lead only beyond the cell's own
+/// 95% interval from the repeats ([`super::pairs`]' rule, on this figure).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EfficiencyPair {
+    pub a: String,
+    pub b: String,
+    pub cells: usize,
+    pub ratio: Option<f64>,
+    pub ratio_lo: Option<f64>,
+    pub ratio_hi: Option<f64>,
+    pub a_ahead: usize,
+    pub b_ahead: usize,
+    pub ties: usize,
+    /// `x1.210 [1.150, 1.273] over 8 cells (b ahead in 7, a in 0, 1 tie)`.
+    pub sentence: String,
+}
+
+/// One runtime's efficiency repeats at one point of the axes.
+struct Repeats<'r> {
+    runtime: &'r str,
+    axes: &'r str,
+    values: Vec<f64>,
+}
+
+fn efficiency_repeats(rows: &[MeasurementRow]) -> Vec<Repeats<'_>> {
+    let mut out: Vec<Repeats> = Vec::new();
+    for m in rows.iter().filter(|m| m.status != CellStatus::Failed) {
+        let Some(v) = requests_per_cpu_s(m) else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|r| r.runtime == m.runtime && r.axes == m.axes)
+        {
+            Some(r) => r.values.push(v),
+            None => out.push(Repeats {
+                runtime: &m.runtime,
+                axes: &m.axes,
+                values: vec![v],
+            }),
+        }
+    }
+    out
+}
+
+/// Every unordered pair of `runtimes` (in their order) on requests per CPU-second.
+pub fn efficiency_pairs(runtimes: &[String], rows: &[MeasurementRow]) -> Vec<EfficiencyPair> {
+    let repeats = efficiency_repeats(rows);
+    let noise = |rt: &str| {
+        PooledVariance::of(
+            repeats
+                .iter()
+                .filter(|r| r.runtime == rt)
+                .map(|r| r.values.as_slice()),
+        )
+    };
+    let mut out = Vec::new();
+    for (i, a) in runtimes.iter().enumerate() {
+        for b in &runtimes[i + 1..] {
+            let (na, nb) = (noise(a), noise(b));
+            let (mut logs, mut a_ahead, mut b_ahead, mut ties) = (Vec::new(), 0, 0, 0);
+            for ra in repeats.iter().filter(|r| r.runtime == a) {
+                let Some(rb) = repeats.iter().find(|r| r.runtime == b && r.axes == ra.axes) else {
+                    continue;
+                };
+                let (Some(la), Some(lb)) = (log_mean(&ra.values), log_mean(&rb.values)) else {
+                    continue;
+                };
+                logs.push(lb - la);
+                let effect = match (na, nb) {
+                    (Some(pa), Some(pb)) => Effect::between(&ra.values, pa, &rb.values, pb, LEVEL),
+                    _ => None,
+                };
+                match effect {
+                    Some(e) if e.lo > 1.0 => b_ahead += 1,
+                    Some(e) if e.hi < 1.0 => a_ahead += 1,
+                    _ => ties += 1,
+                }
+            }
+            let (ratio, interval) = mean_with_interval(&logs);
+            let round = |v: f64| round_to(v, RATIO_DECIMALS);
+            let mut pair = EfficiencyPair {
+                a: a.clone(),
+                b: b.clone(),
+                cells: logs.len(),
+                ratio: ratio.map(round),
+                ratio_lo: interval.map(|(lo, _)| round(lo)),
+                ratio_hi: interval.map(|(_, hi)| round(hi)),
+                a_ahead,
+                b_ahead,
+                ties,
+                sentence: String::new(),
+            };
+            pair.sentence = pair_sentence(&pair);
+            out.push(pair);
+        }
+    }
+    out
+}
+
+fn pair_sentence(p: &EfficiencyPair) -> String {
+    let Some(ratio) = p.ratio else {
+        return "no cell with CPU figures measured by both".to_string();
+    };
+    let interval = match (p.ratio_lo, p.ratio_hi) {
+        (Some(lo), Some(hi)) => format!(" [{lo:.3}, {hi:.3}]"),
+        _ => String::new(),
+    };
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "x{ratio:.3}{interval} over {} ({} ahead in {}, {} in {}, {})",
+        plural(p.cells, "cell"),
+        p.b,
+        p.b_ahead,
+        p.a,
+        p.a_ahead,
+        plural(p.ties, "tie"),
+    )
+}
+
+/// How the host's CPU time was shared during the measured windows: the
+/// generator's CPU, the service's, and the capacity (elapsed x host CPUs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostShare {
+    pub host_cpus: u32,
+    /// Measured repeats with CPU figures (failed ones included: the
+    /// generator ran in them too).
+    pub cells: usize,
+    /// Over all those repeats: generator CPU-s / (elapsed s x host CPUs).
+    pub generator_share: f64,
+    /// The same for the service (where its CPU was sampled).
+    pub service_share: Option<f64>,
+    /// The largest generator share of a single repeat.
+    pub generator_share_max: f64,
+    /// Repeats in which the generator took more than [`GENERATOR_HOST_SHARE_LIMIT`].
+    pub cells_over_limit: usize,
+    /// The CPUs the generator and the service were pinned to, when they were.
+    pub pinning: Option<String>,
+    /// What to do about it, when the generator took too much.
+    pub advice: Option<String>,
+    /// One sentence for the report.
+    pub sentence: String,
+}
+
+impl HostShare {
+    /// `None` when nothing was measured or the host's CPU count is unknown.
+    pub fn of(rows: &[MeasurementRow], host_cpus: u32, pinning: Option<String>) -> Option<Self> {
+        let measured: Vec<&MeasurementRow> = rows.iter().filter(|m| m.duration_s > 0.0).collect();
+        if measured.is_empty() || host_cpus == 0 {
+            return None;
+        }
+        let capacity = |m: &MeasurementRow| m.duration_s * host_cpus as f64;
+        let total_capacity: f64 = measured.iter().map(|m| capacity(m)).sum();
+        let generator: f64 = measured.iter().map(|m| m.gen_cpu_s).sum();
+        let with_service: Vec<&&MeasurementRow> = measured
+            .iter()
+            .filter(|m| m.service_cpu_s.is_some())
+            .collect();
+        let service_share = (!with_service.is_empty()).then(|| {
+            let cpu: f64 = with_service.iter().filter_map(|m| m.service_cpu_s).sum();
+            let cap: f64 = with_service.iter().map(|m| capacity(m)).sum();
+            round_to(cpu / cap, 4)
+        });
+        let shares: Vec<f64> = measured.iter().map(|m| m.gen_cpu_s / capacity(m)).collect();
+        let max = shares.iter().copied().fold(0.0, f64::max);
+        let over = shares
+            .iter()
+            .filter(|s| **s > GENERATOR_HOST_SHARE_LIMIT)
+            .count();
+        let generator_share = round_to(generator / total_capacity, 4);
+        let advice = (over > 0).then(|| advice(over, measured.len(), max, pinning.as_deref()));
+        let mut share = HostShare {
+            host_cpus,
+            cells: measured.len(),
+            generator_share,
+            service_share,
+            generator_share_max: round_to(max, 4),
+            cells_over_limit: over,
+            pinning,
+            advice,
+            sentence: String::new(),
+        };
+        share.sentence = share.describe();
+        Some(share)
+    }
+
+    fn describe(&self) -> String {
+        let pct = |v: f64| format!("{:.0}%", v * 100.0);
+        let service = self
+            .service_share
+            .map_or_else(String::new, |s| format!(", the services {}", pct(s)));
+        let pinned = self.pinning.as_ref().map_or_else(
+            || " Generator and service were not pinned: they shared every CPU.".to_string(),
+            |p| format!(" Pinned: {p}."),
+        );
+        format!(
+            "Of the host's CPU time in the measured windows ({} CPUs x elapsed), the load \
+             generator took {} (at most {} in one repeat){service}.{pinned}",
+            self.host_cpus,
+            pct(self.generator_share),
+            pct(self.generator_share_max),
+        )
+    }
+}
+
+fn advice(over: usize, cells: usize, max: f64, pinning: Option<&str>) -> String {
+    let what = format!(
+        "The generator took more than {:.0}% of the host in {over} of {cells} repeats (at most \
+         {:.0}%): throughput here depends on how much CPU the generator left to the service, so \
+         read the efficiency figures (requests per CPU-second) beside it.",
+        GENERATOR_HOST_SHARE_LIMIT * 100.0,
+        max * 100.0
+    );
+    match pinning {
+        None => format!(
+            "{what} Pin them apart with `affinity: {{ service: [...], load: [...] }}`, or run the \
+             load from a separate host."
+        ),
+        Some(_) => format!(
+            "{what} They were pinned apart already: give the service more CPUs in `affinity`, or \
+             run the load from a separate host."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::tests::row;
+    use crate::results::CellStatus::{Failed, Ok};
+
+    #[test]
+    fn the_three_figures_of_one_repeat() {
+        let mut m = row("go", "c=8", 1, 1000.0, Ok); // 5000 requests, 5 CPU-s
+        assert_eq!(requests_per_cpu_s(&m), Some(1000.0));
+        assert_eq!(cpu_ms_per_request(&m), Some(1.0));
+        m.service_cpu_s = None;
+        assert_eq!(
+            (requests_per_cpu_s(&m), cpu_ms_per_request(&m)),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn rss_per_1k_connections_is_the_growth_over_the_lowest_concurrency() {
+        let rows: Vec<MeasurementRow> = [(1, 10_000_000), (11, 12_000_000), (101, 30_000_000)]
+            .iter()
+            .flat_map(|(c, rss)| {
+                ["p=1", "p=2"].map(|p| {
+                    let mut m = row("go", &format!("{p},concurrency={c}"), 1, 100.0, Ok);
+                    m.concurrency = Some(*c);
+                    m.service_rss_max_bytes = Some(*rss);
+                    m
+                })
+            })
+            .collect();
+        let mut cells = crate::report::summary::summarize_cells(&rows);
+        fill_rss_per_1k_connections(&mut cells);
+        let figure = |axes: &str| {
+            cells
+                .iter()
+                .find(|c| c.axes == axes)
+                .unwrap()
+                .rss_per_1k_connections_bytes
+        };
+        assert_eq!(figure("p=1,concurrency=1"), None, "the base itself");
+        // 2 MB over 10 connections: 200 MB per 1,000; 20 MB over 100: 200 MB.
+        assert_eq!(figure("p=1,concurrency=11"), Some(200_000_000));
+        assert_eq!(figure("p=2,concurrency=101"), Some(200_000_000));
+    }
+
+    /// Two repeats per cell; `b` does `factor` times the requests per CPU-s of `a`.
+    fn rows(factor: f64) -> Vec<MeasurementRow> {
+        let mut out = Vec::new();
+        for (i, axes) in ["c=1", "c=2", "c=4"].iter().enumerate() {
+            for (repeat, wiggle) in [(1, 0.99), (2, 1.01)] {
+                let level = 100.0 * (i + 1) as f64 * wiggle;
+                out.push(row("a", axes, repeat, level, Ok));
+                let mut b = row("b", axes, repeat, level * factor, Ok);
+                // Same throughput share of CPU time: b's CPU seconds differ, not its rps.
+                b.service_cpu_s = Some(5.0);
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_consistent_efficiency_lead_is_counted_in_every_cell() {
+        let p = efficiency_pairs(&["a".into(), "b".into()], &rows(2.0));
+        assert_eq!(p.len(), 1);
+        let p = &p[0];
+        assert_eq!((p.cells, p.b_ahead, p.a_ahead, p.ties), (3, 3, 0, 0));
+        assert_eq!(p.ratio, Some(2.0));
+        // The same 2x in every cell: the interval over the cells is that point.
+        assert_eq!((p.ratio_lo, p.ratio_hi), (Some(2.0), Some(2.0)), "{p:?}");
+        assert!(
+            p.sentence
+                .starts_with("x2.000 [2.000, 2.000] over 3 cells (b ahead in 3, a in 0, 0 ties)"),
+            "{}",
+            p.sentence
+        );
+    }
+
+    #[test]
+    fn equal_efficiency_is_a_tie_and_failed_repeats_are_left_out() {
+        let mut all = rows(1.0);
+        let mut failed = row("b", "c=1", 3, 1.0, Failed);
+        failed.service_cpu_s = Some(100.0);
+        all.push(failed);
+        let p = &efficiency_pairs(&["a".into(), "b".into()], &all)[0];
+        assert_eq!((p.ties, p.a_ahead, p.b_ahead), (3, 0, 0), "{p:?}");
+        assert_eq!(p.ratio, Some(1.0));
+    }
+
+    fn share_row(duration: f64, gen_cpu: f64, service_cpu: f64) -> MeasurementRow {
+        MeasurementRow {
+            duration_s: duration,
+            gen_cpu_s: gen_cpu,
+            service_cpu_s: Some(service_cpu),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_generators_share_of_the_host_and_when_to_advise() {
+        // 2 CPUs x 10 s = 20 CPU-s per repeat: the generator took 2 and 8.
+        let rows = [share_row(10.0, 2.0, 10.0), share_row(10.0, 8.0, 11.0)];
+        let s = HostShare::of(&rows, 2, None).unwrap();
+        assert_eq!((s.generator_share, s.generator_share_max), (0.25, 0.4));
+        assert_eq!(s.service_share, Some(0.525));
+        assert_eq!(s.cells_over_limit, 1);
+        let advice = s.advice.as_deref().unwrap();
+        assert!(advice.contains("in 1 of 2 repeats") && advice.contains("affinity"));
+        assert!(
+            s.sentence
+                .contains("generator took 25% (at most 40% in one repeat)")
+        );
+        assert!(s.sentence.contains("not pinned"));
+
+        let calm = HostShare::of(&[share_row(10.0, 2.0, 10.0)], 4, Some("x".into())).unwrap();
+        assert_eq!((calm.generator_share, calm.advice), (0.05, None));
+        assert!(calm.sentence.contains("Pinned: x."));
+        assert_eq!(HostShare::of(&rows, 0, None), None);
+    }
+}

@@ -12,11 +12,13 @@
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
 pub mod cell;
+pub mod cell_facts;
 pub mod cli;
 pub mod configurations;
 pub mod driver;
 pub mod error;
 pub mod events;
+pub mod gates;
 #[cfg(test)]
 mod fake;
 pub mod interrupt;

@@ -71,5 +71,7 @@ pub fn assemble(loaded: &LoadedSpec, runtimes: Vec<RuntimePlan>, cells: Vec<Cell
                 compare: v.compare.clone(),
             })
             .collect(),
+        gates: super::gates::Gates::of(spec),
+        log_cap_bytes: super::gates::log_cap(spec),
     }
 }

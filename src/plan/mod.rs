@@ -14,6 +14,7 @@ pub mod design;
 pub mod draft;
 pub mod estimate;
 pub mod filter;
+pub mod gates;
 pub mod java;
 pub mod last_run;
 pub mod matrix;

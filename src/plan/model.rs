@@ -44,6 +44,10 @@ pub struct Plan {
     pub quick_factor: Option<u32>,
     /// Requests `runner verify` sends to every runtime, comparing answers.
     pub verify: Vec<VerifyPlan>,
+    /// Thresholds by which a cell is judged (the spec's `gates:`).
+    pub gates: super::gates::Gates,
+    /// Bytes kept of the head and of the tail of every service and training log.
+    pub log_cap_bytes: u64,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -127,6 +131,8 @@ pub struct RuntimePlan {
     /// Programs this runtime needs on PATH (first word of build/start/after
     /// commands, e.g. `go`, `mvn`, `node`, `cargo`): checked by preflight.
     pub tools: Vec<String>,
+    /// Cold starts measured before its cells (`startup.repeats`).
+    pub startup_repeats: u32,
 }
 
 /// The JDK a runtime asked for and where it was found.

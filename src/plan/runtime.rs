@@ -190,6 +190,7 @@ pub fn plan_runtime<'s>(
         tags: rt.tags.clone().unwrap_or_default(),
         artifact,
         tools,
+        startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

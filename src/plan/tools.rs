@@ -132,6 +132,7 @@ mod tests {
             tags: vec![],
             artifact: None,
             tools: vec!["go".into(), "/srv/bench/server".into()],
+            startup_repeats: 0,
         };
         assert_eq!(needed_before_build(&rt), ["go"]);
         assert_eq!(needed_after_build(&rt), ["/srv/bench/server"]);

@@ -5,6 +5,7 @@
 //! /proc/<pid>/stat finds them all, including children the start script
 //! forked and orphans it left behind, at the cost of one small read per
 //! process on the host (see docs/exec.md for the measured overhead).
+pub mod host_cpu;
 pub mod procfs;
 pub mod sampler;
 

@@ -13,6 +13,8 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::byte_size::ByteSize;
+use super::gates::GatesSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -66,6 +68,12 @@ pub struct Spec {
     /// Metric names the reports should show.
     #[serde(default)]
     pub metrics: Vec<String>,
+    /// Cold starts measured per runtime before its cells (a runtime's own `startup` wins).
+    pub startup: Option<StartupSpec>,
+    /// Thresholds by which a cell is judged `suspect` or `failed`.
+    pub gates: Option<GatesSpec>,
+    /// Caps on the service and training logs.
+    pub logs: Option<LogsSpec>,
 }
 
 fn one() -> u32 {
@@ -126,6 +134,8 @@ pub struct RuntimeSpec {
     pub artifact: Option<String>,
     /// When this runtime's service is started anew (overrides the spec-wide `lifecycle`).
     pub lifecycle: Option<LifecycleSpec>,
+    /// Cold starts measured before this runtime's cells (overrides the spec-wide `startup`).
+    pub startup: Option<StartupSpec>,
 }
 
 /// The JDK a runtime needs: a major version looked up in JAVA_HOME and
@@ -312,6 +322,24 @@ pub enum RestartSpec {
     Repeat,
     /// A fresh start for every cell.
     Cell,
+}
+
+/// Cold starts of each runtime measured before its cells: start, port,
+/// health, first workload request, stop, each in a fresh process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with repeats")]
+pub struct StartupSpec {
+    /// Default 3; 0 measures no extra start (the measured start still records its times).
+    pub repeats: u32,
+}
+
+/// What is kept of each service and training log: its first `cap` bytes and
+/// its last `cap` bytes; what lies between is dropped and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with cap")]
+pub struct LogsSpec {
+    /// Default `16MiB` (so at most 32 MiB per start).
+    pub cap: ByteSize,
 }
 
 /// CPU pinning (Linux): CPU indices for the service and for the load generator.

@@ -130,6 +130,7 @@ pub fn py_runtime(
         tags: vec![],
         artifact: None,
         tools: vec!["python3".into()],
+        startup_repeats: 0,
     }
 }
 

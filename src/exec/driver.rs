@@ -41,6 +41,16 @@ pub trait Driver {
         tp: &TrainPlan,
     ) -> (Result<(), String>, LifecycleRow);
 
+    /// One cold start of `rt` measured for its times alone (the `index`-th
+    /// of `startup.repeats`): `Err(row)` when it did not complete.
+    fn cold_start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+    ) -> Result<LifecycleRow, LifecycleRow>;
+
     /// Starts `rt` for measuring (health, first request, service warmup with
     /// `first_cell`'s load, training evidence).
     fn start(

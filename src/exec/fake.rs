@@ -123,6 +123,23 @@ impl Driver for Fake {
         (Ok(()), row)
     }
 
+    fn cold_start(
+        &mut self,
+        _ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        _first_cell: &Cell,
+    ) -> Result<LifecycleRow, LifecycleRow> {
+        self.calls.push(format!("cold-start {} #{index}", rt.name));
+        let mut row = lifecycle(&rt.name, index);
+        row.phase = Phase::Startup;
+        if self.failing_starts.contains(&rt.name) {
+            return Err(row);
+        }
+        row.stop = Some(StopOutcome::Graceful);
+        Ok(row)
+    }
+
     fn start(
         &mut self,
         _ctx: &CellContext,

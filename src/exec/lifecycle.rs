@@ -56,18 +56,19 @@ pub fn start_measured(
         Err(e) => return Err(fail(e.to_string(), lifecycle, None, false)),
     };
     let interrupt = ctx.interrupt;
-    let startup = match service.wait_healthy_unless(&rt.health, &|| interrupt.is_set()) {
-        Ok(d) => d,
+    let startup = match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
+        Ok(times) => times,
         Err(e) => {
             let cancelled = interrupt.is_set();
             return Err(fail(e.to_string(), lifecycle, Some(service), cancelled));
         }
     };
-    lifecycle.startup_ms = Some(startup.as_secs_f64() * 1000.0);
+    lifecycle.port_ms = Some(millis(startup.port));
+    lifecycle.startup_ms = Some(millis(startup.healthy));
     match first_success(&mut service, first_cell, rt.health.timeout, &|| {
         interrupt.is_set()
     }) {
-        Ok(d) => lifecycle.first_request_ms = Some(d.as_secs_f64() * 1000.0),
+        Ok(d) => lifecycle.first_request_ms = Some(millis(d)),
         Err(e) => {
             let reason = format!(
                 "runtime {}: the first workload request never succeeded: {e}",
@@ -124,9 +125,18 @@ fn check_evidence(
     })
 }
 
+/// A duration in milliseconds, as lifecycle.csv records it.
+pub fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Between tries of the first workload request: short, so that the time to
+/// the first success keeps its millisecond resolution.
+const FIRST_REQUEST_RETRY: Duration = Duration::from_millis(2);
+
 /// Sends the first request of the workload until it succeeds; returns the
 /// time since spawn.
-fn first_success(
+pub fn first_success(
     service: &mut Service,
     cell: &Cell,
     timeout: Duration,
@@ -161,7 +171,7 @@ fn first_success(
             }
             Err(e) => last = format!("{} {}: {e}", req.method, req.path),
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(FIRST_REQUEST_RETRY);
     }
     Err(last)
 }

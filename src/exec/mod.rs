@@ -14,6 +14,7 @@
 pub mod cell;
 pub mod cell_facts;
 pub mod cli;
+pub mod cold_start;
 pub mod configurations;
 pub mod driver;
 pub mod error;

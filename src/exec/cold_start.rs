@@ -1,0 +1,75 @@
+//! Cold starts measured for their times alone (`startup.repeats`): each a
+//! fresh process, started, timed to the port, to health and to the first
+//! successful workload request, then stopped. One start gives no spread; a
+//! few show whether the 12 ms against 78 ms of two runtimes is a difference
+//! or noise.
+use super::cell::CellContext;
+use super::lifecycle::{first_success, millis};
+use super::verdict::one_line;
+use crate::plan::{Cell, RuntimePlan};
+use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
+use crate::service::{Service, ServiceCommand};
+
+/// One cold start of `rt` (the `index`-th, from 1): its lifecycle row, with
+/// `stop` and `exit_status` saying what went wrong if it did not complete;
+/// `Err(row)` when it failed (the remaining cold starts are not tried).
+pub fn cold_start(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    index: u32,
+    first_cell: &Cell,
+) -> Result<LifecycleRow, LifecycleRow> {
+    let mut row = LifecycleRow {
+        runtime: rt.name.clone(),
+        phase: Phase::Startup,
+        start_index: index,
+        started_at: rfc3339_now(),
+        ..Default::default()
+    };
+    let command =
+        ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
+    let mut service = match Service::start(&command, &ctx.run.log(&rt.name)) {
+        Ok(s) => s,
+        Err(e) => {
+            row.exit_status = one_line(&e.to_string());
+            return Err(row);
+        }
+    };
+    let interrupt = ctx.interrupt;
+    let cancelled = || interrupt.is_set();
+    let mut problem = None;
+    match service.wait_ready(&rt.health, &cancelled) {
+        Ok(times) => {
+            row.port_ms = Some(millis(times.port));
+            row.startup_ms = Some(millis(times.healthy));
+            match first_success(&mut service, first_cell, rt.health.timeout, &cancelled) {
+                Ok(d) => row.first_request_ms = Some(millis(d)),
+                Err(e) => {
+                    problem = Some(format!(
+                        "runtime {}: the first workload request never succeeded: {e}",
+                        rt.name
+                    ))
+                }
+            }
+        }
+        Err(e) => problem = Some(e.to_string()),
+    }
+    let stopped = service.stop(&rt.stop);
+    match (stopped, problem) {
+        (Ok(report), None) => {
+            row.stop = Some(report.kind.into());
+            row.exit_status = report.exit_status;
+            Ok(row)
+        }
+        (Ok(report), Some(problem)) => {
+            row.stop = Some(report.kind.into());
+            row.exit_status = one_line(&problem);
+            Err(row)
+        }
+        (Err(e), _) => {
+            row.stop = Some(StopOutcome::Killed);
+            row.exit_status = one_line(&e.to_string());
+            Err(row)
+        }
+    }
+}

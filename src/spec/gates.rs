@@ -43,7 +43,7 @@ pub struct ErrorGateSpec {
 }
 
 /// The latency band and the service CPU share per request of the latency floor gate.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a map with from, to, max_service_cpus")]
 pub struct LatencyFloorSpec {
     /// Default `36ms`.
@@ -71,6 +71,16 @@ pub enum Switch<T> {
 
 const OFF: &str = "off";
 
+/// YAML 1.1 reads a bare `off` (and `no`) as the boolean false: that is `off`
+/// too; `true` means nothing here.
+fn off_from_bool<E: de::Error>(v: bool, expected: &dyn de::Expected) -> Result<(), E> {
+    if v {
+        Err(E::invalid_type(de::Unexpected::Bool(v), expected))
+    } else {
+        Ok(())
+    }
+}
+
 impl<'de> Deserialize<'de> for Threshold {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -85,6 +95,9 @@ impl<'de> Deserialize<'de> for Threshold {
                 } else {
                     Err(E::invalid_value(de::Unexpected::Str(v), &self))
                 }
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Threshold, E> {
+                off_from_bool(v, &self).map(|()| Threshold::Off)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Threshold, E> {
                 self.visit_f64(v as f64)
@@ -133,6 +146,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Switch<T> {
                 } else {
                     Err(E::invalid_value(de::Unexpected::Str(v), &self))
                 }
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Switch<T>, E> {
+                off_from_bool(v, &self).map(|()| Switch::Off)
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Switch<T>, A::Error> {
                 T::deserialize(MapAccessDeserializer::new(map)).map(Switch::On)
@@ -194,5 +210,39 @@ pub fn check_gates(gates: &GatesSpec, out: &mut Vec<super::validate::Finding>) {
                 help: "e.g. `max_service_cpus: 0.25` (a quarter of one CPU)".into(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gates_of(yaml: &str) -> GatesSpec {
+        let text = format!(
+            "experiment: {{ name: g }}\nruntimes: {{ a: {{ start: ./a }} }}\n\
+             workload: {{ path: /x }}\nload: {{ connections: 1 }}\nmeasure: {{ duration: 1s }}\n{yaml}"
+        );
+        let loaded = crate::spec::from_text(text, std::path::Path::new("g.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        loaded.spec.gates.unwrap()
+    }
+
+    #[test]
+    fn a_bare_off_turns_a_gate_off_though_yaml_reads_it_as_false() {
+        let g = gates_of("gates: { latency_floor: off, generator_wait: off, littles_law: 0.2 }\n");
+        assert_eq!(g.latency_floor, Some(Switch::Off));
+        assert_eq!(g.generator_wait, Some(Threshold::Off));
+        assert_eq!(g.littles_law, Some(Threshold::At(0.2)));
+    }
+
+    #[test]
+    fn a_gate_map_is_read_field_by_field() {
+        let g = gates_of("gates:\n  errors: { suspect: 0.01 }\n  latency_floor: { to: 60ms }\n");
+        assert_eq!(g.errors.unwrap().suspect, Some(Threshold::At(0.01)));
+        let Some(Switch::On(floor)) = g.latency_floor else {
+            panic!("latency_floor not read")
+        };
+        assert_eq!(floor.to.unwrap().0, std::time::Duration::from_millis(60));
+        assert_eq!(floor.from, None);
     }
 }

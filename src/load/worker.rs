@@ -193,7 +193,12 @@ async fn drive(
         next_request = (next_request + 1) % plan.requests.len();
         if measured {
             let mut rec = recorder.borrow_mut();
-            rec.on_begin();
+            // The loop runs on for a moment after the window closes (until
+            // the stop signal is seen); what it sends then is not in flight
+            // at the close.
+            if plan.measure_end.is_none_or(|end| sent < end) {
+                rec.on_begin();
+            }
             if schedule.is_some() {
                 rec.on_send(intended, sent);
             }

@@ -183,3 +183,35 @@ fn cold_starts_are_recorded_each_with_its_three_times() {
     assert_eq!(rows.iter().filter(|r| r["phase"] == "measure").count(), 1);
     assert_eq!(measurements(&run).len(), 1);
 }
+
+#[test]
+fn a_chatty_service_log_stays_under_its_cap_with_head_and_tail_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = run_one(
+        tmp.path(),
+        &[("MODE", "chatty")],
+        &tail(2, "1s", "startup: { repeats: 0 }\nlogs: { cap: 1MiB }\n"),
+    );
+    let rows = lifecycle(&run);
+    let start = rows.iter().find(|r| r["phase"] == "measure").unwrap();
+    let dropped: u64 = start["log_dropped_bytes"].parse().unwrap();
+    let log = run.join("logs/py.log");
+    let size = std::fs::metadata(&log).unwrap().len();
+    let requests: u64 = measurements(&run)[0]["requests"].parse().unwrap();
+    eprintln!("{requests} requests, log {size} bytes, {dropped} dropped");
+    // 100 KB per request: far more than the 2 MiB kept.
+    assert!(requests >= 30, "{requests} requests");
+    assert!(dropped > 0, "{start:?}");
+    // Head and tail of 1 MiB each, plus the runner's own lines.
+    assert!(size <= (2 << 20) + 4096, "{size} bytes");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("service.py: listening on"), "the head is kept");
+    assert!(
+        text.contains(&format!("=== runner: {dropped} bytes of this log dropped here")),
+        "the cut is marked"
+    );
+    assert!(
+        text.trim_end().ends_with("service.py: graceful exit"),
+        "the tail is kept, to the last line"
+    );
+}

@@ -23,6 +23,7 @@ fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand 
         env,
         port,
         cpus: None,
+        log_cap: 16 << 20,
     }
 }
 

@@ -55,6 +55,9 @@ pub fn cold_start(
         Err(e) => problem = Some(e.to_string()),
     }
     let stopped = service.stop(&rt.stop);
+    if let Ok(report) = &stopped {
+        row.log_dropped_bytes = report.log_dropped_bytes;
+    }
     match (stopped, problem) {
         (Ok(report), None) => {
             row.stop = Some(report.kind.into());

@@ -39,7 +39,10 @@ pub fn start_measured(
             if let Some(service) = service {
                 let report = service.stop(&rt.stop);
                 let (kind, status) = match report {
-                    Ok(r) => (r.kind.into(), r.exit_status),
+                    Ok(r) => {
+                        lifecycle.log_dropped_bytes = r.log_dropped_bytes;
+                        (r.kind.into(), r.exit_status)
+                    }
                     Err(e) => (StopOutcome::Killed, e.to_string()),
                 };
                 lifecycle.stop = Some(kind);
@@ -189,6 +192,7 @@ pub fn stop_measured(
         Ok(report) => {
             row.stop = Some(report.kind.into());
             row.exit_status = report.exit_status;
+            row.log_dropped_bytes = report.log_dropped_bytes;
             (row, None)
         }
         Err(e) => {

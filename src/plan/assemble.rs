@@ -72,6 +72,5 @@ pub fn assemble(loaded: &LoadedSpec, runtimes: Vec<RuntimePlan>, cells: Vec<Cell
             })
             .collect(),
         gates: super::gates::Gates::of(spec),
-        log_cap_bytes: super::gates::log_cap(spec),
     }
 }

@@ -46,8 +46,6 @@ pub struct Plan {
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).
     pub gates: super::gates::Gates,
-    /// Bytes kept of the head and of the tail of every service and training log.
-    pub log_cap_bytes: u64,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -133,6 +131,9 @@ pub struct RuntimePlan {
     pub tools: Vec<String>,
     /// Cold starts measured before its cells (`startup.repeats`).
     pub startup_repeats: u32,
+    /// Bytes kept of the head and of the tail of each of its service and
+    /// training logs, per start (`logs.cap`).
+    pub log_cap_bytes: u64,
 }
 
 /// The JDK a runtime asked for and where it was found.

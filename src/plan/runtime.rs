@@ -191,6 +191,7 @@ pub fn plan_runtime<'s>(
         artifact,
         tools,
         startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
+        log_cap_bytes: super::gates::log_cap(&loaded.spec),
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

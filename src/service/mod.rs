@@ -12,6 +12,7 @@
 pub mod error;
 pub mod guard;
 pub mod http_probe;
+pub mod log_cap;
 pub mod port;
 pub mod process;
 pub mod startup;

@@ -10,15 +10,17 @@ use std::time::{Duration, Instant};
 use super::ServiceError;
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
+use super::log_cap::CappedLog;
 use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
 use crate::plan::{HealthPlan, StopPlan};
-use crate::process::{
-    Containment, describe_exit, runtime_env, signal_group, spawn_contained, tail,
-};
+use crate::process::{Containment, describe_exit, runtime_env, signal_group, spawn_contained};
 use crate::sample::procfs::{session_alive, session_pids};
 
 /// Lines of the service log quoted when it fails.
 pub const TAIL_LINES: usize = 15;
+/// How long a stopped service's output may take to reach its end (a
+/// process that escaped the group may hold it open: its tail is written then).
+const LOG_END_WAIT: Duration = Duration::from_secs(2);
 
 /// What to start: a shell command in a directory with added environment.
 #[derive(Debug, Clone)]
@@ -33,6 +35,8 @@ pub struct ServiceCommand {
     pub port: u16,
     /// CPU pinning of the whole service (inherited by all its threads).
     pub cpus: Option<Vec<usize>>,
+    /// Bytes kept of the head and of the tail of this start's log.
+    pub log_cap: u64,
 }
 
 impl ServiceCommand {
@@ -46,6 +50,7 @@ impl ServiceCommand {
             env: runtime_env(rt),
             port: rt.port,
             cpus,
+            log_cap: rt.log_cap_bytes,
         }
     }
 }
@@ -76,6 +81,8 @@ pub struct StopReport {
     pub kind: StopKind,
     /// e.g. `exit code 0`, `signal 15 (TERM)`.
     pub exit_status: String,
+    /// Bytes of the log dropped by the log cap (0: all kept).
+    pub log_dropped_bytes: u64,
 }
 
 /// A started service. Dropping it without [`Service::stop`] SIGKILLs its group.
@@ -85,6 +92,7 @@ pub struct Service {
     sid: i32,
     spawned_at: Instant,
     log: PathBuf,
+    log_sink: CappedLog,
     guard: Option<Guard>,
     exit: Option<ExitStatus>,
 }
@@ -113,14 +121,15 @@ impl Service {
             command.command
         )
         .map_err(log_err)?;
-        let stderr = file.try_clone().map_err(log_err)?;
+        let (log_sink, stdout, stderr) =
+            CappedLog::start(file, log, command.log_cap).map_err(log_err)?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(&command.command)
             .current_dir(&command.dir)
             .envs(&command.env)
             .stdin(Stdio::null())
-            .stdout(file)
+            .stdout(stdout)
             .stderr(stderr);
         let how = Containment {
             new_session: true,
@@ -141,6 +150,7 @@ impl Service {
             sid,
             spawned_at,
             log: log.to_path_buf(),
+            log_sink,
             guard: None,
             exit: None,
         };
@@ -180,9 +190,10 @@ impl Service {
         &self.command.runtime
     }
 
-    /// The last lines of the service log.
+    /// The last lines of the service log (while it runs, from the capped
+    /// log's memory: the file then holds only the log's head).
     pub fn log_tail(&self) -> String {
-        tail(&self.log, TAIL_LINES)
+        self.log_sink.tail(TAIL_LINES)
     }
 
     /// The start shell's exit status, once it has exited (reaps it).
@@ -310,8 +321,13 @@ impl Service {
         if let Some(g) = self.guard.take() {
             g.disarm();
         }
+        let log_dropped_bytes = self.log_sink.finish(LOG_END_WAIT);
         self.wait_port_free(Duration::from_secs(5))?;
-        Ok(StopReport { kind, exit_status })
+        Ok(StopReport {
+            kind,
+            exit_status,
+            log_dropped_bytes,
+        })
     }
 
     fn wait_port_free(&self, timeout: Duration) -> Result<(), ServiceError> {
@@ -360,5 +376,6 @@ impl Drop for Service {
             self.wait_group_gone(Duration::from_secs(5));
             g.disarm();
         }
+        self.log_sink.finish(LOG_END_WAIT);
     }
 }

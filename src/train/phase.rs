@@ -44,6 +44,7 @@ pub fn train_runtime(
         env: env.clone(),
         port: rt.port,
         cpus,
+        log_cap: rt.log_cap_bytes,
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service

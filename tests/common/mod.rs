@@ -131,6 +131,7 @@ pub fn py_runtime(
         artifact: None,
         tools: vec!["python3".into()],
         startup_repeats: 0,
+        log_cap_bytes: 16 << 20,
     }
 }
 

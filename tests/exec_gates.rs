@@ -146,7 +146,9 @@ fn a_service_listening_after_3_s_records_its_startup_to_the_millisecond() {
         .collect();
     // Fork -> listen() as the service saw it (up to one tick long).
     let truth = (times[1] - times[0]) * 1000.0;
-    eprintln!("port {port:.1} ms, healthy {healthy:.1} ms, first {first:.1} ms, service says {truth:.1} ms");
+    eprintln!(
+        "port {port:.1} ms, healthy {healthy:.1} ms, first {first:.1} ms, service says {truth:.1} ms"
+    );
     // It slept 3 s before listening: never sooner.
     assert!(port >= 3000.0, "{start:?}");
     assert!(port >= truth - TICK_MS - 1.0, "port {port} vs {truth}");
@@ -154,7 +156,10 @@ fn a_service_listening_after_3_s_records_its_startup_to_the_millisecond() {
         port <= truth + 20.0 + NOTICE_SLACK_MS,
         "port {port} ms, the service listened at {truth} ms"
     );
-    assert!(healthy >= port && healthy <= port + 20.0 + NOTICE_SLACK_MS, "{start:?}");
+    assert!(
+        healthy >= port && healthy <= port + 20.0 + NOTICE_SLACK_MS,
+        "{start:?}"
+    );
     assert!(first >= healthy, "{start:?}");
 }
 
@@ -205,9 +210,14 @@ fn a_chatty_service_log_stays_under_its_cap_with_head_and_tail_kept() {
     // Head and tail of 1 MiB each, plus the runner's own lines.
     assert!(size <= (2 << 20) + 4096, "{size} bytes");
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains("service.py: listening on"), "the head is kept");
     assert!(
-        text.contains(&format!("=== runner: {dropped} bytes of this log dropped here")),
+        text.contains("service.py: listening on"),
+        "the head is kept"
+    );
+    assert!(
+        text.contains(&format!(
+            "=== runner: {dropped} bytes of this log dropped here"
+        )),
         "the cut is marked"
     );
     assert!(

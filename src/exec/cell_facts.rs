@@ -97,8 +97,7 @@ pub fn gate_facts<'a>(
     row.host_idle_share = host.idle_share();
     row.host_cpus_used = host_cpus_used;
     row.host_cpus = host.cpus;
-    row.littles_law_in_flight =
-        closed_connections.map(|_| answered_rps * mean_latency_ms / 1000.0);
+    row.littles_law_in_flight = closed_connections.map(|_| answered_rps * mean_latency_ms / 1000.0);
 
     CellFacts {
         gates: gates.clone(),
@@ -106,6 +105,7 @@ pub fn gate_facts<'a>(
         gen_wait_share: r.generator.wait_share,
         host_cpus_used: host_cpus_used.unwrap_or(gen_cpus),
         host_cpus: host.cpus,
+        host_idle_share: host.idle_share(),
         p50_ms: ms(r.latency.value_at_quantile(0.5)),
         mean_latency_ms,
         floor_band_share,

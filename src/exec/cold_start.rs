@@ -10,15 +10,32 @@ use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::service::{Service, ServiceCommand};
 
-/// One cold start of `rt` (the `index`-th, from 1): its lifecycle row, with
-/// `stop` and `exit_status` saying what went wrong if it did not complete;
-/// `Err(row)` when it failed (the remaining cold starts are not tried).
-pub fn cold_start(
-    ctx: &CellContext,
-    rt: &RuntimePlan,
-    index: u32,
-    first_cell: &Cell,
-) -> Result<LifecycleRow, LifecycleRow> {
+/// One cold start: its lifecycle row, and whether it completed (when not,
+/// `exit_status` says what went wrong and no further cold start is tried).
+#[derive(Debug, Clone)]
+pub struct ColdStart {
+    pub row: LifecycleRow,
+    pub completed: bool,
+}
+
+impl ColdStart {
+    fn done(row: LifecycleRow) -> ColdStart {
+        ColdStart {
+            row,
+            completed: true,
+        }
+    }
+    fn failed(row: LifecycleRow) -> ColdStart {
+        ColdStart {
+            row,
+            completed: false,
+        }
+    }
+}
+
+/// One cold start of `rt` (the `index`-th, from 1), timed to the port, to
+/// health and to the first successful workload request, then stopped.
+pub fn cold_start(ctx: &CellContext, rt: &RuntimePlan, index: u32, first_cell: &Cell) -> ColdStart {
     let mut row = LifecycleRow {
         runtime: rt.name.clone(),
         phase: Phase::Startup,
@@ -32,7 +49,7 @@ pub fn cold_start(
         Ok(s) => s,
         Err(e) => {
             row.exit_status = one_line(&e.to_string());
-            return Err(row);
+            return ColdStart::failed(row);
         }
     };
     let interrupt = ctx.interrupt;
@@ -62,17 +79,17 @@ pub fn cold_start(
         (Ok(report), None) => {
             row.stop = Some(report.kind.into());
             row.exit_status = report.exit_status;
-            Ok(row)
+            ColdStart::done(row)
         }
         (Ok(report), Some(problem)) => {
             row.stop = Some(report.kind.into());
             row.exit_status = one_line(&problem);
-            Err(row)
+            ColdStart::failed(row)
         }
         (Err(e), _) => {
             row.stop = Some(StopOutcome::Killed);
             row.exit_status = one_line(&e.to_string());
-            Err(row)
+            ColdStart::failed(row)
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cell::{CellContext, CellEnd};
+use super::cold_start::ColdStart;
 use super::driver::{Driver, Running, StartFailure};
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
@@ -129,15 +130,15 @@ impl Driver for Fake {
         rt: &RuntimePlan,
         index: u32,
         _first_cell: &Cell,
-    ) -> Result<LifecycleRow, LifecycleRow> {
+    ) -> ColdStart {
         self.calls.push(format!("cold-start {} #{index}", rt.name));
         let mut row = lifecycle(&rt.name, index);
         row.phase = Phase::Startup;
-        if self.failing_starts.contains(&rt.name) {
-            return Err(row);
+        let completed = !self.failing_starts.contains(&rt.name);
+        if completed {
+            row.stop = Some(StopOutcome::Graceful);
         }
-        row.stop = Some(StopOutcome::Graceful);
-        Ok(row)
+        ColdStart { row, completed }
     }
 
     fn start(

@@ -22,10 +22,15 @@ fn suspect(reason: String) -> Option<GateFinding> {
 
 /// Every gate's finding, in a fixed order.
 pub fn findings(f: &CellFacts) -> Vec<GateFinding> {
-    [error_rate(f), generator_wait(f), latency_floor(f), littles_law(f)]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        error_rate(f),
+        generator_wait(f),
+        latency_floor(f),
+        littles_law(f),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn percent(share: f64) -> String {
@@ -96,10 +101,15 @@ pub fn describe_errors(e: &ErrorCounts) -> String {
 /// The generator's threads waited for a CPU more than `generator_wait` of the window.
 pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
     let limit = f.gates.generator_wait?;
+    // When service and generator leave CPUs unused yet the generator waited,
+    // something else on the host took them: the idle share says so.
+    let idle = f.host_idle_share.map_or(String::new(), |idle| {
+        format!("; host idle {}", percent(idle))
+    });
     (f.gen_wait_share > limit).then(|| GateFinding {
         status: CellStatus::Suspect,
         reason: format!(
-            "the generator waited for CPU {} of the window (service + generator used {:.2} of {} CPUs)",
+            "the generator waited for CPU {} of the window (service + generator used {:.2} of {} CPUs{idle})",
             percent(f.gen_wait_share),
             f.host_cpus_used,
             f.host_cpus
@@ -121,7 +131,10 @@ pub fn latency_floor(f: &CellFacts) -> Option<GateFinding> {
     let at = if p50_in_band {
         format!("p50 {:.1} ms", f.p50_ms)
     } else {
-        format!("{} of the answers between {from:.0} and {to:.0} ms", percent(f.floor_band_share))
+        format!(
+            "{} of the answers between {from:.0} and {to:.0} ms",
+            percent(f.floor_band_share)
+        )
     };
     suspect(format!(
         "latency floor at ~40 ms, typical of Nagle's algorithm with delayed ACK; does the service set TCP_NODELAY? \
@@ -252,6 +265,16 @@ mod tests {
             generator_wait(&f).unwrap().reason,
             "the generator waited for CPU 14% of the window (service + generator used 1.97 of 2 CPUs)"
         );
+        let shared = CellFacts {
+            gen_wait_share: 0.14,
+            host_cpus_used: 0.96,
+            host_idle_share: Some(0.02),
+            ..facts()
+        };
+        assert_eq!(
+            generator_wait(&shared).unwrap().reason,
+            "the generator waited for CPU 14% of the window (service + generator used 0.96 of 2 CPUs; host idle 2.0%)"
+        );
         let f = CellFacts {
             gen_wait_share: 0.09,
             ..facts()
@@ -288,7 +311,12 @@ mod tests {
             floor_band_share: 0.3,
             ..fast
         };
-        assert!(latency_floor(&dense).unwrap().reason.contains("30% of the answers between 36 and 48 ms"));
+        assert!(
+            latency_floor(&dense)
+                .unwrap()
+                .reason
+                .contains("30% of the answers between 36 and 48 ms")
+        );
         // Without the service's CPU the gate cannot tell waiting from working.
         let unknown = CellFacts {
             service_cpus: None,
@@ -308,7 +336,10 @@ mod tests {
         };
         let reason = littles_law(&f).unwrap().reason;
         assert!(reason.contains("12 connections"), "{reason}");
-        assert!(reason.contains("= 8.00 in flight (33% apart, limit 10%)"), "{reason}");
+        assert!(
+            reason.contains("= 8.00 in flight (33% apart, limit 10%)"),
+            "{reason}"
+        );
         let close = CellFacts {
             mean_latency_ms: 11.0,
             ..f.clone()

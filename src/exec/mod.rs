@@ -19,9 +19,9 @@ pub mod configurations;
 pub mod driver;
 pub mod error;
 pub mod events;
-pub mod gates;
 #[cfg(test)]
 mod fake;
+pub mod gates;
 pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;

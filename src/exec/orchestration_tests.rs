@@ -129,7 +129,12 @@ fn cold_starts_of_every_runtime_come_after_the_builds_and_before_any_cell() {
         .collect();
     assert_eq!(
         cold,
-        [("a".into(), 1), ("a".into(), 2), ("b".into(), 1), ("b".into(), 2)]
+        [
+            ("a".into(), 1),
+            ("a".into(), 2),
+            ("b".into(), 1),
+            ("b".into(), 2)
+        ]
     );
     let announced = events
         .iter()

@@ -69,7 +69,7 @@ impl Driver for Processes {
         rt: &RuntimePlan,
         index: u32,
         first_cell: &Cell,
-    ) -> Result<LifecycleRow, LifecycleRow> {
+    ) -> super::cold_start::ColdStart {
         super::cold_start::cold_start(ctx, rt, index, first_cell)
     }
 

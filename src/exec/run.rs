@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use super::ExecError;
 use super::cell::{CellContext, CellEnd};
+use super::cold_start::ColdStart;
 use super::configurations::Configurations;
 use super::driver::{Driver, Running};
 use super::events::Event;
@@ -350,11 +351,8 @@ impl<'a, D: Driver> Executor<'a, D> {
             if self.ctx.interrupt.is_set() {
                 return Ok(());
             }
-            let result = self.driver.cold_start(&self.ctx, rt, index, first_cell);
-            let (row, completed) = match result {
-                Ok(row) => (row, true),
-                Err(row) => (row, false),
-            };
+            let ColdStart { row, completed } =
+                self.driver.cold_start(&self.ctx, rt, index, first_cell);
             if self.ctx.interrupt.is_set() {
                 return Ok(());
             }

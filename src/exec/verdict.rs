@@ -33,6 +33,8 @@ pub struct CellFacts<'a> {
     /// CPUs the service and the generator used together during the window.
     pub host_cpus_used: f64,
     pub host_cpus: u32,
+    /// Idle share of the host's CPU time over the window, when read.
+    pub host_idle_share: Option<f64>,
     /// Successful answers' median and mean latency.
     pub p50_ms: f64,
     pub mean_latency_ms: f64,
@@ -129,7 +131,10 @@ mod tests {
         };
         let (status, reason) = verdict(&f);
         assert_eq!(status, CellStatus::Failed);
-        assert!(reason.starts_with("errors: 50 of 100 requests failed"), "{reason}");
+        assert!(
+            reason.starts_with("errors: 50 of 100 requests failed"),
+            "{reason}"
+        );
         assert!(reason.contains("93% of its CPU budget"), "{reason}");
     }
 
@@ -143,7 +148,10 @@ mod tests {
         };
         let (status, reason) = verdict(&f);
         assert_eq!(status, CellStatus::Suspect);
-        assert!(reason.starts_with("the generator waited for CPU 20%"), "{reason}");
+        assert!(
+            reason.starts_with("the generator waited for CPU 20%"),
+            "{reason}"
+        );
     }
 
     #[test]

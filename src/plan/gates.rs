@@ -88,7 +88,9 @@ impl Gates {
 
     /// The spec's gates, defaults for what it leaves out.
     pub fn of(spec: &Spec) -> Gates {
-        spec.gates.as_ref().map_or_else(Gates::default, Gates::from_spec)
+        spec.gates
+            .as_ref()
+            .map_or_else(Gates::default, Gates::from_spec)
     }
 }
 

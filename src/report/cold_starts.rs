@@ -31,8 +31,7 @@ pub fn cold_starts(lifecycle: &[LifecycleRow], order: &[String]) -> Vec<ColdStar
     runtimes_of(&rows, order)
         .into_iter()
         .map(|runtime| {
-            let mine: Vec<&&LifecycleRow> =
-                rows.iter().filter(|l| l.runtime == runtime).collect();
+            let mine: Vec<&&LifecycleRow> = rows.iter().filter(|l| l.runtime == runtime).collect();
             let complete: Vec<&&LifecycleRow> = mine
                 .iter()
                 .copied()

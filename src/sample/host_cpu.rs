@@ -57,7 +57,8 @@ mod tests {
 
     #[test]
     fn idle_and_iowait_count_as_idle_guest_time_is_not_counted_twice() {
-        let before = parse_proc_stat("cpu  100 0 100 700 100 0 0 0 50 0\ncpu0 1 2 3 4 5\n").unwrap();
+        let before =
+            parse_proc_stat("cpu  100 0 100 700 100 0 0 0 50 0\ncpu0 1 2 3 4 5\n").unwrap();
         let after = parse_proc_stat("cpu  250 0 150 1000 100 0 0 0 90 0\n").unwrap();
         assert_eq!(before.total, Duration::from_secs(10));
         assert_eq!(before.idle, Duration::from_secs(8));

@@ -215,7 +215,10 @@ mod tests {
 
     #[test]
     fn the_middle_of_a_long_log_is_dropped_and_counted() {
-        let (text, dropped) = log_of(4, "printf HEAD; printf middle-; printf more- >&2; printf TAIL");
+        let (text, dropped) = log_of(
+            4,
+            "printf HEAD; printf middle-; printf more- >&2; printf TAIL",
+        );
         assert_eq!(dropped, 12);
         assert!(
             text.starts_with("HEAD\n=== runner: 12 bytes of this log dropped here"),
@@ -231,7 +234,10 @@ mod tests {
         let file = File::create(&path).unwrap();
         let (log, stdout, stderr) = CappedLog::start(file, &path, 6).unwrap();
         let mut child = Command::new("sh")
-            .args(["-c", "printf 'head\\nline 1\\nline 2\\nlast\\n'; exec sleep 30"])
+            .args([
+                "-c",
+                "printf 'head\\nline 1\\nline 2\\nlast\\n'; exec sleep 30",
+            ])
             .stdout(stdout)
             .stderr(stderr)
             .spawn()
@@ -246,6 +252,9 @@ mod tests {
         // Only the head is in the file while it runs; the tail joins it at the end.
         log.finish(Duration::from_secs(5));
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with("head\nl") && text.ends_with("last\n"), "{text}");
+        assert!(
+            text.starts_with("head\nl") && text.ends_with("last\n"),
+            "{text}"
+        );
     }
 }

@@ -56,14 +56,16 @@ impl<'de> Deserialize<'de> for ByteSize {
                 f.write_str("a size such as 16MiB or 512KiB")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<ByteSize, E> {
-                parse_byte_size(v)
-                    .map(ByteSize)
-                    .map_err(|why| E::custom(format!("invalid size: {why}{HELP_SEPARATOR}{SIZE_HELP}")))
+                parse_byte_size(v).map(ByteSize).map_err(|why| {
+                    E::custom(format!("invalid size: {why}{HELP_SEPARATOR}{SIZE_HELP}"))
+                })
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<ByteSize, E> {
-                u64::try_from(v)
-                    .map(ByteSize)
-                    .map_err(|_| E::custom(format!("invalid size: {v} is negative{HELP_SEPARATOR}{SIZE_HELP}")))
+                u64::try_from(v).map(ByteSize).map_err(|_| {
+                    E::custom(format!(
+                        "invalid size: {v} is negative{HELP_SEPARATOR}{SIZE_HELP}"
+                    ))
+                })
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<ByteSize, E> {
                 Ok(ByteSize(v))

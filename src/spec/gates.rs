@@ -44,7 +44,10 @@ pub struct ErrorGateSpec {
 
 /// The latency band and the service CPU share per request of the latency floor gate.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with from, to, max_service_cpus")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with from, to, max_service_cpus"
+)]
 pub struct LatencyFloorSpec {
     /// Default `36ms`.
     pub from: Option<HumanDuration>,

@@ -194,7 +194,7 @@ fn a_chatty_service_log_stays_under_its_cap_with_head_and_tail_kept() {
     let tmp = tempfile::tempdir().unwrap();
     let run = run_one(
         tmp.path(),
-        &[("MODE", "chatty")],
+        &[("CHATTY", "1")],
         &tail(2, "1s", "startup: { repeats: 0 }\nlogs: { cap: 1MiB }\n"),
     );
     let rows = lifecycle(&run);
@@ -223,5 +223,38 @@ fn a_chatty_service_log_stays_under_its_cap_with_head_and_tail_kept() {
     assert!(
         text.trim_end().ends_with("service.py: graceful exit"),
         "the tail is kept, to the last line"
+    );
+}
+
+#[test]
+fn a_chatty_service_that_crashes_keeps_its_last_lines_in_the_log_and_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = run_one(
+        tmp.path(),
+        &[
+            ("CHATTY", "1"),
+            ("MODE", "crash_after"),
+            ("CRASH_AFTER", "60"),
+        ],
+        // One connection: no other request's output can follow the crash line.
+        &tail(
+            1,
+            "2s",
+            "startup: { repeats: 0 }\nlogs: { cap: 1MiB }\nfaults: { max_restarts: 0 }\n",
+        ),
+    );
+    let row = &measurements(&run)[0];
+    assert_eq!(row["status"], "failed", "{row:?}");
+    // 60 requests x 100 KB: the crash line is far past the 1 MiB head.
+    assert!(row["reason"].contains("crashing on purpose"), "{row:?}");
+    let text = std::fs::read_to_string(run.join("logs/py.log")).unwrap();
+    assert!(
+        text.contains("bytes of this log dropped here"),
+        "the cap was hit"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("service.py: crashing on purpose after 60 requests"),
+        "the crash's tail is in the file"
     );
 }

@@ -163,6 +163,14 @@ mod tests {
     }
 
     #[test]
+    fn cold_starts_follow_each_runtimes_startup_repeats() {
+        let plan = plan_with("startup: { repeats: 0 }\n");
+        assert_eq!(plan.estimate().cold_starts, 0);
+        let plan = plan_with("startup: { repeats: 5 }\n");
+        assert_eq!(plan.estimate().cold_starts, 15);
+    }
+
+    #[test]
     fn starts_follow_each_runtimes_restart_policy_and_cost_a_warmup_each() {
         let plan = plan_with("lifecycle: { restart: cell }\n");
         let policies: Vec<Restart> = plan.runtimes.iter().map(|r| r.restart).collect();
@@ -178,7 +186,12 @@ mod tests {
             "a: one per cell; b, c: one each"
         );
         assert_eq!(e.per_start, Duration::from_secs(2) + START_ALLOWANCE);
-        assert_eq!(e.total, e.per_start * 8 + Duration::from_secs(18));
+        // 3 cold starts (the default `startup.repeats`) per runtime.
+        assert_eq!(e.cold_starts, 9);
+        assert_eq!(
+            e.total,
+            e.per_start * 8 + START_ALLOWANCE * 9 + Duration::from_secs(18)
+        );
 
         let by_default = plan_with("");
         assert_eq!(by_default.runtimes[0].restart, Restart::Repeat);

@@ -114,6 +114,20 @@ mod tests {
     use crate::spec::values::HumanDuration;
 
     #[test]
+    fn a_runtimes_startup_wins_over_the_spec_wide_one_and_logs_cap_is_read() {
+        let text = "experiment: { name: g }\n\
+             runtimes: { a: { start: ./a, startup: { repeats: 5 } }, b: { start: ./b } }\n\
+             workload: { path: /x }\nload: { connections: 1 }\nmeasure: { duration: 1s }\n\
+             startup: { repeats: 1 }\nlogs: { cap: 2MiB }\n";
+        let loaded = crate::spec::from_text(text.into(), std::path::Path::new("g.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let spec = &loaded.spec;
+        assert_eq!(startup_repeats(spec, &spec.runtimes["a"]), 5);
+        assert_eq!(startup_repeats(spec, &spec.runtimes["b"]), 1);
+        assert_eq!(log_cap(spec), 2 << 20);
+    }
+
+    #[test]
     fn defaults_are_the_documented_ones() {
         let g = Gates::default();
         assert_eq!(g.errors_suspect, Some(0.001));

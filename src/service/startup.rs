@@ -6,9 +6,10 @@
 //! start up to the next poll: a Go service that listens 10 ms after spawn
 //! read 106 ms. A refused connect to a closed loopback port costs a few
 //! microseconds, so polling the port every millisecond is cheap; the health
-//! check is a full HTTP request, so it is polled every millisecond only for
-//! [`FAST_HEALTH_FOR`] after the port opened (a service that accepts but is
-//! not yet healthy, e.g. still warming a cache), then at the spec's interval.
+//! check is a full HTTP request on a new connection (each leaves a socket in
+//! TIME_WAIT), so it is polled every millisecond only for [`FAST_HEALTH_FOR`]
+//! after the port opened (a service that accepts but is not yet healthy, e.g.
+//! still warming a cache), then at the spec's interval.
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 

@@ -60,9 +60,10 @@ fn seed_matrix_plans_168_cells_and_about_43_minutes() {
     );
     assert_eq!(cells[3]["load"]["mode"]["connections"], 24);
     assert_eq!(cells[9]["requests"][0]["path"], "/api/generated/128");
-    // 3 starts x (10s + 5s) + 168 x (10s + 5s) = 45s + 2520s.
-    assert_eq!(plan["estimate"]["total"]["secs"], 2565);
+    // 3 starts x (10s + 5s) + 9 cold starts x 5s + 168 x (10s + 5s) = 45s + 45s + 2520s.
+    assert_eq!(plan["estimate"]["total"]["secs"], 2610);
     assert_eq!(plan["estimate"]["service_starts"], 3);
+    assert_eq!(plan["estimate"]["cold_starts"], 9);
     let runtimes = plan["runtimes"].as_array().unwrap();
     let names: Vec<&str> = runtimes
         .iter()
@@ -106,7 +107,11 @@ fn table_shows_count_and_estimate() {
         .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("\n168 cells\n"), "{text}");
-    assert!(text.contains("estimated wall time: 42m 45s"), "{text}");
+    assert!(text.contains("estimated wall time: 43m 30s"), "{text}");
+    assert!(
+        text.contains("  + 9 cold starts x 5s (startup.repeats)"),
+        "{text}"
+    );
     assert!(
         text.contains("not counted: builds (3 runtimes), training (jdk-leyden-aot trains for 20s)")
     );

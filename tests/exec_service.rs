@@ -24,6 +24,7 @@ fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand 
         port,
         cpus: None,
         limits: Default::default(),
+        log_cap: 16 << 20,
     }
 }
 

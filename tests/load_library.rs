@@ -223,6 +223,30 @@ fn a_server_that_never_answers_gives_timeouts() {
 }
 
 #[test]
+fn timeouts_count_at_the_timeout_in_their_own_percentiles_and_the_open_ones_are_in_flight() {
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let mut c = config(
+        server.addr,
+        2,
+        StopCondition::Duration(Duration::from_millis(700)),
+    );
+    c.timeout = Duration::from_millis(300);
+    let r = run(&c, &LoadControl::new()).unwrap();
+    // Each connection times out at 300 and 600 ms (later on a busy host:
+    // a timeout after 700 ms is not counted) and is waiting at 700 ms.
+    let timeouts = r.errors.request_timeout;
+    assert!((2..=4).contains(&timeouts), "{:?}", r.errors);
+    assert_eq!(r.errors.total(), timeouts, "{:?}", r.errors);
+    assert_eq!(r.latency.len(), 0, "no success, no success latency");
+    assert_eq!(r.latency_with_timeouts.len(), timeouts);
+    let p50 = r.latency_with_timeouts.value_at_quantile(0.5);
+    assert!((300_000..700_000).contains(&p50), "{p50} us");
+    // Whether its timer fired late or not, each connection had a request
+    // out when the window closed.
+    assert_eq!(r.in_flight, 2);
+}
+
+#[test]
 fn chunked_connection_close_and_close_delimited_answers_succeed() {
     for (behavior, fresh_connection_each) in [
         (Behavior::Chunked, false),

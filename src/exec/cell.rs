@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use super::cell_facts::{HostWindow, gate_facts};
 use super::events::Event;
 use super::interrupt::Interrupt;
 use super::load_config::{measure_config, warmup_config};
@@ -76,7 +77,9 @@ pub fn measure_cell(
         t0,
         Box::new(|| {}),
     );
+    let host = HostWindow::open();
     let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
+    let host = host.close();
     let samples = sampler.finish();
     if ctx.interrupt.is_set() {
         return Ok(CellEnd::Interrupted);
@@ -107,7 +110,7 @@ pub fn measure_cell(
     File::create(&hlog)
         .and_then(|f| report.write_hlog(BufWriter::new(f)))
         .map_err(crate::results::ResultsError::write(&hlog))?;
-    let mut row = row_of(ctx, cell, &started_at, &report, &samples);
+    let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
     if let Some(why) = hung(ctx, service, cell) {
         row.status = CellStatus::Failed;
         row.reason = one_line(&format!(
@@ -271,6 +274,7 @@ fn row_of(
     started_at: &str,
     r: &LoadReport,
     s: &SamplerOutput,
+    host: &HostWindow,
 ) -> MeasurementRow {
     let mut row = base_row(cell, started_at);
     let e = &r.errors;
@@ -318,6 +322,7 @@ fn row_of(
         successes: r.ok,
         errors: e.total(),
         evidence_missing: ctx.evidence_missing.as_deref(),
+        ..gate_facts(&mut row, cell, &ctx.plan.gates, r, s, host)
     };
     let (status, reason) = verdict(&facts);
     row.status = status;

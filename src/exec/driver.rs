@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::cell::{CellContext, CellEnd};
+use super::cold_start::ColdStart;
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
@@ -40,6 +41,16 @@ pub trait Driver {
         rt: &RuntimePlan,
         tp: &TrainPlan,
     ) -> (Result<(), String>, LifecycleRow);
+
+    /// One cold start of `rt` measured for its times alone (the `index`-th
+    /// of `startup.repeats`), completed or not.
+    fn cold_start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+    ) -> ColdStart;
 
     /// Starts `rt` for measuring (health, first request, service warmup with
     /// `first_cell`'s load, training evidence).

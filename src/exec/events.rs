@@ -33,6 +33,13 @@ pub enum Event {
         runtime: String,
         startup_ms: f64,
     },
+    /// A cold start measured for its times (`startup.repeats`); `None`: it failed.
+    ColdStart {
+        runtime: String,
+        index: u32,
+        of: u32,
+        healthy_ms: Option<f64>,
+    },
     RuntimeSkipped {
         runtime: String,
         reason: String,

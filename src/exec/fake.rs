@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::cell::{CellContext, CellEnd, base_row};
+use super::cold_start::ColdStart;
 use super::driver::{Driver, Running, StartFailure};
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, LoadMode, Plan, RuntimePlan, TrainPlan};
@@ -119,6 +120,23 @@ impl Driver for Fake {
         let mut row = lifecycle(&rt.name, 1);
         row.phase = Phase::Train;
         (Ok(()), row)
+    }
+
+    fn cold_start(
+        &mut self,
+        _ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        _first_cell: &Cell,
+    ) -> ColdStart {
+        self.calls.push(format!("cold-start {} #{index}", rt.name));
+        let mut row = lifecycle(&rt.name, index);
+        row.phase = Phase::Startup;
+        let completed = !self.failing_starts.contains(&rt.name);
+        if completed {
+            row.stop = Some(StopOutcome::Graceful);
+        }
+        ColdStart { row, completed }
     }
 
     fn start(

@@ -41,7 +41,10 @@ pub fn start_measured(
             if let Some(service) = service {
                 let report = service.stop(&rt.stop);
                 let (kind, status) = match report {
-                    Ok(r) => (r.kind.into(), r.exit_status),
+                    Ok(r) => {
+                        lifecycle.log_dropped_bytes = r.log_dropped_bytes;
+                        (r.kind.into(), r.exit_status)
+                    }
                     Err(e) => (StopOutcome::Killed, e.to_string()),
                 };
                 lifecycle.stop = Some(kind);
@@ -58,18 +61,19 @@ pub fn start_measured(
         Err(e) => return Err(fail(e.to_string(), lifecycle, None, false)),
     };
     let interrupt = ctx.interrupt;
-    let startup = match service.wait_healthy_unless(&rt.health, &|| interrupt.is_set()) {
-        Ok(d) => d,
+    let startup = match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
+        Ok(times) => times,
         Err(e) => {
             let cancelled = interrupt.is_set();
             return Err(fail(e.to_string(), lifecycle, Some(service), cancelled));
         }
     };
-    lifecycle.startup_ms = Some(startup.as_secs_f64() * 1000.0);
+    lifecycle.port_ms = Some(millis(startup.port));
+    lifecycle.startup_ms = Some(millis(startup.healthy));
     match first_success(&mut service, first_cell, rt.health.timeout, &|| {
         interrupt.is_set()
     }) {
-        Ok(d) => lifecycle.first_request_ms = Some(d.as_secs_f64() * 1000.0),
+        Ok(d) => lifecycle.first_request_ms = Some(millis(d)),
         Err(e) => {
             let reason = format!(
                 "runtime {}: the first workload request never succeeded: {e}",
@@ -130,9 +134,22 @@ fn check_evidence(
     })
 }
 
+/// A duration in milliseconds, as lifecycle.csv records it.
+pub fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Between tries of the first workload request: short, so that the time to
+/// the first success keeps its millisecond resolution, for
+/// [`FAST_RETRY_FOR`]; then [`SLOW_RETRY`]: each try is a new connection,
+/// and one every 2 ms for a minute would leave ~30,000 sockets in TIME_WAIT.
+const FIRST_REQUEST_RETRY: Duration = Duration::from_millis(2);
+const FAST_RETRY_FOR: Duration = Duration::from_secs(1);
+const SLOW_RETRY: Duration = Duration::from_millis(50);
+
 /// Sends the first request of the workload until it succeeds; returns the
 /// time since spawn.
-fn first_success(
+pub fn first_success(
     service: &mut Service,
     cell: &Cell,
     timeout: Duration,
@@ -141,7 +158,8 @@ fn first_success(
     let Some(req) = cell.requests.first() else {
         return Ok(service.spawned_at().elapsed());
     };
-    let deadline = Instant::now() + timeout;
+    let first_try = Instant::now();
+    let deadline = first_try + timeout;
     let mut last = String::new();
     while Instant::now() < deadline {
         if cancelled() {
@@ -167,7 +185,11 @@ fn first_success(
             }
             Err(e) => last = format!("{} {}: {e}", req.method, req.path),
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(if first_try.elapsed() < FAST_RETRY_FOR {
+            FIRST_REQUEST_RETRY
+        } else {
+            SLOW_RETRY
+        });
     }
     Err(last)
 }
@@ -185,6 +207,7 @@ pub fn stop_measured(
         Ok(report) => {
             row.stop = Some(report.kind.into());
             row.exit_status = report.exit_status;
+            row.log_dropped_bytes = report.log_dropped_bytes;
             (row, None)
         }
         Err(e) => {

@@ -12,7 +12,9 @@
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
 pub mod cell;
+pub mod cell_facts;
 pub mod cli;
+pub mod cold_start;
 pub mod configurations;
 pub mod containment;
 pub mod derived_rates;
@@ -23,6 +25,7 @@ pub mod error;
 pub mod events;
 #[cfg(test)]
 mod fake;
+pub mod gates;
 pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;

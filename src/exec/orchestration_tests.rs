@@ -15,7 +15,8 @@ use crate::results::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, RunDir, RunState, read_csv,
 };
 
-/// Two runtimes, `a` and `b`, two payloads, two repeats: 8 cells.
+/// Two runtimes, `a` and `b`, two payloads, two repeats: 8 cells; no cold
+/// starts unless `extra` asks for them (a runtime's `startup`).
 fn plan_in(dir: &Path, extra: &str) -> (Plan, String) {
     let text = format!(
         "experiment: {{ name: fake }}\n\
@@ -26,6 +27,7 @@ fn plan_in(dir: &Path, extra: &str) -> (Plan, String) {
          warmup: {{ service: 0s, cell: 0s }}\n\
          load: {{ connections: 2 }}\n\
          measure: {{ duration: 1s }}\n\
+         startup: {{ repeats: 0 }}\n\
          results: ./results\n{extra}"
     );
     let loaded = crate::spec::from_text(text.clone(), &dir.join("fake.yaml"))
@@ -90,6 +92,76 @@ const SEQUENTIAL: [&str; 4] = [
     "payload=1/r2",
     "payload=2/r2",
 ];
+
+/// The plan of [`plan_in`] with `startup.repeats` set for every runtime.
+fn with_cold_starts(dir: &Path, repeats: u32) -> (Plan, String) {
+    let (mut plan, text) = plan_in(dir, ONE_START_PER_RUNTIME);
+    for rt in &mut plan.runtimes {
+        rt.startup_repeats = repeats;
+    }
+    (plan, text)
+}
+
+#[test]
+fn cold_starts_of_every_runtime_come_after_the_builds_and_before_any_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = with_cold_starts(dir.path(), 2);
+    let mut fake = Fake::default();
+    let (outcome, events) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert_eq!(
+        fake.calls[..7],
+        [
+            "build a",
+            "build b",
+            "cold-start a #1",
+            "cold-start a #2",
+            "cold-start b #1",
+            "cold-start b #2",
+            "start a #1"
+        ]
+    );
+    let lifecycle: Vec<LifecycleRow> = rows(&outcome, LIFECYCLE_FILE);
+    let cold: Vec<(String, u32)> = lifecycle
+        .iter()
+        .filter(|r| r.phase == crate::results::Phase::Startup)
+        .map(|r| (r.runtime.clone(), r.start_index))
+        .collect();
+    assert_eq!(
+        cold,
+        [
+            ("a".into(), 1),
+            ("a".into(), 2),
+            ("b".into(), 1),
+            ("b".into(), 2)
+        ]
+    );
+    let announced = events
+        .iter()
+        .filter(|e| matches!(e, Event::ColdStart { of: 2, .. }))
+        .count();
+    assert_eq!(announced, 4);
+}
+
+#[test]
+fn a_failed_cold_start_ends_that_runtimes_cold_starts_and_a_resume_does_not_repeat_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = with_cold_starts(dir.path(), 3);
+    let mut fake = Fake {
+        failing_starts: ["a".to_string()].into(),
+        ..Default::default()
+    };
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    assert_eq!(fake.calls_of("cold-start a"), ["cold-start a #1"]);
+    assert_eq!(fake.calls_of("cold-start b").len(), 3);
+
+    let mut again = Fake::default();
+    let (_, _) = exec(&plan, &text, &mut again, Some(&outcome.run_dir));
+    // The resume retries `a`'s cells, without cold starts.
+    assert!(!again.calls_of("start a").is_empty(), "{:?}", again.calls);
+    assert_eq!(again.calls_of("cold-start"), Vec::<&str>::new());
+}
 
 #[test]
 fn sequential_order_starts_each_runtime_once_and_measures_every_cell() {

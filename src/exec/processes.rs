@@ -63,6 +63,16 @@ impl Driver for Processes {
         (result.map(|_| ()), lifecycle)
     }
 
+    fn cold_start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+    ) -> super::cold_start::ColdStart {
+        super::cold_start::cold_start(ctx, rt, index, first_cell)
+    }
+
     fn start(
         &mut self,
         ctx: &CellContext,

@@ -71,6 +71,15 @@ pub fn plain_line(event: &Event) -> Option<String> {
         } => {
             format!("start {runtime}: healthy after {startup_ms:.0} ms")
         }
+        Event::ColdStart {
+            runtime,
+            index,
+            of,
+            healthy_ms,
+        } => match healthy_ms {
+            Some(ms) => format!("cold start {runtime} {index}/{of}: healthy after {ms:.1} ms"),
+            None => format!("cold start {runtime} {index}/{of}: failed (see lifecycle.csv)"),
+        },
         Event::RuntimeSkipped { runtime, reason } => format!("SKIP {runtime}: {reason}"),
         Event::CellStarted { .. } | Event::CellProgress { .. } => return None,
         Event::CellFinished {

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use super::ExecError;
 use super::cell::{CellContext, CellEnd};
+use super::cold_start::ColdStart;
 use super::configurations::Configurations;
 use super::derived_rates::RateBook;
 use super::driver::{Driver, Running};
@@ -241,6 +242,14 @@ impl<'a, D: Driver> Executor<'a, D> {
                 self.train(rt, tp)?;
             }
         }
+        for rt in &runtimes {
+            if self.ctx.interrupt.is_set() {
+                break;
+            }
+            if !self.skipped.contains_key(&rt.name) {
+                self.cold_starts(rt)?;
+            }
+        }
         if !self.ctx.interrupt.is_set() {
             self.cells(recorded)?;
         }
@@ -329,6 +338,40 @@ impl<'a, D: Driver> Executor<'a, D> {
             Err(_) if self.ctx.interrupt.is_set() => Ok(()),
             Err(e) => self.skip(&rt.name, format!("training failed: {e}")),
         }
+    }
+
+    /// `startup.repeats` cold starts of `rt`, recorded in lifecycle.csv; a
+    /// failed one ends them (the measured start will say why, or skip).
+    /// A resumed run keeps the cold starts of its first session.
+    fn cold_starts(&mut self, rt: &RuntimePlan) -> Result<(), ExecError> {
+        let plan: &'a Plan = self.ctx.plan;
+        let Some(first_cell) = plan.cells.iter().find(|c| c.runtime == rt.name) else {
+            return Ok(());
+        };
+        if self.resumed {
+            return Ok(());
+        }
+        for index in 1..=rt.startup_repeats {
+            if self.ctx.interrupt.is_set() {
+                return Ok(());
+            }
+            let ColdStart { row, completed } =
+                self.driver.cold_start(&self.ctx, rt, index, first_cell);
+            if self.ctx.interrupt.is_set() {
+                return Ok(());
+            }
+            self.lifecycle.append(&row)?;
+            let _ = self.ctx.events.send(Event::ColdStart {
+                runtime: rt.name.clone(),
+                index,
+                of: rt.startup_repeats,
+                healthy_ms: row.startup_ms.filter(|_| completed),
+            });
+            if !completed {
+                return Ok(());
+            }
+        }
+        Ok(())
     }
 
     fn cells(&mut self, recorded: &HashSet<String>) -> Result<(), ExecError> {

@@ -70,6 +70,7 @@ pub fn train(
         lifecycle.startup_ms = Some(outcome.startup.as_secs_f64() * 1000.0);
         lifecycle.stop = Some(outcome.stop.kind.into());
         lifecycle.exit_status = outcome.stop.exit_status.clone();
+        lifecycle.log_dropped_bytes = outcome.stop.log_dropped_bytes;
     } else {
         lifecycle.stop = Some(StopOutcome::Failed);
     }

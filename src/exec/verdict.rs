@@ -1,5 +1,9 @@
 //! Whether a measured cell can be trusted: `ok`, or `suspect` with every
-//! reason (never silently kept, never silently dropped).
+//! reason, or `failed` (never silently kept, never silently dropped). The
+//! gates on errors, host, latency floor and Little's law are in
+//! [`super::gates`].
+use super::gates::findings;
+use crate::plan::gates::Gates;
 use crate::results::CellStatus;
 
 /// Share of its CPU budget above which the generator may have limited the result.
@@ -20,6 +24,28 @@ pub struct CellFacts<'a> {
     pub errors: u64,
     /// The training evidence was declared but not found in the service log.
     pub evidence_missing: Option<&'a str>,
+    /// The thresholds of the gates.
+    pub gates: Gates,
+    /// The errors by class, in words (`status 500: 617, reset: 3`).
+    pub error_classes: String,
+    /// Generator threads' run-queue wait / (window x threads).
+    pub gen_wait_share: f64,
+    /// CPUs the service and the generator used together during the window.
+    pub host_cpus_used: f64,
+    pub host_cpus: u32,
+    /// Idle share of the host's CPU time over the window, when read.
+    pub host_idle_share: Option<f64>,
+    /// Successful answers' median and mean latency.
+    pub p50_ms: f64,
+    pub mean_latency_ms: f64,
+    /// Share of the successful answers inside the latency floor band.
+    pub floor_band_share: f64,
+    /// CPUs the service used during the window; `None` when not sampled.
+    pub service_cpus: Option<f64>,
+    /// Closed loop: the connections kept busy.
+    pub closed_connections: Option<u32>,
+    /// Answers (successes and errors) per second.
+    pub answered_rps: f64,
 }
 
 /// `(Ok, "")`, `(Suspect, reasons)` or `(Failed, reason)`.
@@ -53,11 +79,24 @@ pub fn verdict(f: &CellFacts) -> (CellStatus, String) {
     if let Some(what) = f.evidence_missing {
         reasons.push(format!("training evidence not found: {what}"));
     }
-    if reasons.is_empty() {
-        (CellStatus::Ok, String::new())
+    let mut status = if reasons.is_empty() {
+        CellStatus::Ok
     } else {
-        (CellStatus::Suspect, reasons.join("; "))
+        CellStatus::Suspect
+    };
+    for gate in findings(f) {
+        if gate.status == CellStatus::Failed {
+            status = CellStatus::Failed;
+            // The reason it failed comes first.
+            reasons.insert(0, gate.reason);
+        } else {
+            if status == CellStatus::Ok {
+                status = CellStatus::Suspect;
+            }
+            reasons.push(gate.reason);
+        }
     }
+    (status, reasons.join("; "))
 }
 
 /// Makes text safe for one CSV cell on one line: newlines become ` | `.
@@ -79,6 +118,40 @@ mod tests {
             gen_cpu_share: 0.3,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_failing_gate_fails_the_cell_and_its_reason_comes_first() {
+        let f = CellFacts {
+            successes: 50,
+            errors: 50,
+            error_classes: "status 500: 50".into(),
+            gen_cpu_share: 0.93,
+            ..facts()
+        };
+        let (status, reason) = verdict(&f);
+        assert_eq!(status, CellStatus::Failed);
+        assert!(
+            reason.starts_with("errors: 50 of 100 requests failed"),
+            "{reason}"
+        );
+        assert!(reason.contains("93% of its CPU budget"), "{reason}");
+    }
+
+    #[test]
+    fn a_suspect_gate_makes_an_ok_cell_suspect() {
+        let f = CellFacts {
+            gen_wait_share: 0.2,
+            host_cpus_used: 1.9,
+            host_cpus: 2,
+            ..facts()
+        };
+        let (status, reason) = verdict(&f);
+        assert_eq!(status, CellStatus::Suspect);
+        assert!(
+            reason.starts_with("the generator waited for CPU 20%"),
+            "{reason}"
+        );
     }
 
     #[test]

@@ -324,16 +324,32 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
     for (class, n) in report.errors.by_class() {
         let _ = writeln!(out, "  error       {class}: {n}");
     }
+    let timeouts = report.errors.request_timeout + report.errors.connect_timeout;
+    if timeouts > 0 {
+        let _ = writeln!(
+            out,
+            "  +timeouts   (timed-out requests at their latency) {}",
+            percentile_line(&Percentiles::of(&report.latency_with_timeouts))
+        );
+    }
+    if report.in_flight > 0 {
+        let _ = writeln!(
+            out,
+            "  in flight   {} request(s) unanswered when the window closed",
+            report.in_flight
+        );
+    }
     let g = &report.generator;
     let _ = writeln!(
         out,
-        "  generator   {:.2} CPU-s (user {:.2}, system {:.2}) = {:.0}% of {} thread(s), {:.0} req per CPU-second",
+        "  generator   {:.2} CPU-s (user {:.2}, system {:.2}) = {:.0}% of {} thread(s), {:.0} req per CPU-second, waited for a CPU {:.0}% of the window",
         g.cpu_s(),
         g.user_s,
         g.system_s,
         g.cpu_share * 100.0,
         g.threads,
-        report.requests_per_cpu_s()
+        report.requests_per_cpu_s(),
+        g.wait_share * 100.0
     );
     let _ = writeln!(
         out,

@@ -125,6 +125,9 @@ fn merge(
 ) -> LoadReport {
     let mut latency = new_histogram();
     let mut service_time = new_histogram();
+    let mut latency_with_timeouts = new_histogram();
+    let mut in_flight = 0;
+    let mut waited = Duration::ZERO;
     let mut errors = ErrorCounts::default();
     let (mut ok, mut sent, mut late) = (0, 0, 0);
     let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
@@ -136,6 +139,11 @@ fn merge(
         service_time
             .add(&r.recorder.service_time)
             .expect("same histogram bounds");
+        latency_with_timeouts
+            .add(&r.recorder.latency_with_timeouts)
+            .expect("same histogram bounds");
+        in_flight += r.recorder.in_flight();
+        waited += r.cpu.waited;
         errors.merge(&r.recorder.errors);
         ok += r.recorder.ok;
         sent += r.recorder.sent;
@@ -143,15 +151,20 @@ fn merge(
         user += r.cpu.user;
         system += r.cpu.system;
     }
+    let share_of_window = |d: Duration| {
+        if elapsed.is_zero() {
+            0.0
+        } else {
+            d.as_secs_f64() / (elapsed.as_secs_f64() * threads as f64)
+        }
+    };
     let generator = GeneratorUsage {
         user_s: user.as_secs_f64(),
         system_s: system.as_secs_f64(),
         threads,
-        cpu_share: if elapsed.is_zero() {
-            0.0
-        } else {
-            (user + system).as_secs_f64() / (elapsed.as_secs_f64() * threads as f64)
-        },
+        cpu_share: share_of_window(user + system),
+        waited_s: waited.as_secs_f64(),
+        wait_share: share_of_window(waited),
     };
     let schedule = curve.map(|c| {
         let from = config.warmup;
@@ -169,6 +182,8 @@ fn merge(
         errors,
         latency,
         service_time,
+        latency_with_timeouts,
+        in_flight,
         timeline,
         generator,
         saturated,
@@ -342,6 +357,8 @@ mod tests {
             system_s: 1.0,
             threads: 1,
             cpu_share,
+            waited_s: 0.0,
+            wait_share: 0.0,
         }
     }
 

@@ -48,6 +48,12 @@ pub struct Recorder {
     measure_start: Instant,
     pub latency: Histogram<u64>,
     pub service_time: Histogram<u64>,
+    /// `latency` plus every timed-out request at the latency it had when it
+    /// was given up: the percentiles a user sees when timeouts are answers.
+    pub latency_with_timeouts: Histogram<u64>,
+    /// Measured requests sent; those neither answered nor failed inside the
+    /// window (`begun - ok - errors`) were still in flight when it closed.
+    pub begun: u64,
     pub ok: u64,
     pub errors: ErrorCounts,
     /// Open loop: measured requests sent, and how many left > 1 ms after their intended time.
@@ -80,6 +86,8 @@ impl Recorder {
             measure_start,
             latency: new_histogram(),
             service_time: new_histogram(),
+            latency_with_timeouts: new_histogram(),
+            begun: 0,
             ok: 0,
             errors: ErrorCounts::default(),
             sent: 0,
@@ -90,6 +98,11 @@ impl Recorder {
             unpublished_ok: 0,
             unpublished_errors: 0,
         }
+    }
+
+    /// A measured request is starting (both loops).
+    pub fn on_begin(&mut self) {
+        self.begun += 1;
     }
 
     /// A measured request is being sent `sent`, intended at `intended`.
@@ -105,6 +118,7 @@ impl Recorder {
     pub fn on_ok(&mut self, intended: Instant, sent: Instant, done: Instant) {
         let latency = micros(done.saturating_duration_since(intended));
         self.latency.saturating_record(latency);
+        self.latency_with_timeouts.saturating_record(latency);
         self.service_time
             .saturating_record(micros(done.saturating_duration_since(sent)));
         self.ok += 1;
@@ -122,6 +136,19 @@ impl Recorder {
         self.unpublished_errors += 1;
         // Errors are rare and worth seeing at once in a progress display.
         self.publish();
+    }
+
+    /// A measured request intended at `intended` was given up at `done`
+    /// (connect or request timeout): an error, and a latency of its own.
+    pub fn on_timeout(&mut self, class: ErrorClass, intended: Instant, done: Instant) {
+        self.latency_with_timeouts
+            .saturating_record(micros(done.saturating_duration_since(intended)));
+        self.on_error(class, done);
+    }
+
+    /// Requests begun in the window and not completed inside it.
+    pub fn in_flight(&self) -> u64 {
+        self.begun.saturating_sub(self.ok + self.errors.total())
     }
 
     /// Sends the last partial second and publishes counters; call once at the end.
@@ -166,5 +193,45 @@ impl Recorder {
             .add(self.unpublished_ok, self.unpublished_errors);
         self.unpublished_ok = 0;
         self.unpublished_errors = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorder() -> Recorder {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        Recorder::new(0, Instant::now(), tx, LoadControl::new())
+    }
+
+    #[test]
+    fn timeouts_count_at_their_latency_only_in_the_timeout_histogram() {
+        let mut r = recorder();
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            r.on_begin();
+        }
+        r.on_ok(t0, t0, t0 + Duration::from_millis(2));
+        r.on_timeout(
+            ErrorClass::RequestTimeout,
+            t0,
+            t0 + Duration::from_millis(500),
+        );
+        assert_eq!(r.latency.len(), 1);
+        assert_eq!(r.latency_with_timeouts.len(), 2);
+        assert!(r.latency_with_timeouts.max() >= 499_000);
+        assert_eq!(r.errors.request_timeout, 1);
+        // The third request began and never ended.
+        assert_eq!(r.in_flight(), 1);
+    }
+
+    #[test]
+    fn other_errors_have_no_latency() {
+        let mut r = recorder();
+        r.on_begin();
+        r.on_error(ErrorClass::Reset, Instant::now());
+        assert_eq!(r.latency_with_timeouts.len(), 0);
+        assert_eq!(r.in_flight(), 0);
     }
 }

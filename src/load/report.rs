@@ -32,6 +32,10 @@ pub struct GeneratorUsage {
     pub threads: usize,
     /// (user + system) / (elapsed * threads): 1.0 means every worker thread was always busy.
     pub cpu_share: f64,
+    /// Seconds the worker threads were runnable but waiting for a CPU
+    /// (schedstat), summed, and that sum / (elapsed * threads).
+    pub waited_s: f64,
+    pub wait_share: f64,
 }
 
 impl GeneratorUsage {
@@ -66,6 +70,11 @@ pub struct LoadReport {
     pub latency: Histogram<u64>,
     /// Microseconds from the actual send to the end of the response.
     pub service_time: Histogram<u64>,
+    /// `latency` plus the timed-out requests, each at the latency it had
+    /// when given up (about the timeout).
+    pub latency_with_timeouts: Histogram<u64>,
+    /// Measured requests still unanswered when the window closed.
+    pub in_flight: u64,
     pub timeline: Vec<SecondStats>,
     pub generator: GeneratorUsage,
     /// Why the generator itself may have limited the result, if it did.
@@ -113,6 +122,8 @@ pub struct ReportSummary<'a> {
     pub errors: &'a ErrorCounts,
     pub latency_us: Percentiles,
     pub service_time_us: Percentiles,
+    pub latency_with_timeouts_us: Percentiles,
+    pub in_flight: u64,
     pub generator: &'a GeneratorUsage,
     pub requests_per_cpu_s: f64,
     pub saturated: Option<&'a str>,
@@ -148,6 +159,8 @@ impl LoadReport {
             errors: &self.errors,
             latency_us: Percentiles::of(&self.latency),
             service_time_us: Percentiles::of(&self.service_time),
+            latency_with_timeouts_us: Percentiles::of(&self.latency_with_timeouts),
+            in_flight: self.in_flight,
             generator: &self.generator,
             requests_per_cpu_s: self.requests_per_cpu_s(),
             saturated: self.saturated.as_deref(),
@@ -205,6 +218,8 @@ mod tests {
             },
             latency: new_histogram(),
             service_time: new_histogram(),
+            latency_with_timeouts: new_histogram(),
+            in_flight: 0,
             timeline: vec![SecondStats {
                 second: 0,
                 ok: 90,
@@ -217,6 +232,8 @@ mod tests {
                 system_s: 0.0,
                 threads: 1,
                 cpu_share: 0.5,
+                waited_s: 0.0,
+                wait_share: 0.0,
             },
             saturated: None,
             target_rate: None,

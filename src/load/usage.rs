@@ -1,4 +1,7 @@
-//! The generator's own CPU time, per worker thread (getrusage RUSAGE_THREAD).
+//! The generator's own CPU time, per worker thread (getrusage RUSAGE_THREAD),
+//! and the time each thread was runnable but waiting for a CPU (the second
+//! field of /proc/thread-self/schedstat): on a host shared with the service,
+//! that wait is what holds the generator back, whatever its own CPU use.
 
 use std::time::Duration;
 
@@ -7,6 +10,9 @@ use std::time::Duration;
 pub struct ThreadCpu {
     pub user: Duration,
     pub system: Duration,
+    /// Runnable but not running (waiting on a run queue); zero where the
+    /// kernel has no schedstat.
+    pub waited: Duration,
 }
 
 impl ThreadCpu {
@@ -23,6 +29,7 @@ impl ThreadCpu {
         ThreadCpu {
             user: tv(ru.ru_utime),
             system: tv(ru.ru_stime),
+            waited: run_queue_wait(),
         }
     }
 
@@ -31,8 +38,23 @@ impl ThreadCpu {
         ThreadCpu {
             user: self.user.saturating_sub(earlier.user),
             system: self.system.saturating_sub(earlier.system),
+            waited: self.waited.saturating_sub(earlier.waited),
         }
     }
+}
+
+/// The calling thread's time spent runnable but waiting for a CPU so far.
+fn run_queue_wait() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|text| parse_schedstat_wait(&text))
+        .unwrap_or_default()
+}
+
+/// `schedstat` is `<on-cpu ns> <waiting ns> <timeslices>`.
+fn parse_schedstat_wait(text: &str) -> Option<Duration> {
+    let ns = text.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 #[cfg(test)]
@@ -54,5 +76,21 @@ mod tests {
             used.user + used.system >= Duration::from_millis(10),
             "{used:?}"
         );
+    }
+
+    #[test]
+    fn the_wait_is_the_second_schedstat_field() {
+        assert_eq!(
+            parse_schedstat_wait("123456 7890000 42\n"),
+            Some(Duration::from_nanos(7_890_000))
+        );
+        assert_eq!(parse_schedstat_wait("123456"), None);
+        assert_eq!(parse_schedstat_wait(""), None);
+    }
+
+    #[test]
+    fn this_kernel_reports_a_schedstat_for_the_thread() {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+        assert!(parse_schedstat_wait(&text).is_some(), "{text}");
     }
 }

@@ -119,7 +119,8 @@ pub fn run_worker(
     })?;
     let cpu = ThreadCpu::now().since(cpu_at_start.get());
     let finished = Instant::now();
-    // Requests still in flight are abandoned with the runtime, not counted.
+    // Requests still in flight are abandoned with the runtime, not counted
+    // as answers; the recorder's `in_flight` says how many there were.
     drop(local);
     drop(rt);
     let mut recorder = Rc::try_unwrap(recorder)
@@ -190,8 +191,17 @@ async fn drive(
         }
         let req = &plan.requests[next_request];
         next_request = (next_request + 1) % plan.requests.len();
-        if measured && schedule.is_some() {
-            recorder.borrow_mut().on_send(intended, sent);
+        if measured {
+            let mut rec = recorder.borrow_mut();
+            // The loop runs on for a moment after the window closes (until
+            // the stop signal is seen); what it sends then is not in flight
+            // at the close.
+            if plan.measure_end.is_none_or(|end| sent < end) {
+                rec.on_begin();
+            }
+            if schedule.is_some() {
+                rec.on_send(intended, sent);
+            }
         }
         let was_connected = slot.is_some();
         deadline.as_mut().reset((sent + plan.timeout).into());
@@ -220,6 +230,9 @@ async fn drive(
             match outcome {
                 Ok(status) if status == req.expect_status => rec.on_ok(intended, sent, done),
                 Ok(status) => rec.on_error(ErrorClass::Status(status), done),
+                Err(class @ (ErrorClass::ConnectTimeout | ErrorClass::RequestTimeout)) => {
+                    rec.on_timeout(class, intended, done)
+                }
                 Err(class) => rec.on_error(class, done),
             }
         }

@@ -79,5 +79,6 @@ pub fn assemble(
                 compare: v.compare.clone(),
             })
             .collect(),
+        gates: super::gates::Gates::of(spec),
     }
 }

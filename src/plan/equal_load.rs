@@ -97,6 +97,7 @@ pub fn equal_load_cells(
                 },
                 warmup: template.warmup,
                 measure: template.measure,
+                limits: template.limits.clone(),
                 derived_rate: Some(DerivedRate {
                     of_peak,
                     group: group_text(group),

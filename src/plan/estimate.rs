@@ -2,7 +2,8 @@
 //!
 //! The estimate counts what the plan fixes: per service start (as many as
 //! the restart policies ask for, see [`super::restart`]), the service
-//! warmup plus [`START_ALLOWANCE`] (start, health wait, stop); per cell, its
+//! warmup plus [`START_ALLOWANCE`] (start, health wait, stop); per cold start
+//! (`startup.repeats` of each runtime with cells), [`START_ALLOWANCE`]; per cell, its
 //! warmup and measure duration. Builds and training depend on the machine
 //! and caches: they are listed, not counted.
 use std::time::Duration;
@@ -27,6 +28,8 @@ pub struct Estimate {
     pub service_starts: usize,
     /// Service warmup + start allowance, per start.
     pub per_start: Duration,
+    /// Cold starts before the cells (`startup.repeats`), each a start allowance.
+    pub cold_starts: usize,
     pub cells: usize,
     /// Sum of the cells' warmups and measure durations.
     pub cells_time: Duration,
@@ -51,6 +54,12 @@ impl Plan {
             previous = Some(next);
         }
         let per_start = self.service_warmup + START_ALLOWANCE;
+        let cold_starts: usize = self
+            .runtimes
+            .iter()
+            .filter(|r| self.cells.iter().any(|c| c.runtime == r.name))
+            .map(|r| r.startup_repeats as usize)
+            .sum();
         let mut cells_time = Duration::ZERO;
         let mut cells_by_requests = 0;
         for cell in &self.cells {
@@ -61,9 +70,12 @@ impl Plan {
             }
         }
         Estimate {
-            total: per_start * service_starts as u32 + cells_time,
+            total: per_start * service_starts as u32
+                + START_ALLOWANCE * cold_starts as u32
+                + cells_time,
             service_starts,
             per_start,
+            cold_starts,
             cells: self.cells.len(),
             cells_time,
             cells_by_requests,
@@ -151,6 +163,14 @@ mod tests {
     }
 
     #[test]
+    fn cold_starts_follow_each_runtimes_startup_repeats() {
+        let plan = plan_with("startup: { repeats: 0 }\n");
+        assert_eq!(plan.estimate().cold_starts, 0);
+        let plan = plan_with("startup: { repeats: 5 }\n");
+        assert_eq!(plan.estimate().cold_starts, 15);
+    }
+
+    #[test]
     fn starts_follow_each_runtimes_restart_policy_and_cost_a_warmup_each() {
         let plan = plan_with("lifecycle: { restart: cell }\n");
         let policies: Vec<Restart> = plan.runtimes.iter().map(|r| r.restart).collect();
@@ -166,7 +186,12 @@ mod tests {
             "a: one per cell; b, c: one each"
         );
         assert_eq!(e.per_start, Duration::from_secs(2) + START_ALLOWANCE);
-        assert_eq!(e.total, e.per_start * 8 + Duration::from_secs(18));
+        // 3 cold starts (the default `startup.repeats`) per runtime.
+        assert_eq!(e.cold_starts, 9);
+        assert_eq!(
+            e.total,
+            e.per_start * 8 + START_ALLOWANCE * 9 + Duration::from_secs(18)
+        );
 
         let by_default = plan_with("");
         assert_eq!(by_default.runtimes[0].restart, Restart::Repeat);

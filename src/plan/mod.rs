@@ -15,6 +15,7 @@ pub mod draft;
 pub mod equal_load;
 pub mod estimate;
 pub mod filter;
+pub mod gates;
 pub mod java;
 pub mod last_run;
 pub mod limits;

@@ -44,6 +44,8 @@ pub struct Plan {
     pub quick_factor: Option<u32>,
     /// Requests `runner verify` sends to every runtime, comparing answers.
     pub verify: Vec<VerifyPlan>,
+    /// Thresholds by which a cell is judged (the spec's `gates:`).
+    pub gates: super::gates::Gates,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -139,6 +141,11 @@ pub struct RuntimePlan {
     /// Programs this runtime needs on PATH (first word of build/start/after
     /// commands, e.g. `go`, `mvn`, `node`, `cargo`): checked by preflight.
     pub tools: Vec<String>,
+    /// Cold starts measured before its cells (`startup.repeats`).
+    pub startup_repeats: u32,
+    /// Bytes kept of the head and of the tail of each of its service and
+    /// training logs, per start (`logs.cap`).
+    pub log_cap_bytes: u64,
 }
 
 /// The JDK a runtime asked for and where it was found.

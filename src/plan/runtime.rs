@@ -210,6 +210,8 @@ pub fn plan_runtime<'s>(
         tags: rt.tags.clone().unwrap_or_default(),
         artifact,
         tools,
+        startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
+        log_cap_bytes: super::gates::log_cap(&loaded.spec),
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

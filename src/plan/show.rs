@@ -162,6 +162,14 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         human(super::estimate::START_ALLOWANCE),
         human(e.cells_time)
     );
+    if e.cold_starts > 0 {
+        let _ = writeln!(
+            out,
+            "  + {} x {} (startup.repeats)",
+            plural(e.cold_starts, "cold start"),
+            human(super::estimate::START_ALLOWANCE)
+        );
+    }
     if e.cells_by_requests > 0 {
         let _ = writeln!(
             out,

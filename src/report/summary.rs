@@ -7,6 +7,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
 use super::compare::{RunNoise, run_repeats};
 use super::efficiency::{
     CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, fill_rss_per_1k_connections,
@@ -149,6 +150,10 @@ pub struct Summary {
     /// Every pair of runtimes: the run-level ratio with its interval.
     pub pairs: Vec<PairEffect>,
     pub startup: Vec<StartupRow>,
+    /// Cold starts (`startup.repeats`): median and range per runtime.
+    pub cold_starts: Vec<ColdStartRow>,
+    /// Runtimes whose log hit its cap, with the bytes dropped.
+    pub log_caps: Vec<LogCapRow>,
     pub failed: Vec<FlaggedRow>,
     pub suspect: Vec<FlaggedRow>,
     pub payloads: Vec<Option<i64>>,
@@ -182,6 +187,8 @@ impl Summary {
         }
         Summary {
             startup: startup(run, &runtimes),
+            cold_starts: cold_starts(&run.lifecycle, &runtimes),
+            log_caps: log_caps(&run.lifecycle, &runtimes),
             failed: flagged(&run.measurements, CellStatus::Failed),
             suspect: flagged(&run.measurements, CellStatus::Suspect),
             runtimes,

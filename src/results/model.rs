@@ -161,6 +161,15 @@ pub struct LifecycleRow {
     /// complete); empty when the service was never spawned.
     pub stop: Option<StopOutcome>,
     pub exit_status: String,
+    // --- Millisecond startup and bounded logs (issue 12 parts 4, 8).
+    // Defaulted: runs recorded before these columns still read. ---
+    /// Spawn -> the port accepts a TCP connection (polled every 1 ms).
+    #[serde(default)]
+    pub port_ms: Option<f64>,
+    /// Bytes of this start's log dropped between the kept head and tail
+    /// (0: the whole log was kept).
+    #[serde(default)]
+    pub log_dropped_bytes: u64,
 }
 
 /// measurements.csv: one row per cell x repeat, appended and flushed as each cell ends.
@@ -239,6 +248,42 @@ pub struct MeasurementRow {
     pub service_pss_max_bytes: Option<u64>,
     /// Most open file descriptors over the cgroup's processes at a sample.
     pub service_fds_max: Option<u32>,
+    // --- Cell gates (issue 12 part 5): the figures the verdict judged.
+    // Defaulted: runs recorded before these columns still read. ---
+    /// errors / (requests + errors).
+    #[serde(default)]
+    pub error_rate: f64,
+    /// Latency with every timed-out request counted at the latency it had
+    /// when given up (about the timeout), beside the successes-only figures.
+    #[serde(default)]
+    pub latency_with_timeouts_p50_ms: f64,
+    #[serde(default)]
+    pub latency_with_timeouts_p99_ms: f64,
+    #[serde(default)]
+    pub latency_with_timeouts_p999_ms: f64,
+    #[serde(default)]
+    pub latency_with_timeouts_max_ms: f64,
+    /// Measured requests still unanswered when the window closed.
+    #[serde(default)]
+    pub in_flight_at_end: u64,
+    /// The generator threads' run-queue wait (schedstat), seconds summed
+    /// over its threads, and that / (window x threads).
+    #[serde(default)]
+    pub gen_wait_s: f64,
+    #[serde(default)]
+    pub gen_wait_share: f64,
+    /// Share of the host's CPU time that was idle during the window (/proc/stat).
+    #[serde(default)]
+    pub host_idle_share: Option<f64>,
+    /// CPUs the service and the generator used together, and the host's CPUs.
+    #[serde(default)]
+    pub host_cpus_used: Option<f64>,
+    #[serde(default)]
+    pub host_cpus: u32,
+    /// Closed loop: throughput (all answers) x mean latency, to set beside
+    /// the connections (Little's law).
+    #[serde(default)]
+    pub littles_law_in_flight: Option<f64>,
 }
 
 /// timelines/<cell>.csv: one row per second of the measurement.

@@ -105,6 +105,9 @@ state_enum! {
         /// A start whose cells are measured.
         #[default]
         Measure => "measure",
+        /// A cold start measured for its times alone (`startup.repeats`):
+        /// start, port, health, first workload request, stop.
+        Startup => "startup",
     }
 }
 

@@ -10,6 +10,7 @@
 //! reads it: CPU of the whole cgroup, memory, tasks, PSS and fds
 //! ([`cgroup_stats`] turns the samples into the cell's figures).
 pub mod cgroup_stats;
+pub mod host_cpu;
 pub mod procfs;
 pub mod sampler;
 

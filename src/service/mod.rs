@@ -17,10 +17,13 @@ pub mod contain;
 pub mod error;
 pub mod guard;
 pub mod http_probe;
+pub mod log_cap;
 pub mod port;
 pub mod process;
+pub mod startup;
 
 pub use error::ServiceError;
 pub use http_probe::{HttpProbeError, http_status};
 pub use port::{PortInUse, PortMoment, check_port_free, port_is_free};
 pub use process::{Service, ServiceCommand, StopKind, StopReport};
+pub use startup::StartupTimes;

@@ -11,16 +11,18 @@ use super::ServiceError;
 use super::contain::{fresh_cgroup, with_oom};
 use super::guard::Guard;
 use super::http_probe::{HttpProbeError, http_status};
+use super::log_cap::CappedLog;
 use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
 use crate::cgroup::{Limits, ServiceCgroup};
 use crate::plan::{HealthPlan, StopPlan};
-use crate::process::{
-    Containment, describe_exit, runtime_env, signal_group, spawn_contained, tail,
-};
+use crate::process::{Containment, describe_exit, runtime_env, signal_group, spawn_contained};
 use crate::sample::procfs::{session_alive, session_pids};
 
 /// Lines of the service log quoted when it fails.
 pub const TAIL_LINES: usize = 15;
+/// How long a stopped service's output may take to reach its end (a
+/// process that escaped the group may hold it open: its tail is written then).
+const LOG_END_WAIT: Duration = Duration::from_secs(2);
 
 /// What to start: a shell command in a directory with added environment.
 #[derive(Debug, Clone)]
@@ -38,6 +40,8 @@ pub struct ServiceCommand {
     pub cpus: Option<Vec<usize>>,
     /// CPU and memory limits of its cgroup (empty: none).
     pub limits: Limits,
+    /// Bytes kept of the head and of the tail of this start's log.
+    pub log_cap: u64,
 }
 
 impl ServiceCommand {
@@ -52,6 +56,7 @@ impl ServiceCommand {
             port: rt.port,
             cpus,
             limits: Limits::default(),
+            log_cap: rt.log_cap_bytes,
         }
     }
 }
@@ -82,6 +87,8 @@ pub struct StopReport {
     pub kind: StopKind,
     /// e.g. `exit code 0`, `signal 15 (TERM)`.
     pub exit_status: String,
+    /// Bytes of the log dropped by the log cap (0: all kept).
+    pub log_dropped_bytes: u64,
 }
 
 /// A started service. Dropping it without [`Service::stop`] SIGKILLs its group.
@@ -91,6 +98,7 @@ pub struct Service {
     sid: i32,
     spawned_at: Instant,
     log: PathBuf,
+    log_sink: CappedLog,
     guard: Option<Guard>,
     exit: Option<ExitStatus>,
     /// This start's cgroup, when the host allows cgroups.
@@ -121,14 +129,15 @@ impl Service {
             command.command
         )
         .map_err(log_err)?;
-        let stderr = file.try_clone().map_err(log_err)?;
+        let (log_sink, stdout, stderr) =
+            CappedLog::start(file, log, command.log_cap).map_err(log_err)?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(&command.command)
             .current_dir(&command.dir)
             .envs(&command.env)
             .stdin(Stdio::null())
-            .stdout(file)
+            .stdout(stdout)
             .stderr(stderr);
         let mut cgroup = fresh_cgroup(command)?;
         let how = Containment {
@@ -159,6 +168,7 @@ impl Service {
             sid,
             spawned_at,
             log: log.to_path_buf(),
+            log_sink,
             guard: None,
             exit: None,
             cgroup,
@@ -214,9 +224,10 @@ impl Service {
         super::contain::seen(self.cgroup.as_ref(), self.sid)
     }
 
-    /// The last lines of the service log.
+    /// The last lines of the service log (while it runs, from the capped
+    /// log's memory: the file then holds only the log's head).
     pub fn log_tail(&self) -> String {
-        tail(&self.log, TAIL_LINES)
+        self.log_sink.tail(TAIL_LINES)
     }
 
     /// The start shell's exit status, once it has exited (reaps it).
@@ -353,8 +364,13 @@ impl Service {
         if let Some(g) = self.guard.take() {
             g.disarm();
         }
+        let log_dropped_bytes = self.log_sink.finish(LOG_END_WAIT);
         self.wait_port_free(Duration::from_secs(5))?;
-        Ok(StopReport { kind, exit_status })
+        Ok(StopReport {
+            kind,
+            exit_status,
+            log_dropped_bytes,
+        })
     }
 
     fn wait_port_free(&self, timeout: Duration) -> Result<(), ServiceError> {
@@ -425,5 +441,6 @@ impl Drop for Service {
             let _ = self.end_cgroup();
             g.disarm();
         }
+        self.log_sink.finish(LOG_END_WAIT);
     }
 }

@@ -151,6 +151,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
             cpus: c.cpus.or(b.cpus),
             memory: c.memory.or(b.memory),
         }),
+        startup: child.startup.or(base.startup),
     }
 }
 

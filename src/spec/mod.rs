@@ -19,10 +19,12 @@
 //! Paths in the spec (`dir`, `results`, report templates) are relative to
 //! the folder holding the spec file.
 pub mod affinity;
+pub mod byte_size;
 pub mod de;
 pub mod error;
 pub mod explain;
 pub mod extends;
+pub mod gates;
 pub mod model;
 pub mod source;
 pub mod tree;

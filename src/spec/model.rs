@@ -14,6 +14,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::affinity::AffinitySetting;
+use super::byte_size::ByteSize;
+use super::gates::GatesSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -71,6 +73,12 @@ pub struct Spec {
     /// Metric names the reports should show.
     #[serde(default)]
     pub metrics: Vec<String>,
+    /// Cold starts measured per runtime before its cells (a runtime's own `startup` wins).
+    pub startup: Option<StartupSpec>,
+    /// Thresholds by which a cell is judged `suspect` or `failed`.
+    pub gates: Option<GatesSpec>,
+    /// Caps on the service and training logs.
+    pub logs: Option<LogsSpec>,
 }
 
 fn one() -> u32 {
@@ -135,6 +143,8 @@ pub struct RuntimeSpec {
     /// writable cgroups, e.g. root); each value may be a template naming an
     /// axis, resolved per cell.
     pub limits: Option<LimitsSpec>,
+    /// Cold starts measured before this runtime's cells (overrides the spec-wide `startup`).
+    pub startup: Option<StartupSpec>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.
@@ -341,6 +351,24 @@ pub enum RestartSpec {
     Repeat,
     /// A fresh start for every cell.
     Cell,
+}
+
+/// Cold starts of each runtime measured before its cells: start, port,
+/// health, first workload request, stop, each in a fresh process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with repeats")]
+pub struct StartupSpec {
+    /// Default 3; 0 measures no extra start (the measured start still records its times).
+    pub repeats: u32,
+}
+
+/// What is kept of each service and training log: its first `cap` bytes and
+/// its last `cap` bytes; what lies between is dropped and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, expecting = "a map with cap")]
+pub struct LogsSpec {
+    /// Default `16MiB` (so at most 32 MiB per start).
+    pub cap: ByteSize,
 }
 
 /// CPU pinning (Linux): CPU indices for the service and for the load generator.

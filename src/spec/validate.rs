@@ -100,6 +100,9 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     check_workload(&spec.workload.0, &mut out);
     check_load(spec, &mut out);
     check_rules(spec, &mut out);
+    if let Some(gates) = &spec.gates {
+        super::gates::check_gates(gates, &mut out);
+    }
     if spec.repeats == 0 {
         out.push(finding(
             "repeats",

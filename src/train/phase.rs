@@ -47,6 +47,7 @@ pub fn train_runtime(
         // Training gets a cgroup of its own (the service layer makes one per
         // start) but no limits: they belong to measured cells.
         limits: crate::cgroup::Limits::default(),
+        log_cap: rt.log_cap_bytes,
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service

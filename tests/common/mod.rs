@@ -130,6 +130,8 @@ pub fn py_runtime(
         tags: vec![],
         artifact: None,
         tools: vec!["python3".into()],
+        startup_repeats: 0,
+        log_cap_bytes: 16 << 20,
     }
 }
 
@@ -172,6 +174,10 @@ pub fn write_spec(dir: &Path, runtimes: &[PyRuntime], rest: &str) -> PathBuf {
 }
 
 /// The usual tail of a test spec: 2 payloads x 2 concurrencies, short cells.
+/// No cold starts (tests/exec_gates.rs covers them), and the two gates that
+/// judge the host rather than the service (the generator waiting for a CPU,
+/// Little's law) off: these tests check the lifecycle, on a 2-core host
+/// shared with builds, where those gates rightly make cells `suspect`.
 pub const SMALL_MATRIX: &str = r#"workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [16, 256], concurrency: [1, 2] }
 load: { mode: closed, timeout: 2s }
@@ -180,6 +186,8 @@ warmup: { service: 200ms, cell: 100ms }
 measure: { duration: 300ms }
 sample: { interval: 50ms }
 faults: { max_restarts: 1 }
+startup: { repeats: 0 }
+gates: { generator_wait: off, littles_law: off }
 "#;
 
 /// Every pid any runtime of a test spec recorded under `dir`.

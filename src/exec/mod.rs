@@ -25,10 +25,13 @@ pub mod load_config;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;
+pub mod repeats;
 pub mod progress;
 pub mod run;
 pub mod training;
 pub mod verdict;
+pub mod warmup;
+pub mod warmup_rule;
 
 pub use cli::{ExecOptions, exec_command};
 pub use driver::{Driver, Running, StartFailure};

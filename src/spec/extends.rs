@@ -143,6 +143,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         lifecycle: merge_with(base.lifecycle, child.lifecycle, |b, c| LifecycleSpec {
             restart: c.restart.or(b.restart),
         }),
+        repeats: child.repeats.or(base.repeats),
     }
 }
 

@@ -18,6 +18,7 @@
 //!
 //! Paths in the spec (`dir`, `results`, report templates) are relative to
 //! the folder holding the spec file.
+pub mod adaptive;
 pub mod de;
 pub mod error;
 pub mod explain;

@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -36,9 +37,10 @@ pub struct Spec {
     pub axes: IndexMap<String, Vec<AxisValue>>,
     #[serde(default)]
     pub load: LoadSpec,
-    /// How many times every cell is measured.
-    #[serde(default = "one")]
-    pub repeats: u32,
+    /// How many times every configuration is measured: a count, or
+    /// `{ min, max, target_ci }` (adaptive; a runtime's own `repeats` wins).
+    #[serde(default)]
+    pub repeats: RepeatsSpec,
     #[serde(default)]
     pub warmup: WarmupSpec,
     pub measure: MeasureSpec,
@@ -66,10 +68,6 @@ pub struct Spec {
     /// Metric names the reports should show.
     #[serde(default)]
     pub metrics: Vec<String>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -126,6 +124,8 @@ pub struct RuntimeSpec {
     pub artifact: Option<String>,
     /// When this runtime's service is started anew (overrides the spec-wide `lifecycle`).
     pub lifecycle: Option<LifecycleSpec>,
+    /// This runtime's repeats (overrides the spec-wide `repeats`).
+    pub repeats: Option<RepeatsSpec>,
 }
 
 /// The JDK a runtime needs: a major version looked up in JAVA_HOME and
@@ -265,12 +265,14 @@ pub enum LoadModeSpec {
 
 /// Load applied but not recorded.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with service, cell")]
+#[serde(deny_unknown_fields, expecting = "a map with service, cell, max")]
 pub struct WarmupSpec {
     /// Once after each service start.
     pub service: Option<HumanDuration>,
-    /// Before each cell.
-    pub cell: Option<HumanDuration>,
+    /// Before each cell: a duration, or `auto` (until throughput stops trending).
+    pub cell: Option<CellWarmupSpec>,
+    /// With `cell: auto`: the longest a cell's warmup runs (default `30s`).
+    pub max: Option<HumanDuration>,
 }
 
 /// When a measurement ends: after `duration`, or after `requests` answers.

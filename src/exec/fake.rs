@@ -42,6 +42,8 @@ pub struct Fake {
     pub failing_starts: BTreeSet<String>,
     /// Runtimes whose service has to be killed when it is stopped.
     pub failing_stops: BTreeSet<String>,
+    /// The throughput a measured cell records, by cell id (default 100 req/s).
+    pub throughput: BTreeMap<String, f64>,
 }
 
 impl Fake {
@@ -161,7 +163,13 @@ impl Driver for Fake {
         );
         self.calls.push(format!("measure {}", cell.id));
         Ok(match self.cells.get(&cell.id) {
-            None => CellEnd::Recorded(row(cell, CellStatus::Ok, "")),
+            None => {
+                let mut row = row(cell, CellStatus::Ok, "");
+                if let Some(rps) = self.throughput.get(&cell.id) {
+                    row.throughput_rps = *rps;
+                }
+                CellEnd::Recorded(row)
+            }
             Some(CellScript::Dies) => {
                 CellEnd::ServiceDied(row(cell, CellStatus::Failed, "the service died (scripted)"))
             }

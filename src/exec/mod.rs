@@ -15,6 +15,8 @@ pub mod cell;
 pub mod cli;
 pub mod configurations;
 pub mod driver;
+#[cfg(test)]
+mod adaptive_tests;
 pub mod error;
 pub mod events;
 #[cfg(test)]

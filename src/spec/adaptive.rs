@@ -253,6 +253,7 @@ mod tests {
             "experiment: {{ name: t }}\n\
              runtimes: {{ a: {{ start: ./a }} }}\n\
              workload: {{ path: / }}\n\
+             load: {{ connections: 1 }}\n\
              measure: {{ duration: 1s }}\n{extra}"
         );
         crate::spec::from_text(yaml, std::path::Path::new("t.yaml"))

@@ -31,6 +31,8 @@
 //! the interrupted run would have; a recorded cell is never measured again.
 use std::collections::{BTreeMap, BTreeSet};
 
+use indexmap::IndexMap;
+
 use crate::plan::{Cell, Plan, RepeatPolicy};
 use crate::report::effect::MeanInterval;
 use crate::results::{CellStatus, MeasurementRow, RepeatsRow, RepeatsStop};
@@ -42,7 +44,7 @@ pub const LEVEL: f64 = 0.95;
 #[derive(Debug)]
 pub struct Repeats {
     /// By config id, in plan order of first appearance.
-    configs: Vec<(String, Config)>,
+    configs: IndexMap<String, Config>,
 }
 
 #[derive(Debug)]
@@ -99,51 +101,38 @@ impl Repeats {
     /// The configurations of `plan`, with the rows already recorded
     /// (`--resume`) counted and judged.
     pub fn new(plan: &Plan, recorded: &[MeasurementRow]) -> Self {
-        let mut seen = BTreeSet::new();
-        let mut configs = Vec::new();
+        let mut configs = IndexMap::new();
         for cell in &plan.cells {
-            if seen.insert(cell.config_id.clone()) {
-                configs.push((
-                    cell.config_id.clone(),
-                    Config {
-                        runtime: cell.runtime.clone(),
-                        policy: plan.repeats_of(&cell.runtime),
-                        measured: BTreeMap::new(),
-                        stop: None,
-                    },
-                ));
-            }
+            configs
+                .entry(cell.config_id.clone())
+                .or_insert_with(|| Config {
+                    runtime: cell.runtime.clone(),
+                    policy: plan.repeats_of(&cell.runtime),
+                    measured: BTreeMap::new(),
+                    stop: None,
+                });
         }
-        let mut repeats = Repeats { configs };
         for row in recorded {
-            if let Some(config) = repeats.get_mut(&row.config_id) {
+            if let Some(config) = configs.get_mut(&row.config_id) {
                 config.measured.insert(row.repeat, usable_throughput(row));
             }
         }
-        for (_, config) in &mut repeats.configs {
+        for config in configs.values_mut() {
             config.stop = config.decide();
         }
-        repeats
-    }
-
-    fn get_mut(&mut self, config_id: &str) -> Option<&mut Config> {
-        self.configs
-            .iter_mut()
-            .find(|(id, _)| id == config_id)
-            .map(|(_, c)| c)
+        Repeats { configs }
     }
 
     /// Whether `cell` is still wanted: its configuration has not stopped.
     pub fn wants(&self, cell: &Cell) -> bool {
         self.configs
-            .iter()
-            .find(|(id, _)| *id == cell.config_id)
-            .is_none_or(|(_, c)| c.stop.is_none())
+            .get(&cell.config_id)
+            .is_none_or(|c| c.stop.is_none())
     }
 
     /// Counts a recorded cell; `Some` when its configuration stops with it.
     pub fn record(&mut self, row: &MeasurementRow) -> Option<Stopped> {
-        let config = self.get_mut(&row.config_id)?;
+        let config = self.configs.get_mut(&row.config_id)?;
         config.measured.insert(row.repeat, usable_throughput(row));
         if config.stop.is_some() {
             return None;

@@ -26,7 +26,8 @@ use crate::plan::{Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_rows};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
-    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RunDir, RunState, RunStatus,
+    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState,
+    RunStatus,
     SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
 };
 
@@ -472,7 +473,8 @@ impl<'a, D: Driver> Executor<'a, D> {
             p99_ms: row.latency_p99_ms,
             reason: row.reason.clone(),
         });
-        if let Some(stopped) = stopped {
+        // A fixed count stopping is no news; an adaptive stop is.
+        if let Some(stopped) = stopped.filter(|s| s.stop != RepeatsStop::Fixed) {
             let dropped = self
                 .ctx
                 .plan

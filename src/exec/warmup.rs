@@ -3,7 +3,6 @@
 //! within the warmup's `max`. Either way the length used is returned, for
 //! the cell's row (`warmup_s`, `warmup_end`).
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::cell::{CellContext, guarded_run};
@@ -37,7 +36,7 @@ pub fn warm_up(
     load_cpus: Option<Vec<usize>>,
 ) -> Warmup {
     let started = Instant::now();
-    let end = match cell.warmup {
+    let (end, died) = match cell.warmup {
         CellWarmup::Fixed { duration } if duration.is_zero() => {
             return Warmup::Done {
                 seconds: 0.0,
@@ -47,20 +46,14 @@ pub fn warm_up(
         CellWarmup::Fixed { duration } => {
             let config = warmup_config(cell, service.addr(), load_cpus, duration);
             let (_, died) = guarded_run(ctx, service, &config, None);
-            if died {
-                return Warmup::ServiceDied;
-            }
-            WarmupEnd::Fixed
+            (WarmupEnd::Fixed, died)
         }
-        CellWarmup::Auto(rule) => match auto(ctx, service, cell, rule, load_cpus) {
-            Some(end) => end,
-            None => return Warmup::ServiceDied,
-        },
+        CellWarmup::Auto(rule) => auto(ctx, service, cell, rule, load_cpus),
     };
     if ctx.interrupt.is_set() {
         return Warmup::Interrupted;
     }
-    if !service.is_alive() {
+    if died || !service.is_alive() {
         return Warmup::ServiceDied;
     }
     Warmup::Done {
@@ -71,25 +64,25 @@ pub fn warm_up(
 
 /// The auto warmup: one load run of up to `rule.max`, a monitor counting
 /// successful answers per window and cancelling the run once the rule says
-/// stable. `None`: the service died.
+/// stable. Returns how it ended and whether the service died meanwhile.
 fn auto(
     ctx: &CellContext,
     service: &Service,
     cell: &Cell,
     rule: AutoWarmup,
     load_cpus: Option<Vec<usize>>,
-) -> Option<WarmupEnd> {
+) -> (WarmupEnd, bool) {
     let config = warmup_config(cell, service.addr(), load_cpus, rule.max);
     let control = LoadControl::new();
     let done = AtomicBool::new(false);
     let died = AtomicBool::new(false);
     let stable = AtomicBool::new(false);
-    let rates = Mutex::new(Vec::new());
     let sid = service.sid();
     let window = rule.window.max(Duration::from_millis(1));
     std::thread::scope(|s| {
         s.spawn(|| {
             let t0 = Instant::now();
+            let mut rates = Vec::new();
             let mut last_count = 0u64;
             let mut next_end = t0 + window;
             while !done.load(Ordering::Relaxed) {
@@ -105,7 +98,6 @@ fn auto(
                     continue;
                 }
                 let count = control.completed();
-                let mut rates = rates.lock().unwrap_or_else(PoisonError::into_inner);
                 rates.push((count - last_count) as f64 / window.as_secs_f64());
                 last_count = count;
                 next_end += window;
@@ -119,12 +111,10 @@ fn auto(
         let _ = load::run(&config, &control);
         done.store(true, Ordering::Relaxed);
     });
-    if died.load(Ordering::Relaxed) {
-        return None;
-    }
-    Some(if stable.load(Ordering::Relaxed) {
+    let end = if stable.load(Ordering::Relaxed) {
         WarmupEnd::Stable
     } else {
         WarmupEnd::Max
-    })
+    };
+    (end, died.load(Ordering::Relaxed))
 }

@@ -46,7 +46,12 @@ fn fake() -> Fake {
     fake
 }
 
-fn exec(plan: &Plan, text: &str, fake: &mut Fake, resume: Option<&Path>) -> (RunOutcome, Vec<Event>) {
+fn exec(
+    plan: &Plan,
+    text: &str,
+    fake: &mut Fake,
+    resume: Option<&Path>,
+) -> (RunOutcome, Vec<Event>) {
     let (tx, rx) = channel();
     let request = RunRequest {
         plan,
@@ -54,8 +59,8 @@ fn exec(plan: &Plan, text: &str, fake: &mut Fake, resume: Option<&Path>) -> (Run
         resume,
         force: false,
     };
-    let outcome = run(&request, fake, || Ok(Interrupt::default()), tx)
-        .unwrap_or_else(|e| panic!("run: {e}"));
+    let outcome =
+        run(&request, fake, || Ok(Interrupt::default()), tx).unwrap_or_else(|e| panic!("run: {e}"));
     (outcome, rx.try_iter().collect())
 }
 
@@ -102,19 +107,33 @@ fn expected_repeats() -> Vec<(String, u32, RepeatsStop)> {
 fn agreeing_repeats_stop_at_min_and_disagreeing_ones_go_to_max_in_plan_order() {
     let dir = tempfile::tempdir().unwrap();
     let (plan, text) = plan_in(dir.path());
-    assert_eq!(plan.cells.len(), 6 + 6 + 2 + 2, "a cell for every repeat up to max");
+    assert_eq!(
+        plan.cells.len(),
+        6 + 6 + 2 + 2,
+        "a cell for every repeat up to max"
+    );
     let mut fake = fake();
     let (outcome, events) = exec(&plan, &text, &mut fake, None);
     assert_eq!(outcome.state, RunState::Complete);
     let measured: Vec<&str> = fake.calls_of("measure ").iter().map(|c| &c[8..]).collect();
-    assert_eq!(measured, ALL, "interleaved, a stopped configuration's cells left out");
+    assert_eq!(
+        measured, ALL,
+        "interleaved, a stopped configuration's cells left out"
+    );
     let starts = fake.calls_of("start a");
-    assert_eq!(starts.len(), 6, "a fresh start per repeat of a, also for one cell: {starts:?}");
+    assert_eq!(
+        starts.len(),
+        6,
+        "a fresh start per repeat of a, also for one cell: {starts:?}"
+    );
     assert_eq!(repeats_of(&outcome), expected_repeats());
 
     let rows = rows::<RepeatsRow>(&outcome, REPEATS_FILE);
     let agreeing = &rows[0];
-    assert_eq!((agreeing.half_width, agreeing.target_ci), (Some(0.0), Some(0.03)));
+    assert_eq!(
+        (agreeing.half_width, agreeing.target_ci),
+        (Some(0.0), Some(0.03))
+    );
     let noisy = rows[1].half_width.expect("6 usable repeats");
     assert!(noisy > 0.03, "{noisy}");
     assert_eq!((rows[2].min, rows[2].max, rows[2].target_ci), (2, 2, None));
@@ -153,12 +172,20 @@ fn resume_counts_the_recorded_repeats_and_measures_nothing_twice() {
     assert_eq!(interrupted.state, RunState::Interrupted);
     let mut so_far = expected_repeats();
     so_far[1] = ("a/payload=2".into(), 4, RepeatsStop::Interrupted);
-    assert_eq!(repeats_of(&interrupted), so_far, "a/payload=1 had already stopped");
+    assert_eq!(
+        repeats_of(&interrupted),
+        so_far,
+        "a/payload=1 had already stopped"
+    );
 
     let mut second = fake();
     let (resumed, _) = exec(&plan, &text, &mut second, Some(&interrupted.run_dir));
     assert_eq!(resumed.state, RunState::Complete);
-    let measured: Vec<&str> = second.calls_of("measure ").iter().map(|c| &c[8..]).collect();
+    let measured: Vec<&str> = second
+        .calls_of("measure ")
+        .iter()
+        .map(|c| &c[8..])
+        .collect();
     assert_eq!(
         measured,
         ["a/payload=2/r5", "a/payload=2/r6"],
@@ -169,5 +196,8 @@ fn resume_counts_the_recorded_repeats_and_measures_nothing_twice() {
         .into_iter()
         .map(|r| r.cell_id)
         .collect();
-    assert_eq!(ids, ALL, "every cell once, in the order of one uninterrupted run");
+    assert_eq!(
+        ids, ALL,
+        "every cell once, in the order of one uninterrupted run"
+    );
 }

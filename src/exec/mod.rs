@@ -11,12 +11,12 @@
 //! mark the run interrupted; `--resume` continues it. See docs/exec.md.
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
+#[cfg(test)]
+mod adaptive_tests;
 pub mod cell;
 pub mod cli;
 pub mod configurations;
 pub mod driver;
-#[cfg(test)]
-mod adaptive_tests;
 pub mod error;
 pub mod events;
 #[cfg(test)]
@@ -27,8 +27,8 @@ pub mod load_config;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;
-pub mod repeats;
 pub mod progress;
+pub mod repeats;
 pub mod run;
 pub mod training;
 pub mod verdict;

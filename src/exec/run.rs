@@ -27,8 +27,7 @@ use crate::results::resume::{check_spec, recorded_rows};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
     MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState,
-    RunStatus,
-    SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
+    RunStatus, SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
 };
 
 /// A run of a plan: the plan and what the run is asked beyond it.

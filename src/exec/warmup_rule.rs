@@ -181,7 +181,10 @@ mod tests {
         let ramp = |i: usize| 10_000.0 - 8_000.0 * (-(i as f64) / 4.0).exp();
         let series = noisy(ramp, 0.01, 40, 7);
         let end = ends_after(&series).expect("the ramp flattens");
-        assert!(end >= 10, "ended at window {end}, still on the ramp: {series:?}");
+        assert!(
+            end >= 10,
+            "ended at window {end}, still on the ramp: {series:?}"
+        );
         assert!(end <= 30, "ended at window {end}, long after the plateau");
         let at_end = series[end - 1];
         assert!(at_end > 0.9 * 10_000.0, "ended at {at_end} req/s");
@@ -206,7 +209,11 @@ mod tests {
         let mut series = vec![100.0, 100.0];
         series.extend(noisy(|_| 1000.0, 0.02, 20, 3));
         let end = ends_after(&series).expect("stable after the step");
-        assert_eq!(end, 2 + K, "the first stable window set is the one after the step");
+        assert_eq!(
+            end,
+            2 + K,
+            "the first stable window set is the one after the step"
+        );
     }
 
     #[test]

@@ -120,10 +120,12 @@ impl Plan {
 
     /// The repeat policy of runtime `name` (fixed at the plan's repeats for a name the plan lacks).
     pub fn repeats_of(&self, name: &str) -> RepeatPolicy {
-        self.runtimes
-            .iter()
-            .find(|r| r.name == name)
-            .map_or(RepeatPolicy::Fixed { repeats: self.repeats }, |r| r.repeats)
+        self.runtimes.iter().find(|r| r.name == name).map_or(
+            RepeatPolicy::Fixed {
+                repeats: self.repeats,
+            },
+            |r| r.repeats,
+        )
     }
 
     /// The restart policy of runtime `name` (the default for a name the plan lacks).
@@ -235,7 +237,11 @@ mod tests {
     #[test]
     fn adaptive_repeats_and_auto_warmup_give_a_range_from_min_to_max() {
         let fixed = plan_with("");
-        assert_eq!(fixed.estimate().least, None, "a fixed design has one length");
+        assert_eq!(
+            fixed.estimate().least,
+            None,
+            "a fixed design has one length"
+        );
         // a: 2 points x repeats 2..4, a fresh start per repeat; b, c: 3 fixed repeats, one start.
         let plan = plan_of(
             "{ start: ./a, repeats: { min: 2, max: 4, target_ci: 3% } }",
@@ -249,12 +255,20 @@ mod tests {
         assert_eq!(least.total, e.per_start * 4 + Duration::from_secs(16));
         assert_eq!(e.total, e.per_start * 6 + Duration::from_secs(20));
 
-        let auto = plan_of("{ start: ./a }", "{ service: 2s, cell: auto, max: 10s }", "").estimate();
+        let auto = plan_of(
+            "{ start: ./a }",
+            "{ service: 2s, cell: auto, max: 10s }",
+            "",
+        )
+        .estimate();
         let least = auto.least.expect("auto warmup: a range");
         assert_eq!(least.cells, auto.cells);
         assert_eq!(auto.cells_time, Duration::from_secs(18 * 11));
-        assert_eq!(least.total - least.service_starts as u32 * auto.per_start, Duration::from_secs(18 * 6),
-            "at least the rule's 5 windows of 1 s per cell");
+        assert_eq!(
+            least.total - least.service_starts as u32 * auto.per_start,
+            Duration::from_secs(18 * 6),
+            "at least the rule's 5 windows of 1 s per cell"
+        );
     }
 
     #[test]

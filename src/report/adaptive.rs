@@ -70,3 +70,88 @@ fn auto_warmup(run: &RunData) -> Option<AutoWarmupView> {
         max_s: seconds.fold(0.0, f64::max),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::MeasurementRow;
+
+    fn run(repeats: Vec<RepeatsRow>, warmups: &[(f64, WarmupEnd)]) -> RunData {
+        let mut data = RunData {
+            dir: "run".into(),
+            status: crate::results::RunStatus {
+                state: crate::results::RunState::Complete,
+                run_id: "run".into(),
+                experiment: "x".into(),
+                started_at: String::new(),
+                updated_at: String::new(),
+                cells_total: 0,
+                cells_done: 0,
+                quick_factor: None,
+                spec_hash: String::new(),
+                message: None,
+            },
+            environment: Default::default(),
+            configurations: vec![],
+            lifecycle: vec![],
+            measurements: vec![],
+            repeats,
+            title: None,
+            schedule: Default::default(),
+            description: None,
+            report_templates: vec![],
+        };
+        data.measurements = warmups
+            .iter()
+            .map(|&(warmup_s, warmup_end)| MeasurementRow {
+                warmup_s,
+                warmup_end,
+                ..Default::default()
+            })
+            .collect();
+        data
+    }
+
+    fn row(config_id: &str, target_ci: Option<f64>, stop: RepeatsStop) -> RepeatsRow {
+        RepeatsRow {
+            config_id: config_id.into(),
+            runtime: "go".into(),
+            repeats: 3,
+            usable: 3,
+            min: 3,
+            max: 10,
+            target_ci,
+            throughput_rps: Some(100.0),
+            half_width: Some(0.02),
+            stop,
+        }
+    }
+
+    #[test]
+    fn a_fixed_design_shows_nothing_and_an_adaptive_one_counts_its_stops() {
+        let fixed = run(
+            vec![row("go/c=1", None, RepeatsStop::Fixed)],
+            &[(2.0, WarmupEnd::Fixed)],
+        );
+        let view = AdaptiveView::of(&fixed);
+        assert!(view.repeats.is_empty() && view.warmup.is_none(), "{view:?}");
+
+        let adaptive = run(
+            vec![
+                row("go/c=1", Some(0.03), RepeatsStop::Target),
+                row("go/c=2", Some(0.03), RepeatsStop::Max),
+                row("go/c=3", Some(0.03), RepeatsStop::Max),
+            ],
+            &[
+                (5.0, WarmupEnd::Stable),
+                (30.0, WarmupEnd::Max),
+                (7.0, WarmupEnd::Stable),
+            ],
+        );
+        let view = AdaptiveView::of(&adaptive);
+        assert_eq!((view.repeats.len(), view.at_target, view.at_max), (3, 1, 2));
+        let w = view.warmup.expect("auto warmups");
+        assert_eq!((w.cells, w.stable, w.at_max), (3, 2, 1));
+        assert_eq!((w.min_s, w.max_s, w.mean_s), (5.0, 30.0, 14.0));
+    }
+}

@@ -357,7 +357,10 @@ mod tests {
         let h = (4.302_653 * 0.1 / 3f64.sqrt()).exp_m1();
         assert!(close(m.half_width, h, 1e-5), "{m:?}");
         assert_eq!(m.repeats, 3);
-        assert!(MeanInterval::of(&[5.0, -1.0], 0.95).is_none(), "one usable value");
+        assert!(
+            MeanInterval::of(&[5.0, -1.0], 0.95).is_none(),
+            "one usable value"
+        );
         let same = MeanInterval::of(&[5.0, 5.0], 0.95).unwrap();
         assert_eq!(same.half_width, 0.0);
     }

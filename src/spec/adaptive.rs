@@ -263,8 +263,8 @@ mod tests {
     fn repeats_take_a_count_or_a_range_with_a_target() {
         let fixed = spec("repeats: 4\n").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(fixed.spec.repeats, RepeatsSpec::Fixed(4));
-        let adaptive = spec("repeats: { min: 3, max: 10, target_ci: 3% }\n")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let adaptive =
+            spec("repeats: { min: 3, max: 10, target_ci: 3% }\n").unwrap_or_else(|e| panic!("{e}"));
         let RepeatsSpec::Adaptive(a) = adaptive.spec.repeats else {
             panic!("{:?}", adaptive.spec.repeats)
         };

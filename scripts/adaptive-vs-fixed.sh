@@ -1,68 +1,94 @@
 #!/usr/bin/env bash
-# Adaptive repeats against a fixed design (issue 11, part 7): runs
-# experiments/adaptive-repeats-fixed.yaml (5 repeats of every configuration)
-# and experiments/adaptive-repeats.yaml (3 to 10 repeats, until the 95%
-# interval of a configuration's throughput is within 3%), one after the
-# other on this host, then prints per configuration the repeats each design
-# took, the half-width of the interval it achieved and why the adaptive one
-# stopped, and the wall time, cells and service starts of each run.
-#   scripts/adaptive-vs-fixed.sh                # run both, then the table
-#   scripts/adaptive-vs-fixed.sh FIXED_RUN ADAPTIVE_RUN   # the table of two past runs
-# Both runs together take about 10 to 25 minutes on a 2-core host (3 s
-# windows, 2 s cell warmups: see the specs). The host's noise is what it
-# is: nothing here is tuned to it, so rerun it to see how the figures move.
+# Adaptive repeats and automatic warmup against a fixed design (issue 11,
+# part 7). Runs, one after the other on this host, the same Go + JVM matrix
+# (payload 7 and 2048, concurrency 1, 12 and 96; 3 s windows) three ways:
+#   fixed        experiments/adaptive-repeats-fixed.yaml        5 repeats, 2 s cell warmup
+#   adaptive     experiments/adaptive-repeats.yaml              3 to 10 repeats until the 95%
+#                                                               interval is within 3%, 2 s warmup
+#   auto-warmup  experiments/adaptive-repeats-auto-warmup.yaml  5 repeats, `cell: auto, max: 15s`
+# then prints per configuration the repeats each run took and the half-width
+# of the 95% interval of its throughput (repeats.csv), the wall time, cells
+# and service starts of each run, and a replay of the stop rule on the
+# adaptive run's repeats for other targets, with the configuration's own
+# interval (exec's rule) and with a runtime-pooled one
+# (examples/adaptive-replay.rs).
+#   scripts/adaptive-vs-fixed.sh                          # run all three, then the tables
+#   scripts/adaptive-vs-fixed.sh FIXED ADAPTIVE [AUTO]    # the tables of past runs
+# All three take about 20 to 45 minutes on a 2-core host. The host's noise
+# is what it is: nothing here is tuned to it; rerun to see the figures move.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/jdk25.sh
 
 latest_run() { ls -d "results/$1"/2*/ 2>/dev/null | sort | tail -1; }
 
-if [ $# -eq 2 ]; then
-  fixed=$1 adaptive=$2
+cargo build --release --locked --quiet --bin runner --example adaptive-replay
+if [ $# -ge 2 ]; then
+  runs=("fixed=$1" "adaptive=$2")
+  [ $# -ge 3 ] && runs+=("auto-warmup=$3")
 else
-  cargo build --release --locked --quiet
-  # Exit 1 (a failed cell, a skipped runtime) still leaves a run to read.
-  target/release/runner exec experiments/adaptive-repeats-fixed.yaml || true
-  fixed=$(latest_run adaptive-repeats-fixed)
-  target/release/runner exec experiments/adaptive-repeats.yaml || true
-  adaptive=$(latest_run adaptive-repeats)
+  runs=()
+  for pair in fixed:adaptive-repeats-fixed adaptive:adaptive-repeats auto-warmup:adaptive-repeats-auto-warmup; do
+    # Exit 1 (a failed cell, a skipped runtime) still leaves a run to read.
+    target/release/runner exec "experiments/${pair#*:}.yaml" || true
+    runs+=("${pair%%:*}=$(latest_run "${pair#*:}")")
+  done
 fi
 
-python3 - "$fixed" "$adaptive" <<'PY'
+python3 - "${runs[@]}" <<'PY'
 import csv, json, sys
 from datetime import datetime
 from pathlib import Path
 
-def load(run):
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+def load(label, run):
     run = Path(run)
     status = json.loads((run / "status.json").read_text())
-    wall = (datetime.fromisoformat(status["updated_at"].replace("Z", "+00:00"))
-            - datetime.fromisoformat(status["started_at"].replace("Z", "+00:00"))).total_seconds()
-    repeats = {r["config_id"]: r for r in csv.DictReader(open(run / "repeats.csv"))}
-    starts = sum(1 for r in csv.DictReader(open(run / "lifecycle.csv")) if r["phase"] == "measure")
-    cells = sum(1 for _ in csv.DictReader(open(run / "measurements.csv")))
-    return {"run": run, "state": status["state"], "wall": wall, "repeats": repeats,
-            "starts": starts, "cells": cells}
+    t = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))
+    measured = rows(run / "measurements.csv")
+    warmups = [float(m.get("warmup_s") or 0) for m in measured]
+    return {
+        "label": label, "run": run, "state": status["state"],
+        "wall": (t(status["updated_at"]) - t(status["started_at"])).total_seconds(),
+        "repeats": {r["config_id"]: r for r in rows(run / "repeats.csv")},
+        "starts": sum(1 for r in rows(run / "lifecycle.csv") if r["phase"] == "measure"),
+        "cells": len(measured),
+        "warmup": sum(warmups) / len(warmups) if warmups else 0.0,
+    }
 
-fixed, adaptive = load(sys.argv[1]), load(sys.argv[2])
+runs = [load(*arg.split("=", 1)) for arg in sys.argv[1:]]
 pct = lambda v: f"+-{float(v) * 100:.1f}%" if v else "-"
-print(f"fixed:    {fixed['run']} ({fixed['state']})")
-print(f"adaptive: {adaptive['run']} ({adaptive['state']})\n")
-print(f"| configuration | fixed repeats | fixed 95% half-width | adaptive repeats | adaptive 95% half-width | adaptive stop |")
-print(f"|---|---|---|---|---|---|")
-within = {"fixed": 0, "adaptive": 0}
-for config, f in fixed["repeats"].items():
-    a = adaptive["repeats"].get(config.replace("adaptive-repeats-fixed", "adaptive-repeats"), {})
-    for name, row in (("fixed", f), ("adaptive", a)):
-        if row.get("half_width") and float(row["half_width"]) <= 0.03:
-            within[name] += 1
-    print(f"| {config} | {f['repeats']} | {pct(f['half_width'])} | {a.get('repeats', '-')} "
-          f"| {pct(a.get('half_width'))} | {a.get('stop', '-')} |")
-n = len(fixed["repeats"])
+for r in runs:
+    print(f"{r['label']}: {r['run']} ({r['state']})")
 print()
-print(f"| run | wall time | cells | service starts | configurations within +-3% |")
-print(f"|---|---|---|---|---|")
-for name, r in (("fixed 5", fixed), ("adaptive 3..10, 3%", adaptive)):
-    key = "fixed" if name.startswith("fixed") else "adaptive"
-    print(f"| {name} | {r['wall'] / 60:.1f} min | {r['cells']} | {r['starts']} | {within[key]} of {n} |")
+head = "| configuration |" + "".join(f" {r['label']} repeats | {r['label']} 95% half-width |" for r in runs)
+print(head + " adaptive stop |")
+print("|---|" + "---:|---:|" * len(runs) + "---|")
+configs = list(runs[0]["repeats"])
+for config in configs:
+    line = f"| {config} |"
+    for r in runs:
+        row = r["repeats"].get(config, {})
+        line += f" {row.get('repeats', '-')} | {pct(row.get('half_width'))} |"
+    stop = next((r["repeats"].get(config, {}).get("stop") for r in runs if r["label"] == "adaptive"), "-")
+    print(line + f" {stop} |")
+print()
+print("| run | wall time | cells | service starts | mean cell warmup | median 95% half-width | configurations within +-3% / +-10% |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for r in runs:
+    widths = sorted(float(x["half_width"]) for x in r["repeats"].values() if x["half_width"])
+    median = widths[len(widths) // 2] if widths else float("nan")
+    within = lambda bound: sum(1 for w in widths if w <= bound)
+    print(f"| {r['label']} | {r['wall'] / 60:.1f} min | {r['cells']} | {r['starts']} | {r['warmup']:.1f} s "
+          f"| +-{median * 100:.1f}% | {within(0.03)} / {within(0.10)} of {len(r['repeats'])} |")
 PY
+
+echo
+for run in "${runs[@]}"; do
+  if [ "${run%%=*}" = adaptive ]; then
+    target/release/examples/adaptive-replay "${run#*=}"
+  fi
+done

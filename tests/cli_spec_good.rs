@@ -148,7 +148,8 @@ fn only_filters_by_runtime_and_axis_values() {
 fn quick_divides_durations() {
     let plan = plan_json(&["--quick", "10", "--only", "concurrency=1"]);
     assert_eq!(plan["quick_factor"], 10);
-    assert_eq!(plan["cells"][0]["warmup"]["secs"], 1);
+    assert_eq!(plan["cells"][0]["warmup"]["kind"], "fixed");
+    assert_eq!(plan["cells"][0]["warmup"]["duration"]["secs"], 1);
     assert_eq!(
         plan["cells"][0]["measure"]["duration"]["nanos"],
         500_000_000

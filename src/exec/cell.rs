@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use super::cell_facts::{HostWindow, gate_facts};
 use super::events::Event;
 use super::interrupt::Interrupt;
-use super::load_config::{measure_config, warmup_config};
+use super::load_config::measure_config;
 use super::verdict::{CellFacts, one_line, verdict};
+use super::warmup::{Warmup, warm_up};
 use crate::load::{self, LoadControl, LoadError, LoadReport};
 use crate::plan::{Cell, LoadMode, Plan};
 use crate::results::{
@@ -53,13 +54,10 @@ pub fn measure_cell(
 ) -> Result<CellEnd, crate::results::ResultsError> {
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let started_at = rfc3339_now();
-    if !cell.warmup.is_zero() {
-        let config = warmup_config(cell, service.addr(), load_cpus.clone(), cell.warmup);
-        let (_, died) = guarded_run(ctx, service, &config, None);
-        if ctx.interrupt.is_set() {
-            return Ok(CellEnd::Interrupted);
-        }
-        if died || !service.is_alive() {
+    let (warmup_s, warmup_end) = match warm_up(ctx, service, cell, load_cpus.clone()) {
+        Warmup::Done { seconds, end } => (seconds, end),
+        Warmup::Interrupted => return Ok(CellEnd::Interrupted),
+        Warmup::ServiceDied => {
             return Ok(CellEnd::ServiceDied(Box::new(died_row(
                 service,
                 cell,
@@ -67,7 +65,7 @@ pub fn measure_cell(
                 "warmup",
             ))));
         }
-    }
+    };
     let config = measure_config(cell, service.addr(), load_cpus);
     let t0 = Instant::now();
     let sampler = Sampler::start_with_cgroup(
@@ -102,6 +100,7 @@ pub fn measure_cell(
             let mut row = base_row(cell, &started_at);
             row.status = CellStatus::Failed;
             row.reason = one_line(&format!("load generator: {e}"));
+            (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
             return Ok(CellEnd::Recorded(Box::new(row)));
         }
     };
@@ -111,6 +110,7 @@ pub fn measure_cell(
         .and_then(|f| report.write_hlog(BufWriter::new(f)))
         .map_err(crate::results::ResultsError::write(&hlog))?;
     let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
+    (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     if let Some(why) = hung(ctx, service, cell) {
         row.status = CellStatus::Failed;
         row.reason = one_line(&format!(

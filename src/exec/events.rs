@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::results::{CellStatus, RunState};
+use crate::results::{CellStatus, RepeatsStop, RunState};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -63,6 +63,16 @@ pub enum Event {
         throughput_rps: f64,
         p99_ms: f64,
         reason: String,
+    },
+    /// A configuration gets no more repeats (adaptive repeats: its interval
+    /// is narrow enough, or `max` was reached); `dropped` of its planned
+    /// cells will not run.
+    RepeatsStopped {
+        config_id: String,
+        stop: RepeatsStop,
+        repeats: u32,
+        half_width: Option<f64>,
+        dropped: u64,
     },
     RunFinished {
         state: RunState,

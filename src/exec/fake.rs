@@ -45,6 +45,8 @@ pub struct Fake {
     pub failing_stops: BTreeSet<String>,
     /// Throughput a runtime's cells record (default 100 req/s).
     pub rps: BTreeMap<String, f64>,
+    /// The throughput a measured cell records, by cell id (overrides `rps`).
+    pub throughput: BTreeMap<String, f64>,
 }
 
 impl Fake {
@@ -180,7 +182,10 @@ impl Driver for Fake {
             LoadMode::Open { rate, .. } => self.calls.push(format!("measure {} @{rate}", cell.id)),
             LoadMode::Closed { .. } => self.calls.push(format!("measure {}", cell.id)),
         }
-        let rps = self.rps.get(&cell.runtime).copied().unwrap_or(100.0);
+        let rps = (self.throughput.get(&cell.id))
+            .or(self.rps.get(&cell.runtime))
+            .copied()
+            .unwrap_or(100.0);
         Ok(match self.cells.get(&cell.id) {
             None => CellEnd::Recorded(row(cell, rps, CellStatus::Ok, "")),
             Some(CellScript::Dies) => CellEnd::ServiceDied(row(

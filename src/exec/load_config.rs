@@ -65,7 +65,7 @@ pub fn warmup_config(
 /// The expected wall time of a cell (warmup + measurement), when known.
 pub fn expected(cell: &Cell) -> Option<Duration> {
     match cell.measure {
-        Measure::Duration(d) => Some(cell.warmup + d),
+        Measure::Duration(d) => Some(cell.warmup.longest() + d),
         Measure::Requests(_) => None,
     }
 }
@@ -96,7 +96,9 @@ mod tests {
                 timeout: Duration::from_secs(3),
                 threads: 0,
             },
-            warmup: Duration::from_secs(2),
+            warmup: crate::plan::CellWarmup::Fixed {
+                duration: Duration::from_secs(2),
+            },
             measure,
             limits: Default::default(),
             derived_rate: None,

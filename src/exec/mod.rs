@@ -11,6 +11,8 @@
 //! mark the run interrupted; `--resume` continues it. See docs/exec.md.
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
+#[cfg(test)]
+mod adaptive_tests;
 pub mod cell;
 pub mod cell_facts;
 pub mod cli;
@@ -34,9 +36,12 @@ mod orchestration_tests;
 pub mod processes;
 pub mod progress;
 pub mod provenance;
+pub mod repeats;
 pub mod run;
 pub mod training;
 pub mod verdict;
+pub mod warmup;
+pub mod warmup_rule;
 
 pub use cli::{ExecOptions, exec_command};
 pub use driver::{Driver, Running, StartFailure};

@@ -9,6 +9,7 @@ use std::sync::mpsc::Receiver;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::events::Event;
+use crate::results::RepeatsStop;
 
 /// Shows every event until the channel closes: a bar when stderr is a
 /// terminal, plain lines on `out` otherwise.
@@ -96,6 +97,23 @@ pub fn plain_line(event: &Event) -> Option<String> {
             };
             format!("cell {cell_id}: {status}, {throughput_rps:.0} req/s, p99 {p99_ms:.2} ms{why}")
         }
+        Event::RepeatsStopped {
+            config_id,
+            stop,
+            repeats,
+            half_width,
+            ..
+        } => {
+            let width = half_width.map_or("no interval".to_string(), |h| {
+                format!("95% interval +-{:.1}%", h * 100.0)
+            });
+            let why = match stop {
+                RepeatsStop::Target => "target reached",
+                RepeatsStop::Max => "max reached",
+                other => other.as_str(),
+            };
+            format!("repeats {config_id}: {why} after {repeats} ({width})")
+        }
         Event::RunFinished {
             state,
             run_dir,
@@ -147,6 +165,9 @@ fn bar_loop(rx: Receiver<Event>) {
                 bar.set_message(format!("{current} | {rps:.0} req/s"))
             }
             Event::CellFinished { .. } => bar.inc(1),
+            Event::RepeatsStopped { dropped, .. } => {
+                bar.set_length(bar.length().unwrap_or(0).saturating_sub(*dropped))
+            }
             _ => {}
         }
         if let Some(line) = plain_line(&event) {

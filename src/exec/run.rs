@@ -21,14 +21,15 @@ use super::driver::{Driver, Running};
 use super::events::Event;
 use super::interrupt::Interrupt;
 use super::load_config::expected;
+use super::repeats::Repeats;
 use super::verdict::one_line;
 use crate::plan::restart::{Slot, needs_fresh_start};
 use crate::plan::{Cell, Plan, RuntimePlan};
-use crate::results::resume::{check_spec, recorded_cells};
+use crate::results::resume::{check_spec, recorded_rows};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
-    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunDir, RunState, RunStatus, SPEC_FILE,
-    new_run_id, rfc3339_now,
+    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState,
+    RunStatus, SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
 };
 
 /// A run of a plan: the plan and what the run is asked beyond it.
@@ -76,7 +77,7 @@ pub fn run<D: Driver>(
     events: Sender<Event>,
 ) -> Result<RunOutcome, ExecError> {
     let plan = req.plan;
-    let (run, recorded, started_at) = match req.resume {
+    let (run, rows, started_at) = match req.resume {
         Some(dir) => {
             let run = RunDir::open(dir)?;
             let status = run.read_status()?;
@@ -88,15 +89,18 @@ pub fn run<D: Driver>(
                     current: plan.quick_factor,
                 });
             }
-            let recorded = recorded_cells(&run)?;
-            (Some(run), recorded, status.started_at)
+            let rows = recorded_rows(&run)?;
+            (Some(run), rows, status.started_at)
         }
-        None => (None, HashSet::new(), rfc3339_now()),
+        None => (None, Vec::new(), rfc3339_now()),
     };
+    let recorded: HashSet<String> = rows.iter().map(|r| r.cell_id.clone()).collect();
+    // Adaptive repeats: the recorded rows count, and decide what is left.
+    let repeats = Repeats::new(plan, &rows);
     let needed: BTreeSet<String> = plan
         .cells
         .iter()
-        .filter(|c| !recorded.contains(&c.id))
+        .filter(|c| !recorded.contains(&c.id) && repeats.wants(c))
         .map(|c| c.runtime.clone())
         .collect();
     let checked = driver.preflight(plan, &needed);
@@ -139,6 +143,7 @@ pub fn run<D: Driver>(
         skipped: BTreeMap::new(),
         cells_failed: 0,
         resumed: req.resume.is_some(),
+        repeats,
     };
     exec.write_status()?;
     let _ = exec.ctx.events.send(Event::RunStarted {
@@ -202,6 +207,8 @@ struct Executor<'a, D: Driver> {
     skipped: BTreeMap<String, String>,
     cells_failed: u64,
     resumed: bool,
+    /// Which planned repeats are still wanted (adaptive repeats).
+    repeats: Repeats,
 }
 
 impl<'a, D: Driver> Executor<'a, D> {
@@ -386,7 +393,10 @@ impl<'a, D: Driver> Executor<'a, D> {
             if self.ctx.interrupt.is_set() {
                 break;
             }
-            if recorded.contains(&cell.id) || self.skipped.contains_key(&cell.runtime) {
+            if recorded.contains(&cell.id)
+                || self.skipped.contains_key(&cell.runtime)
+                || !self.repeats.wants(cell)
+            {
                 continue;
             }
             // An equal_load cell gets its rate from the closed-loop pass.
@@ -505,6 +515,7 @@ impl<'a, D: Driver> Executor<'a, D> {
 
     fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
         self.measurements.append(row)?;
+        let stopped = self.repeats.record(row);
         if row.status == CellStatus::Failed {
             self.cells_failed += 1;
         }
@@ -522,6 +533,31 @@ impl<'a, D: Driver> Executor<'a, D> {
             p99_ms: row.latency_p99_ms,
             reason: row.reason.clone(),
         });
+        // A fixed count stopping is no news; an adaptive stop is.
+        if let Some(stopped) = stopped.filter(|s| s.stop != RepeatsStop::Fixed) {
+            let dropped = self
+                .ctx
+                .plan
+                .cells
+                .iter()
+                .filter(|c| c.config_id == stopped.config_id && c.repeat > stopped.repeats)
+                .count() as u64;
+            let _ = self.ctx.events.send(Event::RepeatsStopped {
+                config_id: stopped.config_id,
+                stop: stopped.stop,
+                repeats: stopped.repeats,
+                half_width: stopped.half_width,
+                dropped,
+            });
+        }
+        self.save_repeats()
+    }
+
+    /// repeats.csv, rewritten whole (one row per configuration).
+    fn save_repeats(&self) -> Result<(), ExecError> {
+        let skipped: BTreeSet<&str> = self.skipped.keys().map(String::as_str).collect();
+        let rows = self.repeats.rows(&skipped);
+        write_csv_atomic(&self.ctx.run.file(REPEATS_FILE), &rows)?;
         Ok(())
     }
 
@@ -558,6 +594,7 @@ impl<'a, D: Driver> Executor<'a, D> {
         }
         self.write_status()?;
         self.configurations.save(self.ctx.run)?;
+        self.save_repeats()?;
         let _ = self.ctx.events.send(Event::RunFinished {
             state: self.status.state,
             run_dir: self.ctx.run.path().to_path_buf(),

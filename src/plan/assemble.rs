@@ -43,7 +43,7 @@ pub fn assemble(
         runtimes,
         cells,
         order: order(loaded),
-        repeats: spec.repeats,
+        repeats: crate::plan::RepeatPolicy::from(spec.repeats).min(),
         service_warmup: spec.warmup.service.map_or(Duration::ZERO, |d| d.0),
         sample_interval: spec
             .sample

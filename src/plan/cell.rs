@@ -29,14 +29,15 @@ pub fn render_cells<'s>(
     problems: &mut Collector,
 ) -> Vec<Cell> {
     let spec = &loaded.spec;
-    let warmup = spec.warmup.cell.map_or(Duration::ZERO, |d| d.0);
+    let warmup = super::adaptive::cell_warmup(loaded);
+    let repeats: Vec<u32> = runtimes.iter().map(|r| r.repeats().max()).collect();
     let measure = match (spec.measure.duration, spec.measure.requests) {
         (_, Some(n)) => Measure::Requests(n),
         (Some(d), None) => Measure::Duration(d.0),
         (None, None) => Measure::Duration(Duration::ZERO),
     };
     let mut cells = Vec::new();
-    for (r, p, repeat) in matrix::order(kept, spec.repeats, order) {
+    for (r, p, repeat) in matrix::order(kept, &repeats, order) {
         let rt = &runtimes[r];
         let point = &points[p];
         let hints = &rt.context.hints;

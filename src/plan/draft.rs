@@ -53,6 +53,11 @@ impl RuntimeDraft {
         &self.runtime.name
     }
 
+    /// How many repeats its configurations get (the cells render up to the max).
+    pub fn repeats(&self) -> super::RepeatPolicy {
+        self.runtime.repeats
+    }
+
     /// The finished runtime; `train_requests` are those its training drives
     /// (ignored, and empty, for a runtime without training).
     pub fn finish(self, train_requests: Vec<RequestPlan>) -> RuntimePlan {

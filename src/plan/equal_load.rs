@@ -74,7 +74,18 @@ pub fn equal_load_cells(
                 .collect()
         })
         .collect();
-    matrix::order(&kept, loaded.spec.repeats, order)
+    // As many repeats as the runtime's closed cells have (its policy's max).
+    let repeats: Vec<u32> = runtimes
+        .iter()
+        .map(|rt| {
+            (closed.iter())
+                .filter(|c| c.runtime == *rt)
+                .map(|c| c.repeat)
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    matrix::order(&kept, &repeats, order)
         .into_iter()
         .map(|(_, index, repeat)| {
             let (template, group) = &templates[index / spec.of_peak.len()];

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::restart::{Slot, needs_fresh_start};
-use super::{Measure, Plan, Restart};
+use super::{Cell, CellWarmup, Measure, Plan, RepeatPolicy, Restart};
 
 /// Time assumed per service start for starting, the health wait and stopping.
 pub const START_ALLOWANCE: Duration = Duration::from_secs(5);
@@ -39,20 +39,34 @@ pub struct Estimate {
     pub builds: usize,
     /// Runtimes that train, with the training load duration (not counted).
     pub training: Vec<(String, Duration)>,
+    /// With adaptive repeats or `warmup: { cell: auto }`, the other end of
+    /// the range: every configuration stopping at its `min` repeats, every
+    /// auto warmup ending at its earliest (the fields above are the most:
+    /// every configuration to `max`, every auto warmup to its `max`).
+    /// `None`: the plan's length is fixed.
+    pub least: Option<Least>,
+}
+
+/// The shortest a plan with adaptive parts can take.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Least {
+    pub total: Duration,
+    pub service_starts: usize,
+    pub cells: usize,
+}
+
+/// Service starts, cells, and their warmups and measure durations, of the
+/// cells `keep` keeps; warmups counted as `warmup` says.
+struct Walk {
+    starts: usize,
+    cells: usize,
+    cells_time: Duration,
+    by_requests: usize,
 }
 
 impl Plan {
     /// The wall-time estimate of this plan.
     pub fn estimate(&self) -> Estimate {
-        let mut service_starts = 0;
-        let mut previous: Option<Slot> = None;
-        for cell in &self.cells {
-            let next = Slot::of(cell);
-            if needs_fresh_start(self.restart_of(&cell.runtime), previous, next) {
-                service_starts += 1;
-            }
-            previous = Some(next);
-        }
         let per_start = self.service_warmup + START_ALLOWANCE;
         let cold_starts: usize = self
             .runtimes
@@ -60,25 +74,26 @@ impl Plan {
             .filter(|r| self.cells.iter().any(|c| c.runtime == r.name))
             .map(|r| r.startup_repeats as usize)
             .sum();
-        let mut cells_time = Duration::ZERO;
-        let mut cells_by_requests = 0;
-        for cell in &self.cells {
-            cells_time += cell.warmup;
-            match cell.measure {
-                Measure::Duration(d) => cells_time += d,
-                Measure::Requests(_) => cells_by_requests += 1,
-            }
-        }
+        let cold = START_ALLOWANCE * cold_starts as u32;
+        let most = self.walk(|_| true, CellWarmup::longest);
+        let least = self.walk(
+            |cell| cell.repeat <= self.repeats_of(&cell.runtime).min(),
+            CellWarmup::shortest,
+        );
+        let adaptive = (least.cells, least.cells_time) != (most.cells, most.cells_time);
         Estimate {
-            total: per_start * service_starts as u32
-                + START_ALLOWANCE * cold_starts as u32
-                + cells_time,
-            service_starts,
+            total: per_start * most.starts as u32 + cold + most.cells_time,
+            service_starts: most.starts,
             per_start,
             cold_starts,
-            cells: self.cells.len(),
-            cells_time,
-            cells_by_requests,
+            cells: most.cells,
+            cells_time: most.cells_time,
+            cells_by_requests: most.by_requests,
+            least: adaptive.then(|| Least {
+                total: per_start * least.starts as u32 + cold + least.cells_time,
+                service_starts: least.starts,
+                cells: least.cells,
+            }),
             builds: self.runtimes.iter().filter(|r| !r.build.is_empty()).count(),
             training: self
                 .runtimes
@@ -86,6 +101,42 @@ impl Plan {
                 .filter_map(|r| r.train.as_ref().map(|t| (r.name.clone(), t.duration)))
                 .collect(),
         }
+    }
+
+    /// The cells `keep` keeps, in plan order, with the starts exec gives
+    /// them (the rule exec applies to the cells it runs).
+    fn walk(&self, keep: impl Fn(&Cell) -> bool, warmup: fn(CellWarmup) -> Duration) -> Walk {
+        let mut walk = Walk {
+            starts: 0,
+            cells: 0,
+            cells_time: Duration::ZERO,
+            by_requests: 0,
+        };
+        let mut previous: Option<Slot> = None;
+        for cell in self.cells.iter().filter(|c| keep(c)) {
+            let next = Slot::of(cell);
+            if needs_fresh_start(self.restart_of(&cell.runtime), previous, next) {
+                walk.starts += 1;
+            }
+            previous = Some(next);
+            walk.cells += 1;
+            walk.cells_time += warmup(cell.warmup);
+            match cell.measure {
+                Measure::Duration(d) => walk.cells_time += d,
+                Measure::Requests(_) => walk.by_requests += 1,
+            }
+        }
+        walk
+    }
+
+    /// The repeat policy of runtime `name` (fixed at the plan's repeats for a name the plan lacks).
+    pub fn repeats_of(&self, name: &str) -> RepeatPolicy {
+        self.runtimes.iter().find(|r| r.name == name).map_or(
+            RepeatPolicy::Fixed {
+                repeats: self.repeats,
+            },
+            |r| r.repeats,
+        )
     }
 
     /// The restart policy of runtime `name` (the default for a name the plan lacks).
@@ -109,7 +160,7 @@ impl Plan {
         };
         self.service_warmup = shorten(self.service_warmup);
         for cell in &mut self.cells {
-            cell.warmup = shorten(cell.warmup);
+            cell.warmup = cell.warmup.shortened(shorten);
             cell.measure = match cell.measure {
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
@@ -147,14 +198,19 @@ mod tests {
 
     /// Three runtimes (`c` extends `b`), 2 points, 3 repeats, sequential, with `extra`.
     fn plan_with(extra: &str) -> Plan {
+        plan_of("{ start: ./a }", "{ service: 2s }", extra)
+    }
+
+    /// [`plan_with`] with runtime `a` and `warmup` written as given.
+    fn plan_of(a: &str, warmup: &str, extra: &str) -> Plan {
         let text = format!(
             "experiment: {{ name: e }}\n\
-             runtimes:\n  a: {{ start: ./a }}\n  b: {{ start: ./b, lifecycle: {{ restart: run }} }}\n  c: {{ extends: b }}\n\
+             runtimes:\n  a: {a}\n  b: {{ start: ./b, lifecycle: {{ restart: run }} }}\n  c: {{ extends: b }}\n\
              workload: {{ path: / }}\n\
              axes: {{ concurrency: [1, 2] }}\n\
              repeats: 3\n\
              order: sequential\n\
-             warmup: {{ service: 2s }}\n\
+             warmup: {warmup}\n\
              measure: {{ duration: 1s }}\n{extra}"
         );
         let loaded = crate::spec::from_text(text, std::path::Path::new("/tmp/e.yaml"))
@@ -199,6 +255,43 @@ mod tests {
             by_default.estimate().service_starts,
             3 + 1 + 1,
             "a: one per repeat"
+        );
+    }
+
+    #[test]
+    fn adaptive_repeats_and_auto_warmup_give_a_range_from_min_to_max() {
+        let fixed = plan_with("");
+        assert_eq!(
+            fixed.estimate().least,
+            None,
+            "a fixed design has one length"
+        );
+        // a: 2 points x repeats 2..4, a fresh start per repeat; b, c: 3 fixed repeats, one start.
+        let plan = plan_of(
+            "{ start: ./a, repeats: { min: 2, max: 4, target_ci: 3% } }",
+            "{ service: 2s }",
+            "",
+        );
+        let e = plan.estimate();
+        assert_eq!((e.cells, e.service_starts), (8 + 6 + 6, 4 + 1 + 1));
+        let least = e.least.expect("adaptive: a range");
+        assert_eq!((least.cells, least.service_starts), (4 + 6 + 6, 2 + 1 + 1));
+        assert_eq!(least.total, e.per_start * 4 + Duration::from_secs(16));
+        assert_eq!(e.total, e.per_start * 6 + Duration::from_secs(20));
+
+        let auto = plan_of(
+            "{ start: ./a }",
+            "{ service: 2s, cell: auto, max: 10s }",
+            "",
+        )
+        .estimate();
+        let least = auto.least.expect("auto warmup: a range");
+        assert_eq!(least.cells, auto.cells);
+        assert_eq!(auto.cells_time, Duration::from_secs(18 * 11));
+        assert_eq!(
+            least.total - least.service_starts as u32 * auto.per_start,
+            Duration::from_secs(18 * 6),
+            "at least the rule's 5 windows of 1 s per cell"
         );
     }
 

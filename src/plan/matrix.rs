@@ -99,23 +99,27 @@ pub fn config_id(runtime: &str, point: &Point) -> String {
     id
 }
 
-/// (runtime index, point index, repeat) in execution order.
+/// (runtime index, point index, repeat) in execution order, runtime `r`
+/// up to `repeats[r]` (adaptive repeats: their max, exec skips the rest).
 /// Sequential: runtime by runtime, repeat by repeat inside each runtime.
 /// Interleaved: repeat 1 of every runtime, then repeat 2, ...
-pub fn order(kept: &[Vec<usize>], repeats: u32, order: Order) -> Vec<(usize, usize, u32)> {
+pub fn order(kept: &[Vec<usize>], repeats: &[u32], order: Order) -> Vec<(usize, usize, u32)> {
     let mut out = Vec::new();
     match order {
         Order::Sequential => {
             for (r, points) in kept.iter().enumerate() {
-                for repeat in 1..=repeats {
+                for repeat in 1..=repeats[r] {
                     out.extend(points.iter().map(|&p| (r, p, repeat)));
                 }
             }
         }
         Order::Interleaved => {
-            for repeat in 1..=repeats {
+            let most = repeats.iter().copied().max().unwrap_or(0);
+            for repeat in 1..=most {
                 for (r, points) in kept.iter().enumerate() {
-                    out.extend(points.iter().map(|&p| (r, p, repeat)));
+                    if repeat <= repeats[r] {
+                        out.extend(points.iter().map(|&p| (r, p, repeat)));
+                    }
                 }
             }
         }
@@ -170,7 +174,7 @@ mod tests {
     fn interleaved_runs_repeat_one_of_every_runtime_first() {
         let kept = vec![vec![0, 1], vec![0]];
         assert_eq!(
-            order(&kept, 2, Order::Sequential),
+            order(&kept, &[2, 2], Order::Sequential),
             [
                 (0, 0, 1),
                 (0, 1, 1),
@@ -181,7 +185,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            order(&kept, 2, Order::Interleaved),
+            order(&kept, &[2, 2], Order::Interleaved),
             [
                 (0, 0, 1),
                 (0, 1, 1),
@@ -190,6 +194,19 @@ mod tests {
                 (0, 1, 2),
                 (1, 0, 2)
             ]
+        );
+    }
+
+    #[test]
+    fn each_runtime_gets_its_own_number_of_repeats_in_either_order() {
+        let kept = vec![vec![0], vec![0]];
+        assert_eq!(
+            order(&kept, &[1, 3], Order::Interleaved),
+            [(0, 0, 1), (1, 0, 1), (1, 0, 2), (1, 0, 3)]
+        );
+        assert_eq!(
+            order(&kept, &[2, 1], Order::Sequential),
+            [(0, 0, 1), (0, 0, 2), (1, 0, 1)]
         );
     }
 }

@@ -7,6 +7,7 @@
 //! [`Plan::quick`] shortens every duration for `--quick` runs and
 //! [`Plan::estimate`] predicts the wall time ([`estimate`]), counting the
 //! service starts with the rule exec applies ([`restart`]).
+pub mod adaptive;
 pub mod assemble;
 pub mod cell;
 pub mod commands;
@@ -34,6 +35,7 @@ pub mod training;
 use std::path::Path;
 use std::time::Duration;
 
+pub use adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use estimate::Estimate;
 pub use model::*;
 

@@ -26,6 +26,8 @@ pub struct Plan {
     /// Every cell, in execution order (already arranged for `order`).
     pub cells: Vec<Cell>,
     pub order: Order,
+    /// The spec-wide repeats every configuration gets: a fixed count, or
+    /// the `min` of adaptive repeats (each runtime's policy is its `repeats`).
     pub repeats: u32,
     /// Run once after each service start, before its first cell.
     pub service_warmup: Duration,
@@ -130,6 +132,8 @@ pub struct RuntimePlan {
     pub port: u16,
     /// When its service is started anew (the runtime's `lifecycle`, else the spec's).
     pub restart: Restart,
+    /// How many repeats its configurations get (its own `repeats`, else the spec's).
+    pub repeats: super::RepeatPolicy,
     pub health: HealthPlan,
     pub stop: StopPlan,
     pub train: Option<TrainPlan>,
@@ -226,7 +230,7 @@ pub struct Cell {
     pub requests: Vec<RequestPlan>,
     pub load: LoadPlan,
     /// Load applied before measuring, not recorded.
-    pub warmup: Duration,
+    pub warmup: super::CellWarmup,
     pub measure: Measure,
     /// The runtime's `limits` rendered for this cell (empty: none).
     pub limits: crate::cgroup::Limits,

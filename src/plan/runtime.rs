@@ -204,6 +204,7 @@ pub fn plan_runtime<'s>(
         java,
         port,
         restart: restart_policy(rt, loaded),
+        repeats: super::adaptive::repeat_policy(rt, loaded),
         health,
         stop,
         train: None,

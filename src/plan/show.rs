@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::design::{self, Design, Detectability};
 use super::estimate::human;
-use super::{Estimate, LoadMode, Measure, Plan, Restart};
+use super::{CellWarmup, Estimate, LoadMode, Measure, Plan, RepeatPolicy, Restart};
 
 /// The JSON shape of `runner plan --format json`: the plan plus its
 /// estimate, and what it can detect when a previous run says.
@@ -67,6 +67,18 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         let _ = writeln!(out, "    start   {}", rt.start);
         let _ = writeln!(out, "    port    {}", rt.port);
         let _ = writeln!(out, "    restart {}", restart_words(rt.restart));
+        if let RepeatPolicy::Adaptive {
+            min,
+            max,
+            target_ci,
+        } = rt.repeats
+        {
+            let _ = writeln!(
+                out,
+                "    repeats {min} to {max} per configuration, until the 95% interval of its throughput is within +-{:.1}%",
+                target_ci * 100.0
+            );
+        }
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if let Some(java) = &rt.java {
@@ -143,16 +155,45 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             Measure::Duration(d) => human(d),
             Measure::Requests(n) => format!("{n} requests"),
         };
+        let optional = if cell.repeat > plan.repeats_of(&cell.runtime).min() {
+            " (if needed)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  {:>4}  {:<width$}  {load}, warmup {}, measure {measure}",
+            "  {:>4}  {:<width$}  {load}, warmup {}, measure {measure}{optional}",
             i + 1,
             cell.id,
-            human(cell.warmup)
+            warmup_words(cell.warmup)
         );
     }
-    let _ = writeln!(out, "\n{} cells", plan.cells.len());
-    let _ = writeln!(out, "estimated wall time: {}", human(e.total));
+    match &e.least {
+        None => {
+            let _ = writeln!(out, "\n{} cells", plan.cells.len());
+            let _ = writeln!(out, "estimated wall time: {}", human(e.total));
+        }
+        Some(least) => {
+            let _ = writeln!(
+                out,
+                "\n{} to {} cells (adaptive: each configuration stops when its interval is narrow enough)",
+                least.cells,
+                plan.cells.len()
+            );
+            let _ = writeln!(
+                out,
+                "estimated wall time: {} to {}",
+                human(least.total),
+                human(e.total)
+            );
+            let _ = writeln!(
+                out,
+                "  at least: {}, every configuration at its min repeats, every auto warmup at its shortest",
+                plural(least.service_starts, "service start"),
+            );
+            let _ = writeln!(out, "  at most:");
+        }
+    }
     let _ = writeln!(
         out,
         "  = {} x {} (warmup {} + {} start/stop allowance) + {} of cell warmups and measurements",
@@ -194,6 +235,19 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     }
     out.push_str(&design::text(detectability));
     out
+}
+
+/// A cell's warmup in words: `3s`, `auto (5 x 1s windows, max 30s)`.
+fn warmup_words(warmup: CellWarmup) -> String {
+    match warmup {
+        CellWarmup::Fixed { duration } => human(duration),
+        CellWarmup::Auto(a) => format!(
+            "auto ({} x {} windows, max {})",
+            a.windows,
+            human(a.window),
+            human(a.max)
+        ),
+    }
 }
 
 /// A runtime's `lifecycle.restart`, and what it means for its starts.

@@ -118,6 +118,7 @@ mod tests {
             java: None,
             port: 8080,
             restart: crate::plan::Restart::Repeat,
+            repeats: crate::plan::RepeatPolicy::Fixed { repeats: 1 },
             health: crate::plan::HealthPlan {
                 path: "/health".into(),
                 timeout: std::time::Duration::from_secs(1),

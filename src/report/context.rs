@@ -2,6 +2,7 @@
 use minijinja::{Value, context};
 use serde::Serialize;
 
+use super::adaptive::AdaptiveView;
 use super::charts::Chart;
 use super::pairs::PAIR_RULE;
 use super::run_data::RunData;
@@ -40,6 +41,8 @@ struct Data<'a> {
     pair_rule: &'static str,
     /// What the run's schedule confounds (sequential order, one start), if anything.
     schedule_caveat: Option<&'static str>,
+    /// Adaptive repeats and automatic warmups (empty for a fixed design).
+    adaptive: AdaptiveView,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -81,6 +84,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         tie_rule: TIE_RULE,
         pair_rule: PAIR_RULE,
         schedule_caveat: run.schedule.caveat(),
+        adaptive: AdaptiveView::of(run),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

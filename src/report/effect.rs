@@ -134,6 +134,41 @@ impl Effect {
     }
 }
 
+/// The geometric mean of one configuration's repeats with its confidence
+/// interval: a Student t interval on the mean of the log values, from the
+/// configuration's own repeats (`n - 1` degrees of freedom). What adaptive
+/// repeats stop on (exec::repeats): the same scale and statistic as
+/// [`Effect`], for one side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeanInterval {
+    /// The geometric mean.
+    pub mean: f64,
+    /// `exp(t x sd / sqrt(n)) - 1`: the interval is `mean / (1 + h)` to
+    /// `mean x (1 + h)`; 0.03 = "within 3%".
+    pub half_width: f64,
+    pub repeats: usize,
+}
+
+impl MeanInterval {
+    /// The interval of the positive, finite `values` at `level`; `None`
+    /// with fewer than two.
+    pub fn of(values: &[f64], level: f64) -> Option<Self> {
+        let logs = logs(values);
+        let n = logs.len();
+        if n < 2 {
+            return None;
+        }
+        let m = mean(&logs);
+        let var = logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let t = t_quantile(0.5 + level / 2.0, (n - 1) as f64);
+        Some(MeanInterval {
+            mean: m.exp(),
+            half_width: (t * (var / n as f64).sqrt()).exp_m1(),
+            repeats: n,
+        })
+    }
+}
+
 /// The smallest relative change a one-sided test at `alpha` detects with
 /// probability `power`, for a log ratio of standard error `se` with `df`
 /// degrees of freedom: `exp((t(1-alpha) + t(power)) * se) - 1`.
@@ -311,6 +346,23 @@ mod tests {
         assert!(close(adjusted[2], 0.06, 1e-12));
         assert!(close(adjusted[1], 0.06, 1e-12));
         assert!(holm(&[0.9, 0.8]).iter().all(|p| *p <= 1.0));
+    }
+
+    #[test]
+    fn a_mean_interval_worked_by_hand() {
+        // ln values 0, 0.1, 0.2: mean 0.1, sd 0.1, se 0.0577; t(0.975, 2) = 4.3027
+        let values = [1.0, 0.1f64.exp(), 0.2f64.exp()];
+        let m = MeanInterval::of(&values, 0.95).unwrap();
+        assert!(close(m.mean, 0.1f64.exp(), 1e-12));
+        let h = (4.302_653 * 0.1 / 3f64.sqrt()).exp_m1();
+        assert!(close(m.half_width, h, 1e-5), "{m:?}");
+        assert_eq!(m.repeats, 3);
+        assert!(
+            MeanInterval::of(&[5.0, -1.0], 0.95).is_none(),
+            "one usable value"
+        );
+        let same = MeanInterval::of(&[5.0, 5.0], 0.95).unwrap();
+        assert_eq!(same.half_width, 0.0);
     }
 
     #[test]

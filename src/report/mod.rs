@@ -5,6 +5,7 @@
 //! can be re-rendered (`runner report RUN_DIR`) without running anything.
 //! The win rule, the pair effect, the significance test and the template context are
 //! documented in docs/templates.md.
+mod adaptive;
 mod charts;
 pub mod cold_starts;
 pub mod compare;

@@ -9,8 +9,8 @@ use super::training::{TrainingView, trainings};
 use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::model::{
     CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
-    LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, RunStatus, STATUS_FILE,
-    TIMELINES_DIR, TimelineRow, cell_file_stem,
+    LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsRow,
+    RunStatus, STATUS_FILE, TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
 use crate::results::read_csv;
 
@@ -24,6 +24,9 @@ pub struct RunData {
     /// Empty when the run died before any service started.
     pub lifecycle: Vec<LifecycleRow>,
     pub measurements: Vec<MeasurementRow>,
+    /// repeats.csv: per configuration its repeats and why it stopped; empty
+    /// for runs from before the file existed.
+    pub repeats: Vec<RepeatsRow>,
     /// Title and description from plan.json, when present.
     pub title: Option<String>,
     /// How the runtimes' cells were scheduled (plan.json), for what the
@@ -63,6 +66,7 @@ impl RunData {
             "measurements.csv, one row per measured cell",
         )?;
         let plan = read_plan(&dir.join(PLAN_FILE))?;
+        let repeats = read_csv(&dir.join(REPEATS_FILE))?.unwrap_or_default();
         Ok(RunData {
             dir: dir.to_path_buf(),
             status,
@@ -70,6 +74,7 @@ impl RunData {
             configurations,
             lifecycle,
             measurements,
+            repeats,
             title: plan.title,
             schedule: plan.schedule,
             description: plan.description,

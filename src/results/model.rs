@@ -11,6 +11,7 @@
 //!   configurations.csv     ConfigurationRow, one per runtime
 //!   lifecycle.csv          LifecycleRow, one per service start
 //!   measurements.csv       MeasurementRow, one per cell x repeat, flushed as each ends
+//!   repeats.csv            RepeatsRow, one per configuration: repeats, interval, why it stopped
 //!   timelines/<cell>.csv   TimelineRow, per-second load figures of one cell
 //!   samples/<cell>.csv     SampleRow, the service's resources during one cell
 //!   histograms/<cell>.hlog HdrHistogram log (corrected latency, microseconds)
@@ -22,7 +23,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::states::{CellStatus, ConfigurationStatus, LoopMode, Phase, RunState, StopOutcome};
+pub use super::states::{
+    CellStatus, ConfigurationStatus, LoopMode, Phase, RepeatsStop, RunState, StopOutcome, WarmupEnd,
+};
 
 pub const SPEC_FILE: &str = "spec.yaml";
 pub const PLAN_FILE: &str = "plan.json";
@@ -31,6 +34,7 @@ pub const ENVIRONMENT_FILE: &str = "environment.json";
 pub const CONFIGURATIONS_FILE: &str = "configurations.csv";
 pub const LIFECYCLE_FILE: &str = "lifecycle.csv";
 pub const MEASUREMENTS_FILE: &str = "measurements.csv";
+pub const REPEATS_FILE: &str = "repeats.csv";
 pub const TIMELINES_DIR: &str = "timelines";
 pub const SAMPLES_DIR: &str = "samples";
 pub const HISTOGRAMS_DIR: &str = "histograms";
@@ -284,6 +288,39 @@ pub struct MeasurementRow {
     /// the connections (Little's law).
     #[serde(default)]
     pub littles_law_in_flight: Option<f64>,
+    // Adaptive warmup (issue 11): how long the cell's warmup ran and why it
+    // ended. Defaults for rows written before these columns existed.
+    /// Seconds of cell warmup actually applied.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// none | fixed | stable | max
+    #[serde(default)]
+    pub warmup_end: WarmupEnd,
+}
+
+/// repeats.csv: one row per configuration, rewritten as its repeats are
+/// recorded: how many it got and why no more (adaptive repeats stop
+/// when the interval is narrow enough).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RepeatsRow {
+    pub config_id: String,
+    pub runtime: String,
+    /// Repeats measured (cells recorded, any status).
+    pub repeats: u32,
+    /// Of those, `ok` or `suspect`: the ones the interval is built from.
+    pub usable: u32,
+    /// The policy's bounds (`min == max` for a fixed count).
+    pub min: u32,
+    pub max: u32,
+    /// The target half-width (a fraction, 0.03 = 3%); empty for a fixed count.
+    pub target_ci: Option<f64>,
+    /// Geometric mean of the usable repeats' throughput (req/s).
+    pub throughput_rps: Option<f64>,
+    /// Half-width of its 95% interval, relative to it (0.021 = +-2.1%);
+    /// empty with fewer than 2 usable repeats.
+    pub half_width: Option<f64>,
+    /// fixed | target | max | interrupted | skipped
+    pub stop: RepeatsStop,
 }
 
 /// timelines/<cell>.csv: one row per second of the measurement.

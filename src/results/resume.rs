@@ -34,14 +34,19 @@ fn short(hash: &str) -> String {
 /// A row cut short by a kill (no final newline) is removed from the file
 /// first: it was never complete, so its cell runs again.
 pub fn recorded_cells(dir: &RunDir) -> Result<HashSet<String>, ResultsError> {
+    let rows = recorded_rows(dir)?;
+    Ok(rows.into_iter().map(|row| row.cell_id).collect())
+}
+
+/// The rows of measurements.csv, a partial last one removed as in
+/// [`recorded_cells`] (adaptive repeats are judged from them on resume).
+pub fn recorded_rows(dir: &RunDir) -> Result<Vec<MeasurementRow>, ResultsError> {
     let path = dir.file(MEASUREMENTS_FILE);
     if !path.exists() {
-        return Ok(HashSet::new());
+        return Ok(Vec::new());
     }
     drop_partial_last_line(&path)?;
-    let rows = super::read_csv::<MeasurementRow>(&path)?.unwrap_or_default();
-    let done = rows.into_iter().map(|row| row.cell_id).collect();
-    Ok(done)
+    Ok(super::read_csv::<MeasurementRow>(&path)?.unwrap_or_default())
 }
 
 fn drop_partial_last_line(path: &Path) -> Result<(), ResultsError> {

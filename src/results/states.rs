@@ -127,6 +127,39 @@ state_enum! {
     }
 }
 
+state_enum! {
+    /// repeats.csv `stop`: why a configuration got no more repeats.
+    pub enum RepeatsStop {
+        /// `repeats: N`: all N planned repeats were measured.
+        Fixed => "fixed",
+        /// Adaptive: the 95% interval of its throughput reached `target_ci`.
+        Target => "target",
+        /// Adaptive: `max` repeats were measured without reaching the target.
+        Max => "max",
+        /// The run was interrupted (or is still running) before either;
+        /// `--resume` continues it.
+        Interrupted => "interrupted",
+        /// Its runtime was skipped (build, start, too many deaths) first.
+        Skipped => "skipped",
+    }
+}
+
+state_enum! {
+    /// measurements.csv `warmup_end`: how the cell's warmup ended.
+    #[derive(Default)]
+    pub enum WarmupEnd {
+        /// No cell warmup (or a row from before the column existed).
+        #[default]
+        None => "none",
+        /// A fixed `warmup.cell` duration ran out.
+        Fixed => "fixed",
+        /// `auto`: the throughput windows stopped trending.
+        Stable => "stable",
+        /// `auto`: `warmup.max` was reached while still trending.
+        Max => "max",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +185,8 @@ mod tests {
         agree(ConfigurationStatus::ALL, ConfigurationStatus::as_str);
         agree(Phase::ALL, Phase::as_str);
         agree(StopOutcome::ALL, StopOutcome::as_str);
+        agree(RepeatsStop::ALL, RepeatsStop::as_str);
+        agree(WarmupEnd::ALL, WarmupEnd::as_str);
     }
 
     #[test]

@@ -152,6 +152,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
             memory: c.memory.or(b.memory),
         }),
         startup: child.startup.or(base.startup),
+        repeats: child.repeats.or(base.repeats),
     }
 }
 

@@ -18,6 +18,7 @@
 //!
 //! Paths in the spec (`dir`, `results`, report templates) are relative to
 //! the folder holding the spec file.
+pub mod adaptive;
 pub mod affinity;
 pub mod byte_size;
 pub mod de;

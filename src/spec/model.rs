@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::affinity::AffinitySetting;
 use super::byte_size::ByteSize;
 use super::gates::GatesSpec;
@@ -39,9 +40,10 @@ pub struct Spec {
     pub axes: IndexMap<String, Vec<AxisValue>>,
     #[serde(default)]
     pub load: LoadSpec,
-    /// How many times every cell is measured.
-    #[serde(default = "one")]
-    pub repeats: u32,
+    /// How many times every configuration is measured: a count, or
+    /// `{ min, max, target_ci }` (adaptive; a runtime's own `repeats` wins).
+    #[serde(default)]
+    pub repeats: RepeatsSpec,
     #[serde(default)]
     pub warmup: WarmupSpec,
     pub measure: MeasureSpec,
@@ -79,10 +81,6 @@ pub struct Spec {
     pub gates: Option<GatesSpec>,
     /// Caps on the service and training logs.
     pub logs: Option<LogsSpec>,
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -145,6 +143,8 @@ pub struct RuntimeSpec {
     pub limits: Option<LimitsSpec>,
     /// Cold starts measured before this runtime's cells (overrides the spec-wide `startup`).
     pub startup: Option<StartupSpec>,
+    /// This runtime's repeats (overrides the spec-wide `repeats`).
+    pub repeats: Option<RepeatsSpec>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.
@@ -304,12 +304,14 @@ pub enum LoadModeSpec {
 
 /// Load applied but not recorded.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with service, cell")]
+#[serde(deny_unknown_fields, expecting = "a map with service, cell, max")]
 pub struct WarmupSpec {
     /// Once after each service start.
     pub service: Option<HumanDuration>,
-    /// Before each cell.
-    pub cell: Option<HumanDuration>,
+    /// Before each cell: a duration, or `auto` (until throughput stops trending).
+    pub cell: Option<CellWarmupSpec>,
+    /// With `cell: auto`: the longest a cell's warmup runs (default `30s`).
+    pub max: Option<HumanDuration>,
 }
 
 /// When a measurement ends: after `duration`, or after `requests` answers.

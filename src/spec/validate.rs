@@ -103,12 +103,11 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     if let Some(gates) = &spec.gates {
         super::gates::check_gates(gates, &mut out);
     }
-    if spec.repeats == 0 {
-        out.push(finding(
-            "repeats",
-            "repeats is 0",
-            "measure every cell at least once: `repeats: 1` or more",
-        ));
+    if let Some((message, help)) = spec.repeats.problem() {
+        out.push(finding("repeats", message, help));
+    }
+    if let Some((message, help)) = super::adaptive::warmup_problem(&spec.warmup) {
+        out.push(finding("warmup.max", message, help));
     }
     match (&spec.measure.duration, spec.measure.requests) {
         (Some(_), Some(_)) => out.push(finding(
@@ -237,6 +236,9 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
             .flat_map(|t| t.env.iter().flat_map(|e| e.keys())),
         out,
     );
+    if let Some((message, help)) = rt.repeats.and_then(|r| r.problem()) {
+        out.push(finding(at("repeats"), message, help));
+    }
     if rt.start.is_none() {
         out.push(finding(
             format!("runtimes.{name}"),

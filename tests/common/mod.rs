@@ -116,6 +116,7 @@ pub fn py_runtime(
         java: None,
         port,
         restart: Restart::Repeat,
+        repeats: RepeatPolicy::Fixed { repeats: 1 },
         health: HealthPlan {
             path: "/health".into(),
             timeout: Duration::from_secs(10),

@@ -244,6 +244,7 @@ mod tests {
             configurations: vec![],
             lifecycle: vec![],
             measurements,
+            repeats: vec![],
             title: None,
             description: None,
             report_templates: vec![],

@@ -1,0 +1,120 @@
+//! A cell's warmup: a fixed duration, or `auto` — load until the
+//! throughput of consecutive windows stops trending ([`warmup_state`]),
+//! within the warmup's `max`. Either way the length used is returned, for
+//! the cell's row (`warmup_s`, `warmup_end`).
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::cell::{CellContext, guarded_run};
+use super::load_config::warmup_config;
+use super::warmup_rule::{WarmupState, warmup_state};
+use crate::load::{self, LoadControl};
+use crate::plan::{AutoWarmup, Cell, CellWarmup};
+use crate::results::WarmupEnd;
+use crate::service::Service;
+
+/// How a cell's warmup went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Warmup {
+    /// Done (or there was none): how long it ran and why it ended.
+    Done { seconds: f64, end: WarmupEnd },
+    /// The service died (or its process tree vanished) during it.
+    ServiceDied,
+    /// The runner was interrupted during it.
+    Interrupted,
+}
+
+/// How often the auto warmup's monitor looks at the interrupt flag and the
+/// service between window ends.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `cell`'s warmup against `service`.
+pub fn warm_up(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+    load_cpus: Option<Vec<usize>>,
+) -> Warmup {
+    let started = Instant::now();
+    let (end, died) = match cell.warmup {
+        CellWarmup::Fixed { duration } if duration.is_zero() => {
+            return Warmup::Done {
+                seconds: 0.0,
+                end: WarmupEnd::None,
+            };
+        }
+        CellWarmup::Fixed { duration } => {
+            let config = warmup_config(cell, service.addr(), load_cpus, duration);
+            let (_, died) = guarded_run(ctx, service, &config, None);
+            (WarmupEnd::Fixed, died)
+        }
+        CellWarmup::Auto(rule) => auto(ctx, service, cell, rule, load_cpus),
+    };
+    if ctx.interrupt.is_set() {
+        return Warmup::Interrupted;
+    }
+    if died || !service.is_alive() {
+        return Warmup::ServiceDied;
+    }
+    Warmup::Done {
+        seconds: started.elapsed().as_secs_f64(),
+        end,
+    }
+}
+
+/// The auto warmup: one load run of up to `rule.max`, a monitor counting
+/// successful answers per window and cancelling the run once the rule says
+/// stable. Returns how it ended and whether the service died meanwhile.
+fn auto(
+    ctx: &CellContext,
+    service: &Service,
+    cell: &Cell,
+    rule: AutoWarmup,
+    load_cpus: Option<Vec<usize>>,
+) -> (WarmupEnd, bool) {
+    let config = warmup_config(cell, service.addr(), load_cpus, rule.max);
+    let control = LoadControl::new();
+    let done = AtomicBool::new(false);
+    let died = AtomicBool::new(false);
+    let stable = AtomicBool::new(false);
+    let sid = service.sid();
+    let window = rule.window.max(Duration::from_millis(1));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let t0 = Instant::now();
+            let mut rates = Vec::new();
+            let mut last_count = 0u64;
+            let mut next_end = t0 + window;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(POLL.min(next_end.saturating_duration_since(Instant::now())));
+                if ctx.interrupt.is_set() {
+                    control.cancel();
+                }
+                if !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live()) {
+                    died.store(true, Ordering::Relaxed);
+                    control.cancel();
+                }
+                if Instant::now() < next_end {
+                    continue;
+                }
+                let count = control.completed();
+                rates.push((count - last_count) as f64 / window.as_secs_f64());
+                last_count = count;
+                next_end += window;
+                let state = warmup_state(&rates, rule.windows as usize, rule.flat_within);
+                if state == WarmupState::Stable {
+                    stable.store(true, Ordering::Relaxed);
+                    control.cancel();
+                }
+            }
+        });
+        let _ = load::run(&config, &control);
+        done.store(true, Ordering::Relaxed);
+    });
+    let end = if stable.load(Ordering::Relaxed) {
+        WarmupEnd::Stable
+    } else {
+        WarmupEnd::Max
+    };
+    (end, died.load(Ordering::Relaxed))
+}

@@ -38,7 +38,7 @@ fn spec(dir: &Path, mode: &str, port: u16, runtime_extra: &str, rest: &str) -> P
          \x20   stop: {{ signal: TERM, grace: 1s }}\n\
          \x20   env: {{ MODE: {mode}, PID_FILE: {pids} }}\n{runtime_extra}\
          workload: {{ method: GET, path: \"/work/16\", expect: {{ status: 200 }} }}\n\
-         load: {{ mode: closed, timeout: 2s }}\n{rest}",
+         load: {{ mode: closed, timeout: 2s }}\n{QUIET_HOST}{rest}",
         fixtures = fixtures().display(),
         pids = dir.join("pids-svc").display(),
     );

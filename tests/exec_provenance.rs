@@ -55,7 +55,7 @@ fn a_trained_file_changed_after_training_makes_the_next_starts_cells_suspect_wit
          workload: {{ method: GET, path: /work/16, expect: {{ status: 200 }} }}\n\
          axes: {{ concurrency: [1] }}\nload: {{ timeout: 2s }}\nrepeats: 2\n\
          warmup: {{ service: 0s, cell: 100ms }}\nmeasure: {{ duration: 300ms }}\n\
-         results: {}\n",
+         results: {}\n{QUIET_HOST}",
         runtimes.concat(),
         dir.join("results").display()
     );

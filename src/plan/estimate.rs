@@ -276,8 +276,13 @@ mod tests {
         assert_eq!((e.cells, e.service_starts), (8 + 6 + 6, 4 + 1 + 1));
         let least = e.least.expect("adaptive: a range");
         assert_eq!((least.cells, least.service_starts), (4 + 6 + 6, 2 + 1 + 1));
-        assert_eq!(least.total, e.per_start * 4 + Duration::from_secs(16));
-        assert_eq!(e.total, e.per_start * 6 + Duration::from_secs(20));
+        // Both ends include the 3 default cold starts of each runtime.
+        let cold = START_ALLOWANCE * e.cold_starts as u32;
+        assert_eq!(
+            least.total,
+            e.per_start * 4 + cold + Duration::from_secs(16)
+        );
+        assert_eq!(e.total, e.per_start * 6 + cold + Duration::from_secs(20));
 
         let auto = plan_of(
             "{ start: ./a }",
@@ -289,7 +294,9 @@ mod tests {
         assert_eq!(least.cells, auto.cells);
         assert_eq!(auto.cells_time, Duration::from_secs(18 * 11));
         assert_eq!(
-            least.total - least.service_starts as u32 * auto.per_start,
+            least.total
+                - least.service_starts as u32 * auto.per_start
+                - START_ALLOWANCE * auto.cold_starts as u32,
             Duration::from_secs(18 * 6),
             "at least the rule's 5 windows of 1 s per cell"
         );

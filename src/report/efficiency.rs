@@ -10,11 +10,11 @@
 //! host the generator took, with advice when it took too much.
 use serde::Serialize;
 
-use super::effect::{Effect, PooledVariance, log_mean};
-use super::pairs::mean_with_interval;
+use super::compare::Better;
+use super::effect::PooledVariance;
+use super::pairs::pair_figures;
 use super::stats::{median_of_some, round_to};
 use super::summary::CellSummary;
-use super::wins::{LEVEL, RATIO_DECIMALS};
 use crate::results::derived_rates::group_of;
 use crate::results::model::{CellStatus, MeasurementRow};
 
@@ -145,66 +145,32 @@ pub fn efficiency_pairs(runtimes: &[String], rows: &[MeasurementRow]) -> Vec<Eff
     let mut out = Vec::new();
     for (i, a) in runtimes.iter().enumerate() {
         for b in &runtimes[i + 1..] {
-            let (na, nb) = (noise(a), noise(b));
-            let (mut logs, mut a_ahead, mut b_ahead, mut ties) = (Vec::new(), 0, 0, 0);
-            for ra in repeats.iter().filter(|r| r.runtime == a) {
-                let Some(rb) = repeats.iter().find(|r| r.runtime == b && r.axes == ra.axes) else {
-                    continue;
-                };
-                let (Some(la), Some(lb)) = (log_mean(&ra.values), log_mean(&rb.values)) else {
-                    continue;
-                };
-                logs.push(lb - la);
-                let effect = match (na, nb) {
-                    (Some(pa), Some(pb)) => Effect::between(&ra.values, pa, &rb.values, pb, LEVEL),
-                    _ => None,
-                };
-                match effect {
-                    Some(e) if e.lo > 1.0 => b_ahead += 1,
-                    Some(e) if e.hi < 1.0 => a_ahead += 1,
-                    _ => ties += 1,
-                }
-            }
-            let (ratio, interval) = mean_with_interval(&logs);
-            let round = |v: f64| round_to(v, RATIO_DECIMALS);
-            let mut pair = EfficiencyPair {
+            let cells = (repeats.iter().filter(|r| r.runtime == a)).filter_map(|ra| {
+                let rb = repeats
+                    .iter()
+                    .find(|r| r.runtime == b && r.axes == ra.axes)?;
+                Some((ra.values.as_slice(), rb.values.as_slice()))
+            });
+            let f = pair_figures(cells, (noise(a), noise(b)), Better::Higher);
+            out.push(EfficiencyPair {
                 a: a.clone(),
                 b: b.clone(),
-                cells: logs.len(),
-                ratio: ratio.map(round),
-                ratio_lo: interval.map(|(lo, _)| round(lo)),
-                ratio_hi: interval.map(|(_, hi)| round(hi)),
-                a_ahead,
-                b_ahead,
-                ties,
-                sentence: String::new(),
-            };
-            pair.sentence = pair_sentence(&pair);
-            out.push(pair);
+                cells: f.cells,
+                ratio: f.ratio,
+                ratio_lo: f.ratio_lo,
+                ratio_hi: f.ratio_hi,
+                a_ahead: f.a_ahead,
+                b_ahead: f.b_ahead,
+                ties: f.ties,
+                sentence: f.sentence(a, b, Better::Higher, NO_CPU_FIGURES),
+            });
         }
     }
     out
 }
 
-fn pair_sentence(p: &EfficiencyPair) -> String {
-    let Some(ratio) = p.ratio else {
-        return "no cell with CPU figures measured by both".to_string();
-    };
-    let interval = match (p.ratio_lo, p.ratio_hi) {
-        (Some(lo), Some(hi)) => format!(" [{lo:.3}, {hi:.3}]"),
-        _ => String::new(),
-    };
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    format!(
-        "x{ratio:.3}{interval} over {} ({} ahead in {}, {} in {}, {})",
-        plural(p.cells, "cell"),
-        p.b,
-        p.b_ahead,
-        p.a,
-        p.a_ahead,
-        plural(p.ties, "tie"),
-    )
-}
+/// What a pair without a cell with CPU figures on both sides says.
+const NO_CPU_FIGURES: &str = "no cell with CPU figures measured by both";
 
 /// How the host's CPU time was shared during the measured windows: the
 /// generator's CPU, the service's, and the capacity (elapsed x host CPUs).

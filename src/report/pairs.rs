@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::compare::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
-use super::effect::{Effect, log_mean, t_quantile};
+use super::effect::{Effect, PooledVariance, log_mean, t_quantile};
 use super::stats::round_to;
 use super::wins::{LEVEL, RATIO_DECIMALS};
 
@@ -153,11 +153,45 @@ fn pair_metric(
     cells: &[(&ConfigRepeats, &ConfigRepeats)],
     noise: &RunNoise,
 ) -> PairMetric {
-    let (na, nb) = (noise.get(a, metric), noise.get(b, metric));
+    let values = cells.iter().map(|(ca, cb)| (ca.of(metric), cb.of(metric)));
+    let noise = (noise.get(a, metric), noise.get(b, metric));
+    let f = pair_figures(values, noise, metric.better());
+    PairMetric {
+        metric,
+        cells: f.cells,
+        ratio: f.ratio,
+        ratio_lo: f.ratio_lo,
+        ratio_hi: f.ratio_hi,
+        a_ahead: f.a_ahead,
+        b_ahead: f.b_ahead,
+        ties: f.ties,
+        sentence: f.sentence(a, b, metric.better(), NO_COMMON_CELL),
+    }
+}
+
+/// One pair's figures on one measure: what [`PairMetric`] and the
+/// efficiency pairs (`super::efficiency`) are made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct PairFigures {
+    pub cells: usize,
+    pub ratio: Option<f64>,
+    pub ratio_lo: Option<f64>,
+    pub ratio_hi: Option<f64>,
+    pub a_ahead: usize,
+    pub b_ahead: usize,
+    pub ties: usize,
+}
+
+/// The pair rule ([`PAIR_RULE`]) over the repeats of A and B at each point
+/// both ran, given each runtime's pooled between-repeat noise.
+pub(super) fn pair_figures<'v>(
+    cells: impl IntoIterator<Item = (&'v [f64], &'v [f64])>,
+    (na, nb): (Option<PooledVariance>, Option<PooledVariance>),
+    better: Better,
+) -> PairFigures {
     let mut log_ratios = Vec::new();
     let mut leads = Vec::new();
-    for (ca, cb) in cells {
-        let (va, vb) = (ca.of(metric), cb.of(metric));
+    for (va, vb) in cells {
         let (Some(la), Some(lb)) = (log_mean(va), log_mean(vb)) else {
             continue;
         };
@@ -166,13 +200,12 @@ fn pair_metric(
             (Some(pa), Some(pb)) => Effect::between(va, pa, vb, pb, LEVEL),
             _ => None,
         };
-        leads.push(cell_lead(metric, effect));
+        leads.push(cell_lead(better, effect));
     }
     let count = |side: CellLead| leads.iter().filter(|l| **l == side).count();
     let (ratio, interval) = mean_with_interval(&log_ratios);
     let round = |v: f64| round_to(v, RATIO_DECIMALS);
-    let mut m = PairMetric {
-        metric,
+    PairFigures {
         cells: log_ratios.len(),
         ratio: ratio.map(round),
         ratio_lo: interval.map(|(lo, _)| round(lo)),
@@ -180,21 +213,17 @@ fn pair_metric(
         a_ahead: count(CellLead::A),
         b_ahead: count(CellLead::B),
         ties: count(CellLead::Tie),
-        sentence: String::new(),
-    };
-    m.sentence = sentence(&m, a, b);
-    m
+    }
 }
 
-fn cell_lead(metric: Metric, effect: Option<Effect>) -> CellLead {
+fn cell_lead(better: Better, effect: Option<Effect>) -> CellLead {
     let Some(e) = effect else {
         return CellLead::Tie;
     };
     let (b_higher, b_lower) = (e.lo > 1.0, e.hi < 1.0);
-    let (b_better, a_better) = if higher_is_better(metric) {
-        (b_higher, b_lower)
-    } else {
-        (b_lower, b_higher)
+    let (b_better, a_better) = match better {
+        Better::Higher => (b_higher, b_lower),
+        Better::Lower => (b_lower, b_higher),
     };
     match (b_better, a_better) {
         (true, _) => CellLead::B,
@@ -203,13 +232,9 @@ fn cell_lead(metric: Metric, effect: Option<Effect>) -> CellLead {
     }
 }
 
-fn higher_is_better(metric: Metric) -> bool {
-    metric.better() == Better::Higher
-}
-
 /// The geometric mean of the ratios whose logs are given, and its 95% t
 /// interval (n - 1 df) when there are at least two.
-pub(super) fn mean_with_interval(logs: &[f64]) -> (Option<f64>, Option<(f64, f64)>) {
+fn mean_with_interval(logs: &[f64]) -> (Option<f64>, Option<(f64, f64)>) {
     let n = logs.len();
     if n == 0 {
         return (None, None);
@@ -226,28 +251,31 @@ pub(super) fn mean_with_interval(logs: &[f64]) -> (Option<f64>, Option<(f64, f64
     )
 }
 
-/// `x1.067 [1.041, 1.094] over 28 cells (b ahead in 20, a in 1, 7 ties)`.
-fn sentence(m: &PairMetric, a: &str, b: &str) -> String {
-    let Some(ratio) = m.ratio else {
-        return NO_COMMON_CELL.to_string();
-    };
-    let interval = match (m.ratio_lo, m.ratio_hi) {
-        (Some(lo), Some(hi)) => format!(" [{lo:.3}, {hi:.3}]"),
-        _ => String::new(),
-    };
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let ahead = if higher_is_better(m.metric) {
-        "ahead"
-    } else {
-        "lower"
-    };
-    format!(
-        "x{ratio:.3}{interval} over {} ({b} {ahead} in {}, {a} in {}, {})",
-        plural(m.cells, "cell"),
-        m.b_ahead,
-        m.a_ahead,
-        plural(m.ties, "tie"),
-    )
+impl PairFigures {
+    /// `x1.067 [1.041, 1.094] over 28 cells (b ahead in 20, a in 1, 7 ties)`
+    /// ("lower" for a measure where lower is better); `none` without a
+    /// common cell.
+    pub(super) fn sentence(&self, a: &str, b: &str, better: Better, none: &str) -> String {
+        let Some(ratio) = self.ratio else {
+            return none.to_string();
+        };
+        let interval = match (self.ratio_lo, self.ratio_hi) {
+            (Some(lo), Some(hi)) => format!(" [{lo:.3}, {hi:.3}]"),
+            _ => String::new(),
+        };
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let ahead = match better {
+            Better::Higher => "ahead",
+            Better::Lower => "lower",
+        };
+        format!(
+            "x{ratio:.3}{interval} over {} ({b} {ahead} in {}, {a} in {}, {})",
+            plural(self.cells, "cell"),
+            self.b_ahead,
+            self.a_ahead,
+            plural(self.ties, "tie"),
+        )
+    }
 }
 
 /// `b vs a: throughput <sentence>; p99 <sentence>`.

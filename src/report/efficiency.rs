@@ -190,6 +190,10 @@ pub struct HostShare {
     pub cells_over_limit: usize,
     /// The CPUs the generator and the service were pinned to, when they were.
     pub pinning: Option<String>,
+    /// What other processes took of the host over the repeats with a host
+    /// idle figure (/proc/stat): busy share - generator - service; `None`
+    /// for runs from before that column.
+    pub others_share: Option<f64>,
     /// What to do about it, when the generator took too much.
     pub advice: Option<String>,
     /// One sentence for the report.
@@ -222,6 +226,7 @@ impl HostShare {
             .filter(|s| **s > GENERATOR_HOST_SHARE_LIMIT)
             .count();
         let generator_share = round_to(generator / total_capacity, 4);
+        let others_share = others_share(&measured, capacity);
         let advice = (over > 0).then(|| advice(over, measured.len(), max, pinning.as_deref()));
         let mut share = HostShare {
             host_cpus,
@@ -231,6 +236,7 @@ impl HostShare {
             generator_share_max: round_to(max, 4),
             cells_over_limit: over,
             pinning,
+            others_share,
             advice,
             sentence: String::new(),
         };
@@ -247,14 +253,49 @@ impl HostShare {
             || " Generator and service were not pinned: they shared every CPU.".to_string(),
             |p| format!(" Pinned: {p}."),
         );
+        let others = match self.others_share {
+            Some(o) if o > OTHERS_SHARE_NOTED => format!(
+                " The host was shared: other processes took {} of its CPU time in the \
+                 windows, so every figure here also depends on them.",
+                pct(o)
+            ),
+            _ => String::new(),
+        };
         format!(
             "Of the host's CPU time in the measured windows ({} CPUs x elapsed), the load \
-             generator took {} (at most {} in one repeat){service}.{pinned}",
+             generator took {} (at most {} in one repeat){service}.{pinned}{others}",
             self.host_cpus,
             pct(self.generator_share),
             pct(self.generator_share_max),
         )
     }
+}
+
+/// Share of the host taken by other processes above which the report says
+/// the host was shared (below it, the runner's own threads and the kernel).
+pub const OTHERS_SHARE_NOTED: f64 = 0.05;
+
+/// Busy share of the host (1 - idle) less the generator's and the service's
+/// CPU, over the repeats that recorded the host's idle share and the
+/// service's CPU.
+fn others_share(
+    measured: &[&MeasurementRow],
+    capacity: impl Fn(&MeasurementRow) -> f64,
+) -> Option<f64> {
+    let with_idle: Vec<&&MeasurementRow> = (measured.iter())
+        .filter(|m| m.host_idle_share.is_some() && m.service_cpu_s.is_some())
+        .collect();
+    if with_idle.is_empty() {
+        return None;
+    }
+    let cap: f64 = with_idle.iter().map(|m| capacity(m)).sum();
+    let busy: f64 = (with_idle.iter())
+        .map(|m| (1.0 - m.host_idle_share.unwrap_or(1.0)) * capacity(m))
+        .sum();
+    let ours: f64 = (with_idle.iter())
+        .map(|m| m.gen_cpu_s + m.service_cpu_s.unwrap_or(0.0))
+        .sum();
+    Some(round_to(((busy - ours) / cap).max(0.0), 4))
 }
 
 fn advice(over: usize, cells: usize, max: f64, pinning: Option<&str>) -> String {
@@ -293,6 +334,28 @@ mod tests {
             (requests_per_cpu_s(&m), cpu_ms_per_request(&m)),
             (None, None)
         );
+    }
+
+    #[test]
+    fn other_processes_share_of_the_host_is_said_when_it_is_large() {
+        // 10 s x 2 CPUs = 20 CPU-s; 10% idle -> 18 busy; generator 4 + service 8 -> others 6 (30%).
+        let mut m = share_row(10.0, 4.0, 8.0);
+        m.host_idle_share = Some(0.1);
+        let s = HostShare::of(&[m.clone()], 2, None).unwrap();
+        assert_eq!(s.others_share, Some(0.3));
+        assert!(
+            s.sentence.contains("other processes took 30%"),
+            "{}",
+            s.sentence
+        );
+        // 40% idle -> 12 busy, all ours: nothing said.
+        m.host_idle_share = Some(0.4);
+        let s = HostShare::of(&[m], 2, None).unwrap();
+        assert_eq!(s.others_share, Some(0.0));
+        assert!(!s.sentence.contains("host was shared"), "{}", s.sentence);
+        // A run from before the column: unknown, nothing said.
+        let s = HostShare::of(&[share_row(10.0, 4.0, 8.0)], 2, None).unwrap();
+        assert_eq!(s.others_share, None);
     }
 
     #[test]

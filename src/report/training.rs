@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::error::ReportError;
 use crate::results::training::{FileHash, TRAINING_DIR, TrainingRecord};
@@ -17,7 +18,8 @@ pub struct TrainingView {
     pub errors: u64,
     pub duration_s: f64,
     pub connections: u32,
-    /// `service.jar 3f2a9c01` per input file.
+    /// `service.jar 3f2a9c01` per input file; with more than
+    /// [`MAX_LISTED`] files, one `37 files (12.3 MiB), together 1a2b3c4d`.
     pub inputs: Vec<String>,
     /// The same per produced file.
     pub produced: Vec<String>,
@@ -26,7 +28,7 @@ pub struct TrainingView {
 
 impl TrainingView {
     fn of(r: TrainingRecord) -> Self {
-        let files = |list: &[FileHash]| list.iter().map(short).collect();
+        let files = |list: &[FileHash]| summary(list);
         TrainingView {
             inputs: files(&r.inputs),
             produced: files(&r.produced),
@@ -39,6 +41,32 @@ impl TrainingView {
             probe: r.probe,
         }
     }
+}
+
+/// Files listed one by one in the report; a longer list (a folder of jars)
+/// is summarised, the record keeping every file.
+pub const MAX_LISTED: usize = 4;
+
+fn summary(list: &[FileHash]) -> Vec<String> {
+    if list.len() <= MAX_LISTED {
+        return list.iter().map(short).collect();
+    }
+    // One digest over every file's path and hash, in path order: it changes
+    // when any file does, as the per-file check before every start would say.
+    let mut sorted: Vec<&FileHash> = list.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut hasher = Sha256::new();
+    for f in sorted {
+        hasher.update(format!("{} {}\n", f.path, f.sha256));
+    }
+    let digest = hex::encode(hasher.finalize());
+    let bytes: u64 = list.iter().map(|f| f.bytes).sum();
+    vec![format!(
+        "{} files ({:.1} MiB), together {}",
+        list.len(),
+        bytes as f64 / (1u64 << 20) as f64,
+        &digest[..8]
+    )]
 }
 
 fn short(f: &FileHash) -> String {
@@ -115,6 +143,44 @@ mod tests {
         assert_eq!(views.len(), 1);
         assert_eq!(views[0].requests, 1200);
         assert_eq!(views[0].produced, ["app.aot 3f2a9c01"]);
+        std::fs::write(tmp.path().join("training/bad.json"), "{").unwrap();
+        let err = trainings(tmp.path()).unwrap_err().to_string();
+        assert!(err.contains("bad.json"), "{err}");
+    }
+
+    #[test]
+    fn a_long_file_list_is_one_line_that_changes_with_any_file() {
+        let jar = |i: usize, sha: &str| FileHash {
+            path: format!("/r/target/libs/lib{i}.jar"),
+            bytes: 1 << 19,
+            sha256: sha.into(),
+        };
+        let mut list: Vec<FileHash> = (0..6).map(|i| jar(i, "aaaa")).collect();
+        let before = summary(&list);
+        assert_eq!(before.len(), 1);
+        assert!(
+            before[0].starts_with("6 files (3.0 MiB), together "),
+            "{before:?}"
+        );
+        list[3].sha256 = "bbbb".into();
+        assert_ne!(summary(&list), before, "one changed file changes the line");
+        list.reverse();
+        assert_eq!(
+            summary(&list),
+            summary(&{
+                let mut l = list.clone();
+                l.reverse();
+                l
+            }),
+            "the order files were hashed in does not matter"
+        );
+        assert_eq!(summary(&list[..2]).len(), 2, "a short list stays per file");
+    }
+
+    #[test]
+    fn a_bad_record_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join(TRAINING_DIR)).unwrap();
         std::fs::write(tmp.path().join("training/bad.json"), "{").unwrap();
         let err = trainings(tmp.path()).unwrap_err().to_string();
         assert!(err.contains("bad.json"), "{err}");

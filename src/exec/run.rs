@@ -149,6 +149,7 @@ pub fn run<D: Driver>(
     let _ = exec.ctx.events.send(Event::RunStarted {
         run_dir: run.path().to_path_buf(),
         cells_total: exec.status.cells_total,
+        cells_least: plan.estimate().least.map(|l| l.cells as u64),
         cells_done: exec.status.cells_done,
         quick_factor: plan.quick_factor,
     });

@@ -204,6 +204,12 @@ pub fn load_plan<'s>(
                 .or(concurrency)
                 .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
         },
+        LoadModeSpec::Search => LoadMode::Search(super::search::search_plan(
+            load,
+            connections
+                .or(concurrency)
+                .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
+        )),
     };
     let threads = load
         .threads

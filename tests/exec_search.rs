@@ -67,7 +67,14 @@ fn search_finds_the_capacity_of_a_one_worker_service() {
     let row = &rows[0];
     assert_eq!(row["mode"], "search", "{row:?}");
     let found: f64 = row["target_rps"].parse().unwrap();
-    let steps = read_rows(&std::fs::read_dir(run.join("search")).unwrap().next().unwrap().unwrap().path());
+    let steps = read_rows(
+        &std::fs::read_dir(run.join("search"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    );
     let table: Vec<String> = steps
         .iter()
         .map(|s| {
@@ -85,13 +92,16 @@ fn search_finds_the_capacity_of_a_one_worker_service() {
         .filter(|s| s["held"] == "false" && s["why_not"].starts_with("achieved"))
         .map(|s| s["achieved_rps"].parse::<f64>().unwrap())
         .fold(0.0, f64::max);
-    assert!(saturated > 0.0, "some step saturated the service: {table:#?}");
+    assert!(
+        saturated > 0.0,
+        "some step saturated the service: {table:#?}"
+    );
     assert!(
         (found - saturated).abs() <= 0.1 * saturated,
         "found {found} req/s, the service answers at most {saturated}: {table:#?}"
     );
     assert!(
-        found >= 0.75 * CAPACITY && found <= 1.05 * CAPACITY,
+        (0.75 * CAPACITY..=1.05 * CAPACITY).contains(&found),
         "found {found} req/s, nominal capacity {CAPACITY}: {table:#?}"
     );
     assert!(steps.len() >= 4, "stepped up, then bisected: {table:#?}");
@@ -102,7 +112,9 @@ fn search_finds_the_capacity_of_a_one_worker_service() {
         .fold(0.0, f64::max);
     assert_eq!(held_max, found, "the row gives the highest held step");
     assert!(
-        steps.iter().any(|s| s["held"] == "false" && !s["why_not"].is_empty()),
+        steps
+            .iter()
+            .any(|s| s["held"] == "false" && !s["why_not"].is_empty()),
         "a failed step says why: {table:#?}"
     );
     assert_eq!(row["status"], "ok", "{row:?}");

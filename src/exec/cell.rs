@@ -251,7 +251,12 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
     }
 }
 
-pub(super) fn died_row(service: &mut Service, cell: &Cell, started_at: &str, phase: &str) -> MeasurementRow {
+pub(super) fn died_row(
+    service: &mut Service,
+    cell: &Cell,
+    started_at: &str,
+    phase: &str,
+) -> MeasurementRow {
     // Give the start shell a moment to exit so its status is known.
     let deadline = Instant::now() + Duration::from_secs(2);
     while service.exited().is_none() && Instant::now() < deadline {

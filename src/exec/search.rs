@@ -90,7 +90,10 @@ pub fn measure_search(
             why_not: verdict.why_not(plan, rate),
         });
         probes.push((rate, verdict.held()));
-        let best_rate = best.as_ref().and_then(|b| b.report.target_rate).unwrap_or(0.0);
+        let best_rate = best
+            .as_ref()
+            .and_then(|b| b.report.target_rate)
+            .unwrap_or(0.0);
         if verdict.held() && rate > best_rate {
             best = Some(measured);
         } else if first.is_none() && steps.len() == 1 {
@@ -169,7 +172,11 @@ fn with_warmup(end: CellEnd, warmup_s: f64, warmup_end: crate::results::WarmupEn
     }
 }
 
-fn write_steps(ctx: &CellContext, cell: &Cell, steps: &[SearchStepRow]) -> Result<(), ResultsError> {
+fn write_steps(
+    ctx: &CellContext,
+    cell: &Cell,
+    steps: &[SearchStepRow],
+) -> Result<(), ResultsError> {
     let path = ctx.run.cell_file(SEARCH_DIR, &cell.id, "csv");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(ResultsError::write(dir))?;
@@ -184,19 +191,34 @@ fn write_step_files(
     started_at: &str,
     kept: &Measured,
 ) -> Result<MeasurementRow, ResultsError> {
-    write_csv(&ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"), &kept.samples.rows)?;
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &kept.samples.rows,
+    )?;
     write_timeline(ctx, cell, &kept.report)?;
     let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
     File::create(&hlog)
         .and_then(|f| kept.report.write_hlog(BufWriter::new(f)))
         .map_err(ResultsError::write(&hlog))?;
-    Ok(row_of(ctx, cell, started_at, &kept.report, &kept.samples, &kept.host))
+    Ok(row_of(
+        ctx,
+        cell,
+        started_at,
+        &kept.report,
+        &kept.samples,
+        &kept.host,
+    ))
 }
 
 /// Status and reason of the row from how the search ended. A found maximum
 /// keeps the held step's own verdict (its gates); the others are `suspect`:
 /// the figure is a bound, not the maximum.
-fn apply_end(row: &mut MeasurementRow, plan: &SearchPlan, end: &SearchEnd, steps: &[SearchStepRow]) {
+fn apply_end(
+    row: &mut MeasurementRow,
+    plan: &SearchPlan,
+    end: &SearchEnd,
+    steps: &[SearchStepRow],
+) {
     let n = steps.len();
     let why = match *end {
         SearchEnd::Found { .. } => return,

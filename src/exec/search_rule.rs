@@ -26,11 +26,17 @@ pub struct StepFigures {
 pub enum StepVerdict {
     Held,
     /// Achieved below [`RATE_HELD_SHARE`] of the target.
-    RateMissed { achieved_rps: f64 },
+    RateMissed {
+        achieved_rps: f64,
+    },
     /// The p99 was above the SLO.
-    LatencyOver { p99: Duration },
+    LatencyOver {
+        p99: Duration,
+    },
     /// The error share was above the SLO.
-    ErrorsOver { share: f64 },
+    ErrorsOver {
+        share: f64,
+    },
 }
 
 impl StepVerdict {
@@ -207,7 +213,10 @@ mod tests {
     #[test]
     fn capacity_above_the_range_says_so() {
         let p = plan(100.0, 1_000.0);
-        assert_eq!(search(&p, 5_000.0).0, SearchEnd::AboveRange { rate: 1_000.0 });
+        assert_eq!(
+            search(&p, 5_000.0).0,
+            SearchEnd::AboveRange { rate: 1_000.0 }
+        );
     }
 
     #[test]
@@ -253,7 +262,10 @@ mod tests {
             achieved_rps: 940.0,
             ..ok
         };
-        assert!(matches!(judge(&p, &slow_send), StepVerdict::RateMissed { .. }));
+        assert!(matches!(
+            judge(&p, &slow_send),
+            StepVerdict::RateMissed { .. }
+        ));
         let errors = StepFigures { errors: 4, ..ok };
         assert!(matches!(judge(&p, &errors), StepVerdict::ErrorsOver { .. }));
         let slow = StepFigures {
@@ -261,12 +273,18 @@ mod tests {
             ..ok
         };
         let verdict = judge(&p, &slow);
-        assert_eq!(verdict.why_not(&p, 1000.0), "p99 51.0 ms above the SLO's 50.0 ms");
+        assert_eq!(
+            verdict.why_not(&p, 1000.0),
+            "p99 51.0 ms above the SLO's 50.0 ms"
+        );
         let none = StepFigures {
             requests: 0,
             achieved_rps: 1000.0,
             ..ok
         };
-        assert!(!judge(&p, &none).held(), "a step with no requests cannot hold");
+        assert!(
+            !judge(&p, &none).held(),
+            "a step with no requests cannot hold"
+        );
     }
 }

@@ -32,7 +32,11 @@ pub struct SearchView {
 /// Every search cell of the run with its probed steps (empty without any).
 pub fn views(run: &RunData) -> Result<Vec<SearchView>, ReportError> {
     let mut out = Vec::new();
-    for row in run.measurements.iter().filter(|r| r.mode == LoopMode::Search) {
+    for row in run
+        .measurements
+        .iter()
+        .filter(|r| r.mode == LoopMode::Search)
+    {
         let path = run
             .dir
             .join(SEARCH_DIR)
@@ -66,7 +70,12 @@ const NAME: &str = "search-steps";
 
 /// p99 against the probed rate of every search cell; `None` without any.
 pub fn chart(views: &[SearchView], runtimes: &[String]) -> Result<Option<Chart>, ReportError> {
-    let points = || views.iter().flat_map(|v| v.steps.iter()).filter(|s| s.p99_ms > 0.0);
+    let points = || {
+        views
+            .iter()
+            .flat_map(|v| v.steps.iter())
+            .filter(|s| s.p99_ms > 0.0)
+    };
     if points().next().is_none() {
         return Ok(None);
     }
@@ -76,8 +85,9 @@ pub fn chart(views: &[SearchView], runtimes: &[String]) -> Result<Option<Chart>,
     let (y_lo, y_hi) = points().fold((f64::INFINITY, 0f64), |(lo, hi), s| {
         (lo.min(s.p99_ms), hi.max(s.p99_ms))
     });
-    let title = "p99 latency of every probed rate (search cells; dots held, crosses failed; log scales)"
-        .to_string();
+    let title =
+        "p99 latency of every probed rate (search cells; dots held, crosses failed; log scales)"
+            .to_string();
     let mut svg = String::new();
     {
         let size = (PANEL_W * 2, PANEL_H + TITLE_H + LEGEND_H);
@@ -103,10 +113,16 @@ pub fn chart(views: &[SearchView], runtimes: &[String]) -> Result<Option<Chart>,
             .label_style((FONT, 12))
             .x_label_formatter(&|v| format::rps(*v))
             .y_label_formatter(&|v| format::ms(*v))
+            .light_line_style(WHITE)
             .draw()
             .map_err(err(NAME))?;
         for view in views {
-            let c = colour(runtimes.iter().position(|r| *r == view.runtime).unwrap_or(0));
+            let c = colour(
+                runtimes
+                    .iter()
+                    .position(|r| *r == view.runtime)
+                    .unwrap_or(0),
+            );
             let mut steps: Vec<&SearchStepRow> =
                 view.steps.iter().filter(|s| s.p99_ms > 0.0).collect();
             steps.sort_by(|a, b| a.target_rps.total_cmp(&b.target_rps));

@@ -90,7 +90,11 @@ pub fn check_search(load: &LoadSpec) -> Vec<Finding> {
     }
     let range_help = "give the rates to search between, e.g. `from: 1000` and `to: 100000` (requests per second)";
     match (load.from, load.to) {
-        (None, _) => out.push(finding("load", "search mode needs `from`".into(), range_help)),
+        (None, _) => out.push(finding(
+            "load",
+            "search mode needs `from`".into(),
+            range_help,
+        )),
         (_, None) => out.push(finding("load", "search mode needs `to`".into(), range_help)),
         (Some(from), _) if !(from.is_finite() && from > 0.0) => out.push(finding(
             "load.from",
@@ -108,7 +112,10 @@ pub fn check_search(load: &LoadSpec) -> Vec<Finding> {
         if step.factor.is_some_and(|f| !(f.is_finite() && f > 1.0)) {
             out.push(finding(
                 "load.step.factor",
-                format!("step factor {} does not raise the rate", step.factor.unwrap_or(0.0)),
+                format!(
+                    "step factor {} does not raise the rate",
+                    step.factor.unwrap_or(0.0)
+                ),
                 "use a factor above 1, e.g. `factor: 2`",
             ));
         }

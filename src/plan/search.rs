@@ -42,6 +42,23 @@ pub struct SearchPlan {
     pub max_steps: u32,
 }
 
+impl SearchPlan {
+    /// The longest a search can measure: every step taken.
+    pub fn longest(&self) -> Duration {
+        (self.step_warmup + self.step_window) * self.max_steps
+    }
+}
+
+/// A search cell's `measure`: its longest search, so that the plan's
+/// estimate and the progress line count it at its upper bound (the spec's
+/// `measure` does not apply to search cells). `None` for other modes.
+pub fn measure_of(mode: &super::LoadMode) -> Option<super::Measure> {
+    match mode {
+        super::LoadMode::Search(s) => Some(super::Measure::Duration(s.longest())),
+        _ => None,
+    }
+}
+
 /// The search plan of a validated `load` section; `connections` as the
 /// open mode resolves them.
 pub fn search_plan(load: &LoadSpec, connections: u32) -> SearchPlan {

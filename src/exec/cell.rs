@@ -52,6 +52,9 @@ pub fn measure_cell(
     service: &mut Service,
     cell: &Cell,
 ) -> Result<CellEnd, crate::results::ResultsError> {
+    if let LoadMode::Search(plan) = &cell.load.mode {
+        return super::search::measure_search(ctx, service, cell, plan);
+    }
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let started_at = rfc3339_now();
     let (warmup_s, warmup_end) = match warm_up(ctx, service, cell, load_cpus.clone()) {
@@ -193,7 +196,7 @@ pub fn guarded_run(
     (result, died.load(Ordering::Relaxed))
 }
 
-fn write_timeline(
+pub(super) fn write_timeline(
     ctx: &CellContext,
     cell: &Cell,
     report: &LoadReport,
@@ -226,6 +229,7 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
     let (mode, target) = match cell.load.mode {
         LoadMode::Closed { .. } => (LoopMode::Closed, None),
         LoadMode::Open { rate, .. } => (LoopMode::Open, Some(rate)),
+        LoadMode::Search(_) => (LoopMode::Search, None),
     };
     MeasurementRow {
         cell_id: cell.id.clone(),
@@ -247,7 +251,12 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
     }
 }
 
-fn died_row(service: &mut Service, cell: &Cell, started_at: &str, phase: &str) -> MeasurementRow {
+pub(super) fn died_row(
+    service: &mut Service,
+    cell: &Cell,
+    started_at: &str,
+    phase: &str,
+) -> MeasurementRow {
     // Give the start shell a moment to exit so its status is known.
     let deadline = Instant::now() + Duration::from_secs(2);
     while service.exited().is_none() && Instant::now() < deadline {
@@ -268,7 +277,7 @@ fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
 
-fn row_of(
+pub(super) fn row_of(
     ctx: &CellContext,
     cell: &Cell,
     started_at: &str,

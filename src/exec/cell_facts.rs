@@ -68,7 +68,7 @@ pub fn gate_facts<'a>(
     let host_cpus_used = service_cpus.map(|s| s + gen_cpus);
     let closed_connections = match cell.load.mode {
         LoadMode::Closed { connections } => Some(connections),
-        LoadMode::Open { .. } => None,
+        LoadMode::Open { .. } | LoadMode::Search(_) => None,
     };
     let mean_latency_ms = r.latency.mean() / 1000.0;
     let answered_rps = r.achieved_rate;

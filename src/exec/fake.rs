@@ -181,6 +181,9 @@ impl Driver for Fake {
         match cell.load.mode {
             LoadMode::Open { rate, .. } => self.calls.push(format!("measure {} @{rate}", cell.id)),
             LoadMode::Closed { .. } => self.calls.push(format!("measure {}", cell.id)),
+            LoadMode::Search(s) => self
+                .calls
+                .push(format!("measure {} search@{}", cell.id, s.from)),
         }
         let rps = (self.throughput.get(&cell.id))
             .or(self.rps.get(&cell.runtime))

@@ -27,6 +27,12 @@ pub fn arrival(mode: &LoadMode) -> Arrival {
             connections: connections as usize,
             ramp: None,
         },
+        // A search cell's warmup runs at its first rate; its steps set their own.
+        LoadMode::Search(s) => Arrival::Open {
+            rate: s.from,
+            connections: s.connections as usize,
+            ramp: None,
+        },
     }
 }
 

@@ -38,6 +38,8 @@ pub mod progress;
 pub mod provenance;
 pub mod repeats;
 pub mod run;
+pub mod search;
+pub mod search_rule;
 pub mod training;
 pub mod verdict;
 pub mod warmup;

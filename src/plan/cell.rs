@@ -49,6 +49,7 @@ pub fn render_cells<'s>(
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
         let load = load_plan(loaded, env, &vars, hints, point, problems);
+        let measure = super::search::measure_of(&load.mode).unwrap_or(measure);
         let limits = super::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
         let config_id = matrix::config_id(rt.name(), point);
         cells.push(Cell {
@@ -204,6 +205,12 @@ pub fn load_plan<'s>(
                 .or(concurrency)
                 .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
         },
+        LoadModeSpec::Search => LoadMode::Search(super::search::search_plan(
+            load,
+            connections
+                .or(concurrency)
+                .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
+        )),
     };
     let threads = load
         .threads

@@ -37,7 +37,7 @@ pub fn equal_load_cells(
                 .iter()
                 .filter_map(|c| match c.load.mode {
                     LoadMode::Closed { connections } => Some(connections),
-                    LoadMode::Open { .. } => None,
+                    LoadMode::Open { .. } | LoadMode::Search(_) => None,
                 })
                 .max()
         })

@@ -27,6 +27,7 @@ pub mod ports;
 pub mod render;
 pub mod restart;
 pub mod runtime;
+pub mod search;
 pub mod show;
 pub mod template;
 pub mod tools;

@@ -283,6 +283,8 @@ pub enum LoadMode {
     /// A constant `rate` (req/s) over `connections` connections, latency
     /// measured from each request's intended send time.
     Open { rate: f64, connections: u32 },
+    /// Open-loop steps searching the highest rate that holds the SLO.
+    Search(super::search::SearchPlan),
 }
 
 /// When a measurement ends.

@@ -150,6 +150,14 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             (LoadMode::Open { rate, connections }, None) => {
                 format!("open {rate} req/s over {connections} conn")
             }
+            (LoadMode::Search(s), _) => format!(
+                "search {}..{} req/s over {} conn ({} steps at most, {} each)",
+                s.from,
+                s.to,
+                s.connections,
+                s.max_steps,
+                human(s.step_warmup + s.step_window)
+            ),
         };
         let measure = match cell.measure {
             Measure::Duration(d) => human(d),

@@ -20,6 +20,7 @@ pub mod history;
 mod latency_charts;
 pub mod pairs;
 mod run_data;
+pub mod search;
 pub mod stats;
 pub mod summary;
 mod templating;
@@ -54,10 +55,13 @@ pub struct RenderedReport {
 pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedReport, ReportError> {
     let run = RunData::load(run_dir)?;
     let summary = Summary::of(&run);
-    let charts = charts::all(&summary)?;
+    let mut charts = charts::all(&summary)?;
+    let search = search::views(&run)?;
+    charts.extend(search::chart(&search, &summary.runtimes)?);
     let templates = templating::load_templates(templates)?;
     let env = templating::environment(&templates)?;
     let ctx = context::build(&run, &summary, &charts, &context::generated_now());
+    let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

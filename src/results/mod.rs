@@ -13,6 +13,7 @@ pub mod model;
 pub mod resume;
 pub mod run_dir;
 pub mod run_id;
+pub mod search_steps;
 pub mod states;
 pub mod training;
 
@@ -22,3 +23,4 @@ pub use error::ResultsError;
 pub use model::*;
 pub use run_dir::RunDir;
 pub use run_id::{new_run_id, rfc3339_now};
+pub use search_steps::{SEARCH_DIR, SearchStepRow};

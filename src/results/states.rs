@@ -77,6 +77,8 @@ state_enum! {
         Closed => "closed",
         /// Requests are sent at a fixed rate, whatever the answers do.
         Open => "open",
+        /// The highest open-loop rate that held the SLO, found by stepping (search/<cell>.csv).
+        Search => "search",
     }
 }
 

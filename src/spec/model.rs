@@ -276,7 +276,7 @@ fn ok() -> u16 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with mode, rate, connections, timeout, threads"
+    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step"
 )]
 pub struct LoadSpec {
     #[serde(default)]
@@ -290,6 +290,15 @@ pub struct LoadSpec {
     pub timeout: Option<HumanDuration>,
     /// Load generator threads (default 1, or the number of `affinity.load` CPUs).
     pub threads: Option<u32>,
+    // Search mode (`mode: search`), see `spec::search`.
+    /// Search mode: what a step must hold.
+    pub slo: Option<super::search::SloSpec>,
+    /// Search mode: the first rate probed (requests per second).
+    pub from: Option<f64>,
+    /// Search mode: the highest rate probed (requests per second).
+    pub to: Option<f64>,
+    /// Search mode: how each step is measured and the search narrows.
+    pub step: Option<super::search::SearchStepSpec>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -300,6 +309,8 @@ pub enum LoadModeSpec {
     Closed,
     /// A constant request rate, independent of the answers.
     Open,
+    /// Open-loop steps up then bisection to the highest rate that holds the SLO.
+    Search,
 }
 
 /// Load applied but not recorded.

@@ -428,6 +428,7 @@ fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
 
 fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
     let load = &spec.load;
+    out.extend(super::search::check_search(load));
     match load.mode {
         LoadModeSpec::Open if load.rate.is_none() => out.push(finding(
             "load.rate",

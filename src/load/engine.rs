@@ -13,6 +13,7 @@ use super::config::{Arrival, LoadConfig, StopCondition};
 use super::connection::EncodedRequest;
 use super::control::LoadControl;
 use super::error::{ErrorCounts, LoadError};
+use super::mix::RequestMix;
 use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
@@ -55,6 +56,10 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
                 expect_status: r.expect_status,
             })
             .collect(),
+        mix: RequestMix::new(
+            &config.requests.iter().map(|r| r.weight).collect::<Vec<_>>(),
+            config.mix_seed,
+        ),
         timeout: config.timeout,
         curve,
         connections: config.arrival.connections(),

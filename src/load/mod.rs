@@ -13,6 +13,7 @@ mod config;
 mod connection;
 mod control;
 mod engine;
+mod mix;
 mod error;
 mod pacer;
 mod probe;
@@ -25,7 +26,7 @@ mod usage;
 mod wire;
 mod worker;
 
-pub use config::{Arrival, LoadConfig, RequestSpec, StopCondition};
+pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
 pub use control::LoadControl;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};

@@ -17,6 +17,7 @@ use super::config::StopCondition;
 use super::connection::{self, Connection, EncodedRequest};
 use super::control::LoadControl;
 use super::error::{ErrorClass, LoadError};
+use super::mix::RequestMix;
 use super::pacer::{Pacer, Slot};
 use super::recorder::{Recorder, SecondSample};
 use super::schedule::{ConnectionSchedule, RateCurve};
@@ -34,6 +35,8 @@ const CANCEL_POLL: Duration = Duration::from_millis(5);
 pub struct Plan {
     pub target: SocketAddr,
     pub requests: Vec<EncodedRequest>,
+    /// Which of `requests` each connection sends next.
+    pub mix: RequestMix,
     pub timeout: Duration,
     /// None: closed loop.
     pub curve: Option<RateCurve>,
@@ -164,7 +167,7 @@ async fn drive(
         .map(|curve| ConnectionSchedule::new(curve, plan.start, conn_index, plan.connections));
     let place = Rc::new(Slot::default());
     let mut slot: Option<Connection> = None;
-    let mut next_request = conn_index % plan.requests.len();
+    let mut picker = plan.mix.picker(conn_index);
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
     loop {
         let intended = match (&mut schedule, &pacer) {
@@ -189,8 +192,7 @@ async fn drive(
         {
             return;
         }
-        let req = &plan.requests[next_request];
-        next_request = (next_request + 1) % plan.requests.len();
+        let req = &plan.requests[picker.next_index()];
         if measured {
             let mut rec = recorder.borrow_mut();
             // The loop runs on for a moment after the window closes (until

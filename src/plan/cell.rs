@@ -128,6 +128,7 @@ pub fn render_request<'s>(
         headers,
         body,
         expect_status: request.expect.status,
+        weight: request.weight,
     }
 }
 
@@ -220,5 +221,6 @@ pub fn load_plan<'s>(
         mode,
         timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
         threads,
+        seed: load.seed.unwrap_or(crate::load::DEFAULT_MIX_SEED),
     }
 }

@@ -1,0 +1,79 @@
+//! Weighted request mixes end to end: the real binary drives a workload of
+//! three weighted requests against the fixture service, which counts the
+//! requests it answered per path; the shares follow the weights, and the
+//! seed is recorded in the run's plan.json.
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+
+const MIX: &str = r#"workload:
+  - { name: read, path: /work/1, weight: 60 }
+  - { name: list, path: /work/2, weight: 30 }
+  - { name: create, path: /work/3, weight: 10 }
+axes: { concurrency: [2] }
+load: { mode: closed, timeout: 2s, seed: 7 }
+repeats: 1
+warmup: { service: 100ms, cell: 100ms }
+measure: { duration: 1500ms }
+sample: { interval: 100ms }
+"#;
+
+fn counts(file: &std::path::Path) -> HashMap<String, u64> {
+    let text = std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("{}: {e} (the service writes it on SIGTERM)", file.display()));
+    text.lines()
+        .map(|l| {
+            let (path, n) = l.split_once(' ').unwrap();
+            (path.to_owned(), n.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let count_file = tmp.path().join("counts");
+    let count_env = count_file.display().to_string();
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py",
+            env: &[("COUNT_FILE", &count_env)],
+            extra: "",
+        }],
+        &format!("{MIX}{QUIET_HOST}"),
+    );
+    let out = runner().arg("exec").arg(&spec).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = counts(&count_file);
+    let total: u64 = counts.values().sum();
+    assert!(total >= 200, "too few requests to judge shares: {counts:?}");
+    let share = |path: &str| counts.get(path).copied().unwrap_or(0) as f64 / total as f64;
+    // Wide bounds: the counts include warmup and first requests, and a few
+    // hundred draws already put each share within a few points.
+    assert!((0.45..0.75).contains(&share("/work/1")), "{counts:?}");
+    assert!((0.18..0.42).contains(&share("/work/2")), "{counts:?}");
+    assert!((0.03..0.20).contains(&share("/work/3")), "{counts:?}");
+
+    let run = run_dir(tmp.path());
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("plan.json")).unwrap()).unwrap();
+    let cell = &plan["cells"][0];
+    assert_eq!(cell["load"]["seed"], 7, "{cell}");
+    assert_eq!(cell["requests"][0]["weight"], 60.0, "{cell}");
+    assert_no_leftovers(tmp.path());
+}
+
+fn assert_no_leftovers(dir: &std::path::Path) {
+    let pids = all_pids(dir);
+    assert!(!pids.is_empty(), "the service recorded its pids");
+    let alive = wait_all_gone(&pids, std::time::Duration::from_secs(5));
+    assert!(alive.is_empty(), "processes survived: {alive:?}");
+}

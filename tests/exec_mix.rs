@@ -68,6 +68,23 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
     let cell = &plan["cells"][0];
     assert_eq!(cell["load"]["seed"], 7, "{cell}");
     assert_eq!(cell["requests"][0]["weight"], 60.0, "{cell}");
+
+    // Per-request rows add up to the cell's totals and follow the weights.
+    let row = &measurements(&run)[0];
+    let stem = row["cell_id"].replace('/', "__");
+    let mix = read_rows(&run.join(format!("requests/{stem}.csv")));
+    let names: Vec<&str> = mix.iter().map(|r| r["request"].as_str()).collect();
+    assert_eq!(names, ["read", "list", "create"], "{mix:?}");
+    let sum = |col: &str| -> u64 { mix.iter().map(|r| r[col].parse::<u64>().unwrap()).sum() };
+    assert_eq!(sum("ok").to_string(), row["requests"], "{mix:?} vs {row:?}");
+    assert_eq!(sum("errors").to_string(), row["errors"], "{mix:?} vs {row:?}");
+    for (r, (low, high)) in mix.iter().zip([(0.45, 0.75), (0.18, 0.42), (0.03, 0.20)]) {
+        let share: f64 = r["share"].parse().unwrap();
+        assert!((low..high).contains(&share), "{r:?}");
+        assert!(r["p99_ms"].parse::<f64>().unwrap() > 0.0, "{r:?}");
+        assert_eq!(r["cell_id"], row["cell_id"]);
+    }
+    assert_eq!(mix[0]["weight"], "60.0");
     assert_no_leftovers(tmp.path());
 }
 

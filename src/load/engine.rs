@@ -14,6 +14,7 @@ use super::connection::EncodedRequest;
 use super::control::LoadControl;
 use super::error::{ErrorCounts, LoadError};
 use super::mix::RequestMix;
+use super::per_request::PerRequest;
 use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
@@ -136,7 +137,9 @@ fn merge(
     let mut errors = ErrorCounts::default();
     let (mut ok, mut sent, mut late) = (0, 0, 0);
     let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
+    let mut per_request = PerRequest::default();
     for r in &results {
+        per_request.add(&r.recorder.per_request);
         // Same bounds everywhere: adding cannot fail.
         latency
             .add(&r.recorder.latency)
@@ -195,6 +198,7 @@ fn merge(
         target_rate: curve.map(|c| c.rate),
         schedule,
         was_cancelled: control.is_cancelled(),
+        per_request: per_request.padded(config.requests.len()),
     }
 }
 

@@ -16,6 +16,7 @@ mod engine;
 mod mix;
 mod error;
 mod pacer;
+mod per_request;
 mod probe;
 mod recorder;
 mod report;
@@ -30,6 +31,7 @@ pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopConditi
 pub use control::LoadControl;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
+pub use per_request::RequestFigures;
 pub use probe::{probe, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,

@@ -192,7 +192,8 @@ async fn drive(
         {
             return;
         }
-        let req = &plan.requests[picker.next_index()];
+        let index = picker.next_index();
+        let req = &plan.requests[index];
         if measured {
             let mut rec = recorder.borrow_mut();
             // The loop runs on for a moment after the window closes (until
@@ -229,6 +230,10 @@ async fn drive(
         // Answers after the window closed are abandoned like those still in flight.
         if measured && plan.measure_end.is_none_or(|end| done <= end) {
             let mut rec = recorder.borrow_mut();
+            match outcome {
+                Ok(status) if status == req.expect_status => rec.per_request.on_ok(index, intended, done),
+                _ => rec.per_request.on_error(index),
+            }
             match outcome {
                 Ok(status) if status == req.expect_status => rec.on_ok(intended, sent, done),
                 Ok(status) => rec.on_error(ErrorClass::Status(status), done),

@@ -85,6 +85,18 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
         assert_eq!(r["cell_id"], row["cell_id"]);
     }
     assert_eq!(mix[0]["weight"], "60.0");
+
+    // The report shows the mix beside the configuration's totals.
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    let section = report
+        .split("## Request mix")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no request-mix section:\n{report}"));
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(table[2].contains("**all**"), "{section}");
+    for (line, name) in table[3..6].iter().zip(["read", "list", "create"]) {
+        assert!(line.contains(&format!("| {name} |")), "{section}");
+    }
     assert_no_leftovers(tmp.path());
 }
 

@@ -77,7 +77,11 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
     assert_eq!(names, ["read", "list", "create"], "{mix:?}");
     let sum = |col: &str| -> u64 { mix.iter().map(|r| r[col].parse::<u64>().unwrap()).sum() };
     assert_eq!(sum("ok").to_string(), row["requests"], "{mix:?} vs {row:?}");
-    assert_eq!(sum("errors").to_string(), row["errors"], "{mix:?} vs {row:?}");
+    assert_eq!(
+        sum("errors").to_string(),
+        row["errors"],
+        "{mix:?} vs {row:?}"
+    );
     for (r, (low, high)) in mix.iter().zip([(0.45, 0.75), (0.18, 0.42), (0.03, 0.20)]) {
         let share: f64 = r["share"].parse().unwrap();
         assert!((low..high).contains(&share), "{r:?}");

@@ -85,7 +85,8 @@ pub struct LoadReport {
     pub achieved_rate: f64,
     pub schedule: Option<ScheduleStats>,
     pub was_cancelled: bool,
-    /// The measured outcomes per workload request, in workload order.
+    /// The measured outcomes per workload request, in workload order; only
+    /// counted when there are several (one request's are the run's own).
     pub per_request: Vec<RequestFigures>,
 }
 

@@ -55,9 +55,12 @@ impl RequestMixView {
     }
 
     pub fn of(run: &RunData) -> Result<Self, ReportError> {
-        let mut configurations: Vec<(MixConfiguration, Vec<&MeasurementRow>, Vec<Vec<RequestMixRow>>)> =
-            Vec::new();
-        for m in run.measurements.iter().filter(|m| m.status != CellStatus::Failed) {
+        let mut gathered: Vec<Gathered> = Vec::new();
+        for m in run
+            .measurements
+            .iter()
+            .filter(|m| m.status != CellStatus::Failed)
+        {
             let path = run
                 .dir
                 .join(REQUESTS_DIR)
@@ -65,36 +68,43 @@ impl RequestMixView {
             let Some(rows) = read_csv::<RequestMixRow>(&path)? else {
                 continue;
             };
-            match configurations.iter_mut().find(|c| c.0.config_id == m.config_id) {
-                Some(c) => {
-                    c.1.push(m);
-                    c.2.push(rows);
+            match gathered.iter_mut().find(|g| g.config_id == m.config_id) {
+                Some(g) => {
+                    g.cells.push(m);
+                    g.files.push(rows);
                 }
-                None => configurations.push((
-                    MixConfiguration {
-                        config_id: m.config_id.clone(),
-                        total: MixFigures::default(),
-                        requests: Vec::new(),
-                    },
-                    vec![m],
-                    vec![rows],
-                )),
+                None => gathered.push(Gathered {
+                    config_id: &m.config_id,
+                    cells: vec![m],
+                    files: vec![rows],
+                }),
             }
         }
-        let configurations = configurations
+        let configurations = gathered
             .into_iter()
-            .map(|(mut c, cells, files)| {
-                let answered: u64 = cells.iter().map(|m| m.ok + m.errors).sum();
-                c.total = figures(
-                    cells.iter().map(|m| (m.ok, m.errors, m.latency_p50_ms, m.latency_p99_ms)),
-                    answered,
-                );
-                c.requests = requests(&files, answered);
-                c
+            .map(|g| {
+                let answered: u64 = g.cells.iter().map(|m| m.ok + m.errors).sum();
+                MixConfiguration {
+                    config_id: g.config_id.to_owned(),
+                    total: figures(
+                        g.cells
+                            .iter()
+                            .map(|m| (m.ok, m.errors, m.latency_p50_ms, m.latency_p99_ms)),
+                        answered,
+                    ),
+                    requests: requests(&g.files, answered),
+                }
             })
             .collect();
         Ok(RequestMixView { configurations })
     }
+}
+
+/// One configuration's recorded cells and their requests/<cell>.csv rows.
+struct Gathered<'a> {
+    config_id: &'a str,
+    cells: Vec<&'a MeasurementRow>,
+    files: Vec<Vec<RequestMixRow>>,
 }
 
 /// Each request (by name, in the first cell's order) over every cell's file.
@@ -127,7 +137,13 @@ fn figures(cells: impl Iterator<Item = (u64, u64, f64, f64)>, answered: u64) -> 
             p99.push(b);
         }
     }
-    let ratio = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
+    let ratio = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    };
     MixFigures {
         ok,
         errors,

@@ -104,6 +104,66 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
     assert_no_leftovers(tmp.path());
 }
 
+/// `{{ seq }}` never repeats over the warmup and the measurement of a
+/// cell (nor the repeats), and `{{ rand(1, 5) }}` draws every id in bounds.
+#[test]
+fn seq_ids_never_repeat_and_rand_ids_stay_in_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let count_file = tmp.path().join("counts");
+    let count_env = count_file.display().to_string();
+    let workload = r#"workload:
+  - { name: read, path: "/work/1?id={{ rand(1, 5) }}", weight: 1 }
+  - { name: create, path: "/work/2?id={{ seq }}&p={{ payload }}", weight: 1 }
+axes: { payload: [9], concurrency: [3] }
+load: { mode: closed, timeout: 2s }
+repeats: 2
+warmup: { service: 100ms, cell: 200ms }
+measure: { duration: 500ms }
+"#;
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py",
+            env: &[("COUNT_FILE", &count_env)],
+            extra: "    lifecycle: { restart: run }\n",
+        }],
+        &format!("{workload}{QUIET_HOST}"),
+    );
+    let out = runner().arg("exec").arg(&spec).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = counts(&count_file);
+    let ids = |prefix: &str| -> Vec<(u64, u64)> {
+        counts
+            .iter()
+            .filter_map(|(path, n)| {
+                let id = path.strip_prefix(prefix)?.split('&').next()?;
+                Some((id.parse().unwrap(), *n))
+            })
+            .collect()
+    };
+    let creates = ids("/work/2?id=");
+    assert!(creates.len() >= 50, "{counts:?}");
+    let repeated: Vec<_> = creates.iter().filter(|(_, n)| *n != 1).collect();
+    assert!(repeated.is_empty(), "ids sent twice: {repeated:?}");
+    assert!(
+        counts
+            .keys()
+            .filter(|p| p.starts_with("/work/2"))
+            .all(|p| p.ends_with("&p=9")),
+        "the rest of the template is rendered: {counts:?}"
+    );
+    let reads = ids("/work/1?id=");
+    let mut seen: Vec<u64> = reads.iter().map(|(id, _)| *id).collect();
+    seen.sort();
+    assert_eq!(seen, [1, 2, 3, 4, 5], "{counts:?}");
+    assert_no_leftovers(tmp.path());
+}
+
 fn assert_no_leftovers(dir: &std::path::Path) {
     let pids = all_pids(dir);
     assert!(!pids.is_empty(), "the service recorded its pids");

@@ -12,6 +12,7 @@ use hdrhistogram::Histogram;
 use super::config::{Arrival, LoadConfig, StopCondition};
 use super::connection::EncodedRequest;
 use super::control::LoadControl;
+use super::dynamic::{DynamicRequest, seq_base};
 use super::error::{ErrorCounts, LoadError};
 use super::mix::RequestMix;
 use super::per_request::PerRequest;
@@ -55,8 +56,11 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
                 bytes: encode_request(r, &config.host_header),
                 head: r.method.eq_ignore_ascii_case("HEAD"),
                 expect_status: r.expect_status,
+                dynamic: DynamicRequest::of(r, &config.host_header),
             })
             .collect(),
+        seed: config.mix_seed,
+        seq_base: seq_base(),
         mix: RequestMix::new(
             &config.requests.iter().map(|r| r.weight).collect::<Vec<_>>(),
             config.mix_seed,

@@ -12,6 +12,7 @@ pub mod cli;
 mod config;
 mod connection;
 mod control;
+mod dynamic;
 mod engine;
 mod error;
 mod mix;
@@ -29,6 +30,7 @@ mod worker;
 
 pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
 pub use control::LoadControl;
+pub use dynamic::resolved_once;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
 pub use per_request::RequestFigures;

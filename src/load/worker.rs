@@ -16,6 +16,7 @@ use tokio::task::LocalSet;
 use super::config::StopCondition;
 use super::connection::{self, Connection, EncodedRequest};
 use super::control::LoadControl;
+use super::dynamic::Values;
 use super::error::{ErrorClass, LoadError};
 use super::mix::RequestMix;
 use super::pacer::{Pacer, Slot};
@@ -37,6 +38,10 @@ pub struct Plan {
     pub requests: Vec<EncodedRequest>,
     /// Which of `requests` each connection sends next.
     pub mix: RequestMix,
+    /// The mix seed, also seeding `rand` placeholders (`dynamic`).
+    pub seed: u64,
+    /// `seq` placeholders count on from here (`dynamic::seq_base`).
+    pub seq_base: u64,
     pub timeout: Duration,
     /// None: closed loop.
     pub curve: Option<RateCurve>,
@@ -168,6 +173,9 @@ async fn drive(
     let place = Rc::new(Slot::default());
     let mut slot: Option<Connection> = None;
     let mut picker = plan.mix.picker(conn_index);
+    // `seq`/`rand` requests are written here per send; they grow once.
+    let mut values = Values::new(plan.seed, plan.seq_base, conn_index, plan.connections);
+    let (mut wire, mut body) = (Vec::new(), Vec::new());
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
     loop {
         let intended = match (&mut schedule, &pacer) {
@@ -194,6 +202,13 @@ async fn drive(
         }
         let index = picker.next_index();
         let req = &plan.requests[index];
+        let bytes: &[u8] = match &req.dynamic {
+            Some(dynamic) => {
+                dynamic.write(&mut values, &mut wire, &mut body);
+                &wire
+            }
+            None => &req.bytes,
+        };
         if measured {
             let mut rec = recorder.borrow_mut();
             // The loop runs on for a moment after the window closes (until
@@ -210,7 +225,7 @@ async fn drive(
         deadline.as_mut().reset((sent + plan.timeout).into());
         let outcome = tokio::select! {
             biased;
-            r = connection::exchange(&mut slot, plan.target, req) => r,
+            r = connection::exchange(&mut slot, plan.target, req, bytes) => r,
             _ = deadline.as_mut() => {
                 // Connecting (a fresh slot still empty) or waiting for the answer.
                 let class = if !was_connected && slot.is_none() {

@@ -21,14 +21,27 @@ sample: { interval: 100ms }
 "#;
 
 fn counts(file: &std::path::Path) -> HashMap<String, u64> {
-    let text = std::fs::read_to_string(file)
-        .unwrap_or_else(|e| panic!("{}: {e} (the service writes it on SIGTERM)", file.display()));
-    text.lines()
-        .map(|l| {
-            let (path, n) = l.split_once(' ').unwrap();
-            (path.to_owned(), n.parse().unwrap())
-        })
-        .collect()
+    // One file per service start: `<file>.<pid>`.
+    let dir = file.parent().unwrap();
+    let prefix = format!("{}.", file.file_name().unwrap().to_string_lossy());
+    let mut counts = HashMap::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(&prefix) || name.ends_with(".tmp") {
+            continue;
+        }
+        files += 1;
+        for line in std::fs::read_to_string(entry.path()).unwrap().lines() {
+            let (path, n) = line.split_once(' ').unwrap();
+            *counts.entry(path.to_owned()).or_insert(0) += n.parse::<u64>().unwrap();
+        }
+    }
+    assert!(
+        files > 0,
+        "no {prefix}<pid> file: the service writes it on SIGTERM"
+    );
+    counts
 }
 
 #[test]
@@ -52,6 +65,8 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The service writes its counts as it exits: wait until it has.
+    assert_no_leftovers(tmp.path());
     let counts = counts(&count_file);
     let total: u64 = counts.values().sum();
     assert!(total >= 200, "too few requests to judge shares: {counts:?}");
@@ -101,7 +116,6 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
     for (line, name) in table[3..6].iter().zip(["read", "list", "create"]) {
         assert!(line.contains(&format!("| {name} |")), "{section}");
     }
-    assert_no_leftovers(tmp.path());
 }
 
 /// `{{ seq }}` never repeats over the warmup and the measurement of a
@@ -136,6 +150,8 @@ measure: { duration: 500ms }
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The service writes its counts as it exits: wait until it has.
+    assert_no_leftovers(tmp.path());
     let counts = counts(&count_file);
     let ids = |prefix: &str| -> Vec<(u64, u64)> {
         counts
@@ -147,7 +163,11 @@ measure: { duration: 500ms }
             .collect()
     };
     let creates = ids("/work/2?id=");
-    assert!(creates.len() >= 50, "{counts:?}");
+    assert!(
+        creates.len() >= 50,
+        "{counts:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let repeated: Vec<_> = creates.iter().filter(|(_, n)| *n != 1).collect();
     assert!(repeated.is_empty(), "ids sent twice: {repeated:?}");
     assert!(
@@ -161,7 +181,6 @@ measure: { duration: 500ms }
     let mut seen: Vec<u64> = reads.iter().map(|(id, _)| *id).collect();
     seen.sort();
     assert_eq!(seen, [1, 2, 3, 4, 5], "{counts:?}");
-    assert_no_leftovers(tmp.path());
 }
 
 fn assert_no_leftovers(dir: &std::path::Path) {

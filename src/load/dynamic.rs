@@ -89,7 +89,7 @@ pub struct DynamicRequest {
 
 impl DynamicRequest {
     /// `spec` as pieces, or `None` when neither its path nor its body has a
-    /// placeholder. `encoded` is its whole fixed encoding (wire::encode_request).
+    /// placeholder; the pieces are those of `wire::encode_request`.
     pub fn of(spec: &RequestSpec, host_header: &str) -> Option<DynamicRequest> {
         let path = parts(spec.path.as_bytes());
         let body = spec.body.as_deref().and_then(parts);

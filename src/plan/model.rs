@@ -226,7 +226,8 @@ pub struct Cell {
     pub axes: Vec<(String, AxisValue)>,
     /// 1-based.
     pub repeat: u32,
-    /// The workload, rendered for this cell (round-robin over the list).
+    /// The workload, rendered for this cell (round-robin over the list, or
+    /// drawn by `weight`; `seq`/`rand` left as placeholders, see plan::dynamic).
     pub requests: Vec<RequestPlan>,
     pub load: LoadPlan,
     /// Load applied before measuring, not recorded.

@@ -24,6 +24,7 @@ fn train_plan(dir: &std::path::Path, produces: &str) -> TrainPlan {
             headers: vec![],
             body: None,
             expect_status: 200,
+            weight: None,
         }],
         connections: 1,
         duration: Duration::from_millis(200),

@@ -108,6 +108,7 @@ pub fn measure_cell(
         }
     };
     write_timeline(ctx, cell, &report)?;
+    super::request_mix::write(ctx.run, cell, &report)?;
     let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
     File::create(&hlog)
         .and_then(|f| report.write_hlog(BufWriter::new(f)))

@@ -158,6 +158,9 @@ pub fn first_success(
     let Some(req) = cell.requests.first() else {
         return Ok(service.spawned_at().elapsed());
     };
+    // One request: `seq` and `rand` placeholders take their first values.
+    let path = crate::load::resolved_once(&req.path);
+    let body = req.body.as_deref().map(crate::load::resolved_once);
     let first_try = Instant::now();
     let deadline = first_try + timeout;
     let mut last = String::new();
@@ -171,19 +174,19 @@ pub fn first_success(
         match http_status(
             service.addr(),
             &req.method,
-            &req.path,
+            &path,
             &req.headers,
-            req.body.as_deref().map(str::as_bytes),
+            body.as_deref().map(str::as_bytes),
             Duration::from_secs(5),
         ) {
             Ok(code) if code == req.expect_status => return Ok(service.spawned_at().elapsed()),
             Ok(code) => {
                 last = format!(
                     "{} {} answered {code}, expected {}",
-                    req.method, req.path, req.expect_status
+                    req.method, path, req.expect_status
                 )
             }
-            Err(e) => last = format!("{} {}: {e}", req.method, req.path),
+            Err(e) => last = format!("{} {}: {e}", req.method, path),
         }
         std::thread::sleep(if first_try.elapsed() < FAST_RETRY_FOR {
             FIRST_REQUEST_RETRY

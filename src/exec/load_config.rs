@@ -14,6 +14,7 @@ pub fn request_spec(r: &RequestPlan) -> RequestSpec {
         headers: r.headers.clone(),
         body: r.body.as_ref().map(|b| Bytes::from(b.clone())),
         expect_status: r.expect_status,
+        weight: r.weight,
     }
 }
 
@@ -51,6 +52,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
         timeout: cell.load.timeout,
         threads: cell.load.threads.max(1) as usize,
         cpu_affinity: cpus,
+        mix_seed: cell.load.seed,
     }
 }
 
@@ -96,11 +98,13 @@ mod tests {
                 headers: vec![("X-A".into(), "1".into())],
                 body: Some("hi".into()),
                 expect_status: 201,
+                weight: None,
             }],
             load: LoadPlan {
                 mode,
                 timeout: Duration::from_secs(3),
                 threads: 0,
+                seed: 5,
             },
             warmup: crate::plan::CellWarmup::Fixed {
                 duration: Duration::from_secs(2),
@@ -129,6 +133,7 @@ mod tests {
         assert_eq!(cfg.threads, 1, "at least one generator thread");
         assert_eq!(cfg.cpu_affinity, Some(vec![1]));
         assert_eq!(cfg.host_header, "127.0.0.1:8080");
+        assert_eq!(cfg.mix_seed, 5, "the seed of load.seed");
         let r = &cfg.requests[0];
         assert_eq!(
             (r.method.as_str(), r.path.as_str(), r.expect_status),

@@ -37,6 +37,7 @@ pub mod processes;
 pub mod progress;
 pub mod provenance;
 pub mod repeats;
+pub mod request_mix;
 pub mod run;
 pub mod search;
 pub mod search_rule;

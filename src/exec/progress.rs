@@ -53,10 +53,7 @@ pub fn plain_line(event: &Event) -> Option<String> {
                 }
                 _ => format!("{cells_total} cells"),
             };
-            format!(
-                "run {}: {cells}{resumed}{quick}",
-                run_dir.display()
-            )
+            format!("run {}: {cells}{resumed}{quick}", run_dir.display())
         }
         Event::BuildStarted { runtime } => format!("build {runtime} ..."),
         Event::BuildFinished {

@@ -41,6 +41,7 @@ pub fn train(
             timeout: std::time::Duration::from_secs(10),
             threads: 1,
             cpu_affinity: load_cpus.clone(),
+            mix_seed: crate::load::DEFAULT_MIX_SEED,
         };
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {

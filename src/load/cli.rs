@@ -194,6 +194,7 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
             headers,
             body,
             expect_status: args.expect_status,
+            weight: None,
         }],
         arrival,
         stop,
@@ -201,6 +202,7 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
         timeout: args.timeout,
         threads: args.threads,
         cpu_affinity: args.cpus.clone(),
+        mix_seed: crate::load::DEFAULT_MIX_SEED,
     };
     config.validate()?;
     Ok(config)

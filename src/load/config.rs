@@ -11,6 +11,9 @@ use bytes::Bytes;
 
 use super::error::LoadError;
 
+/// The mix seed when none is given (`load.seed` in a spec).
+pub const DEFAULT_MIX_SEED: u64 = 1;
+
 /// A complete description of one load run.
 #[derive(Debug, Clone)]
 pub struct LoadConfig {
@@ -18,7 +21,8 @@ pub struct LoadConfig {
     pub target: SocketAddr,
     /// The `Host` header sent with every request, e.g. "127.0.0.1:8080".
     pub host_header: String,
-    /// Requests sent round-robin on each connection (at least one).
+    /// Requests sent on each connection (at least one): round-robin, or
+    /// drawn by weight when any has one (see [`super::mix`]).
     pub requests: Vec<RequestSpec>,
     /// How requests are paced: closed loop or a constant rate.
     pub arrival: Arrival,
@@ -32,10 +36,12 @@ pub struct LoadConfig {
     pub threads: usize,
     /// CPUs to pin the worker threads to (worker i on `cpus[i % len]`).
     pub cpu_affinity: Option<Vec<usize>>,
+    /// Seeds the weighted request draw (with the connection index).
+    pub mix_seed: u64,
 }
 
 /// One request of the workload. Encoded once per run, never per request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RequestSpec {
     pub method: String,
     /// Origin-form path with query, e.g. "/api/generated/128".
@@ -44,6 +50,8 @@ pub struct RequestSpec {
     pub body: Option<Bytes>,
     /// A response with another status is counted as an error (per status code).
     pub expect_status: u16,
+    /// Relative share of the requests sent (None: unweighted, see [`super::mix`]).
+    pub weight: Option<f64>,
 }
 
 impl RequestSpec {
@@ -55,6 +63,7 @@ impl RequestSpec {
             headers: Vec::new(),
             body: None,
             expect_status: 200,
+            weight: None,
         }
     }
 }
@@ -107,6 +116,7 @@ impl LoadConfig {
             timeout: Duration::from_secs(5),
             threads: 1,
             cpu_affinity: None,
+            mix_seed: DEFAULT_MIX_SEED,
         }
     }
 
@@ -127,6 +137,14 @@ impl LoadConfig {
                 return invalid(format!(
                     "request method {:?} is not a valid token",
                     r.method
+                ));
+            }
+            if let Some(w) = r.weight
+                && !(w.is_finite() && w > 0.0)
+            {
+                return invalid(format!(
+                    "request {} {}: weight {w} must be a positive number",
+                    r.method, r.path
                 ));
             }
             for (k, v) in &r.headers {

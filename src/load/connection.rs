@@ -20,6 +20,9 @@ pub struct EncodedRequest {
     pub bytes: bytes::Bytes,
     pub head: bool,
     pub expect_status: u16,
+    /// Set when the path or body has `seq`/`rand` placeholders: the bytes
+    /// are then written per send from these pieces, not taken from `bytes`.
+    pub dynamic: Option<super::dynamic::DynamicRequest>,
 }
 
 /// An open connection and its read state.
@@ -66,13 +69,14 @@ pub async fn exchange(
     slot: &mut Option<Connection>,
     addr: SocketAddr,
     req: &EncodedRequest,
+    wire: &[u8],
 ) -> Result<u16, ErrorClass> {
     for _attempt in 0..2 {
         if slot.is_none() {
             *slot = Some(connect(addr).await?);
         }
         let conn = slot.as_mut().expect("connected above");
-        match conn.round_trip(req).await {
+        match conn.round_trip(req, wire).await {
             Ok(done) => {
                 if done.close {
                     *slot = None;
@@ -100,7 +104,8 @@ fn io_class(e: &io::Error) -> ErrorClass {
 }
 
 impl Connection {
-    async fn round_trip(&mut self, req: &EncodedRequest) -> Result<Complete, Failure> {
+    /// Sends `wire` (the bytes of `req` for this send) and reads the answer.
+    async fn round_trip(&mut self, req: &EncodedRequest, wire: &[u8]) -> Result<Complete, Failure> {
         let reused = self.served > 0;
         let stale_or = |class: ErrorClass, got_bytes: bool| {
             if reused && !got_bytes && class == ErrorClass::Reset {
@@ -109,7 +114,7 @@ impl Connection {
                 Failure::Class(class)
             }
         };
-        if let Err(e) = self.stream.write_all(&req.bytes).await {
+        if let Err(e) = self.stream.write_all(wire).await {
             return Err(stale_or(io_class(&e), false));
         }
         self.decoder.start(req.head);

@@ -12,7 +12,10 @@ use hdrhistogram::Histogram;
 use super::config::{Arrival, LoadConfig, StopCondition};
 use super::connection::EncodedRequest;
 use super::control::LoadControl;
+use super::dynamic::{DynamicRequest, seq_base};
 use super::error::{ErrorCounts, LoadError};
+use super::mix::RequestMix;
+use super::per_request::PerRequest;
 use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
@@ -53,8 +56,15 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
                 bytes: encode_request(r, &config.host_header),
                 head: r.method.eq_ignore_ascii_case("HEAD"),
                 expect_status: r.expect_status,
+                dynamic: DynamicRequest::of(r, &config.host_header),
             })
             .collect(),
+        seed: config.mix_seed,
+        seq_base: seq_base(),
+        mix: RequestMix::new(
+            &config.requests.iter().map(|r| r.weight).collect::<Vec<_>>(),
+            config.mix_seed,
+        ),
         timeout: config.timeout,
         curve,
         connections: config.arrival.connections(),
@@ -131,7 +141,9 @@ fn merge(
     let mut errors = ErrorCounts::default();
     let (mut ok, mut sent, mut late) = (0, 0, 0);
     let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
+    let mut per_request = PerRequest::default();
     for r in &results {
+        per_request.add(&r.recorder.per_request);
         // Same bounds everywhere: adding cannot fail.
         latency
             .add(&r.recorder.latency)
@@ -190,6 +202,7 @@ fn merge(
         target_rate: curve.map(|c| c.rate),
         schedule,
         was_cancelled: control.is_cancelled(),
+        per_request: per_request.padded(config.requests.len()),
     }
 }
 

@@ -12,9 +12,12 @@ pub mod cli;
 mod config;
 mod connection;
 mod control;
+mod dynamic;
 mod engine;
 mod error;
+mod mix;
 mod pacer;
+mod per_request;
 mod probe;
 mod recorder;
 mod report;
@@ -25,10 +28,12 @@ mod usage;
 mod wire;
 mod worker;
 
-pub use config::{Arrival, LoadConfig, RequestSpec, StopCondition};
+pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
 pub use control::LoadControl;
+pub use dynamic::resolved_once;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
+pub use per_request::RequestFigures;
 pub use probe::{probe, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,

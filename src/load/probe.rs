@@ -70,9 +70,10 @@ pub async fn probe_async(
             .await
             .map_err(hyper_err)?;
         tokio::spawn(conn);
+        // One request: `seq` and `rand` placeholders take their first values.
         let mut builder = Request::builder()
             .method(request.method.as_str())
-            .uri(request.path.as_str());
+            .uri(super::dynamic::resolved_once(&request.path));
         if !request
             .headers
             .iter()
@@ -84,7 +85,11 @@ pub async fn probe_async(
             builder = builder.header(k.as_str(), v.as_str());
         }
         let req = builder
-            .body(Full::new(request.body.clone().unwrap_or_default()))
+            .body(Full::new(
+                (request.body.as_ref())
+                    .map(super::dynamic::resolved_body_once)
+                    .unwrap_or_default(),
+            ))
             .map_err(|e| LoadError::InvalidConfig {
                 what: format!("cannot build the probe request: {e}"),
             })?;

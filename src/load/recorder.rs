@@ -65,6 +65,8 @@ pub struct Recorder {
     control: LoadControl,
     unpublished_ok: u64,
     unpublished_errors: u64,
+    /// The same outcomes again per workload request (a mix's rows).
+    pub per_request: super::per_request::PerRequest,
 }
 
 /// A send this much after its intended time counts as late (open loop).
@@ -97,6 +99,7 @@ impl Recorder {
             control,
             unpublished_ok: 0,
             unpublished_errors: 0,
+            per_request: Default::default(),
         }
     }
 

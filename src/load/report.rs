@@ -9,6 +9,7 @@ use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use serde::Serialize;
 
 use super::error::ErrorCounts;
+use super::per_request::RequestFigures;
 
 /// One second of the measured window, all workers merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -84,6 +85,9 @@ pub struct LoadReport {
     pub achieved_rate: f64,
     pub schedule: Option<ScheduleStats>,
     pub was_cancelled: bool,
+    /// The measured outcomes per workload request, in workload order; only
+    /// counted when there are several (one request's are the run's own).
+    pub per_request: Vec<RequestFigures>,
 }
 
 /// Latency percentiles in microseconds.
@@ -238,6 +242,7 @@ mod tests {
             saturated: None,
             target_rate: None,
             achieved_rate: 100.0,
+            per_request: Vec::new(),
             schedule: None,
             was_cancelled: false,
         };

@@ -397,6 +397,7 @@ mod tests {
             headers: vec![("X-A".into(), "b".into())],
             body: Some(Bytes::from_static(b"hi")),
             expect_status: 200,
+            weight: None,
         };
         let got = encode_request(&spec, "127.0.0.1:80");
         assert_eq!(

@@ -16,7 +16,9 @@ use tokio::task::LocalSet;
 use super::config::StopCondition;
 use super::connection::{self, Connection, EncodedRequest};
 use super::control::LoadControl;
+use super::dynamic::Values;
 use super::error::{ErrorClass, LoadError};
+use super::mix::RequestMix;
 use super::pacer::{Pacer, Slot};
 use super::recorder::{Recorder, SecondSample};
 use super::schedule::{ConnectionSchedule, RateCurve};
@@ -34,6 +36,12 @@ const CANCEL_POLL: Duration = Duration::from_millis(5);
 pub struct Plan {
     pub target: SocketAddr,
     pub requests: Vec<EncodedRequest>,
+    /// Which of `requests` each connection sends next.
+    pub mix: RequestMix,
+    /// The mix seed, also seeding `rand` placeholders (`dynamic`).
+    pub seed: u64,
+    /// `seq` placeholders count on from here (`dynamic::seq_base`).
+    pub seq_base: u64,
     pub timeout: Duration,
     /// None: closed loop.
     pub curve: Option<RateCurve>,
@@ -164,7 +172,10 @@ async fn drive(
         .map(|curve| ConnectionSchedule::new(curve, plan.start, conn_index, plan.connections));
     let place = Rc::new(Slot::default());
     let mut slot: Option<Connection> = None;
-    let mut next_request = conn_index % plan.requests.len();
+    let mut picker = plan.mix.picker(conn_index);
+    // `seq`/`rand` requests are written here per send; they grow once.
+    let mut values = Values::new(plan.seed, plan.seq_base, conn_index, plan.connections);
+    let (mut wire, mut body) = (Vec::new(), Vec::new());
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
     loop {
         let intended = match (&mut schedule, &pacer) {
@@ -189,8 +200,15 @@ async fn drive(
         {
             return;
         }
-        let req = &plan.requests[next_request];
-        next_request = (next_request + 1) % plan.requests.len();
+        let index = picker.next_index();
+        let req = &plan.requests[index];
+        let bytes: &[u8] = match &req.dynamic {
+            Some(dynamic) => {
+                dynamic.write(&mut values, &mut wire, &mut body);
+                &wire
+            }
+            None => &req.bytes,
+        };
         if measured {
             let mut rec = recorder.borrow_mut();
             // The loop runs on for a moment after the window closes (until
@@ -207,7 +225,7 @@ async fn drive(
         deadline.as_mut().reset((sent + plan.timeout).into());
         let outcome = tokio::select! {
             biased;
-            r = connection::exchange(&mut slot, plan.target, req) => r,
+            r = connection::exchange(&mut slot, plan.target, req, bytes) => r,
             _ = deadline.as_mut() => {
                 // Connecting (a fresh slot still empty) or waiting for the answer.
                 let class = if !was_connected && slot.is_none() {
@@ -227,6 +245,15 @@ async fn drive(
         // Answers after the window closed are abandoned like those still in flight.
         if measured && plan.measure_end.is_none_or(|end| done <= end) {
             let mut rec = recorder.borrow_mut();
+            // One request: its figures are the run's own, not kept twice.
+            if plan.requests.len() > 1 {
+                match outcome {
+                    Ok(status) if status == req.expect_status => {
+                        rec.per_request.on_ok(index, intended, done)
+                    }
+                    _ => rec.per_request.on_error(index),
+                }
+            }
             match outcome {
                 Ok(status) if status == req.expect_status => rec.on_ok(intended, sent, done),
                 Ok(status) => rec.on_error(ErrorClass::Status(status), done),

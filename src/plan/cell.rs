@@ -111,9 +111,12 @@ pub fn render_request<'s>(
         hints,
         problems,
     };
-    let path = r.one(&at("path"), &request.path, vars);
+    // `seq` and `rand` vary per request: placeholders for the load generator.
+    let dynamic = super::dynamic::request_vars(vars);
+    let path = super::dynamic::canonical(&r.one(&at("path"), &request.path, &dynamic));
     let headers = r.map(&at("headers"), &request.headers, vars);
-    let body = request.body.as_deref().map(|b| r.one(&at("body"), b, vars));
+    let body = (request.body.as_deref())
+        .map(|b| super::dynamic::canonical(&r.one(&at("body"), b, &dynamic)));
     if !path.is_empty() && !path.starts_with('/') {
         r.problems.add(
             loaded,
@@ -129,6 +132,7 @@ pub fn render_request<'s>(
         headers,
         body,
         expect_status: request.expect.status,
+        weight: request.weight,
     }
 }
 
@@ -227,5 +231,6 @@ pub fn load_plan<'s>(
         mode,
         timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
         threads,
+        seed: load.seed.unwrap_or(crate::load::DEFAULT_MIX_SEED),
     }
 }

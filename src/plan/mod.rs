@@ -13,6 +13,7 @@ pub mod cell;
 pub mod commands;
 pub mod design;
 pub mod draft;
+pub mod dynamic;
 pub mod equal_load;
 pub mod estimate;
 pub mod filter;

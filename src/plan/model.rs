@@ -226,7 +226,8 @@ pub struct Cell {
     pub axes: Vec<(String, AxisValue)>,
     /// 1-based.
     pub repeat: u32,
-    /// The workload, rendered for this cell (round-robin over the list).
+    /// The workload, rendered for this cell (round-robin over the list, or
+    /// drawn by `weight`; `seq`/`rand` left as placeholders, see plan::dynamic).
     pub requests: Vec<RequestPlan>,
     pub load: LoadPlan,
     /// Load applied before measuring, not recorded.
@@ -263,6 +264,9 @@ pub struct RequestPlan {
     pub body: Option<String>,
     /// Expected status; any other status counts as an error of class `status`.
     pub expect_status: u16,
+    /// Relative share of the requests sent (None: unweighted, round-robin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 /// How load is applied in one cell.
@@ -273,6 +277,8 @@ pub struct LoadPlan {
     pub timeout: Duration,
     /// Load generator threads (default: 1, or the `load` affinity's CPU count).
     pub threads: u32,
+    /// Seed of the weighted request draw (`load.seed`, default 1).
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -114,6 +114,8 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
             "`{root}` is an axis: axes change per cell and are only available in `workload` and `load` fields, \
              not in runtime fields (the service is started once for all cells)"
         )
+    } else if root == "seq" || root == "rand" {
+        "`seq` and `rand(low, high)` change with every request: only a workload request's `path` and `body` may use them".to_owned()
     } else if root == "java" {
         "this runtime has no `java:` section: add `java: { version: \"25\" }`".to_owned()
     } else if vars.values.contains_key(root) {

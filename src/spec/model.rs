@@ -247,6 +247,10 @@ pub struct RequestSpec {
     pub body: Option<String>,
     #[serde(default)]
     pub expect: ExpectSpec,
+    /// Relative share of the requests sent, a positive number (default: all
+    /// requests equal, sent round-robin; with any weight given, each request
+    /// is drawn by weight, a missing one counting as 1, seeded by `load.seed`).
+    pub weight: Option<f64>,
 }
 
 fn get() -> String {
@@ -299,6 +303,9 @@ pub struct LoadSpec {
     pub to: Option<f64>,
     /// Search mode: how each step is measured and the search narrows.
     pub step: Option<super::search::SearchStepSpec>,
+    /// Seeds the weighted request draw; with the connection index it fixes
+    /// the sequence each connection sends (default 1).
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

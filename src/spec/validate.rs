@@ -410,6 +410,15 @@ fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
                 "use a status from 100 to 599",
             ));
         }
+        if let Some(w) = r.weight
+            && !(w.is_finite() && w > 0.0)
+        {
+            out.push(finding(
+                format!("{}.weight", prefix(i)),
+                format!("weight {w} is not a positive number"),
+                "give a positive share, e.g. `weight: 60` beside `weight: 20` (only ratios count)",
+            ));
+        }
         if requests.len() > 1 && r.name.is_none() {
             out.push(finding(
                 prefix(i),

@@ -141,6 +141,7 @@ fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> 
         headers: Vec::new(),
         body: None,
         expect_status: request.expect_status,
+        weight: None,
     };
     match probe(addr, &spec, timeout) {
         Ok((status, body)) => Answer::from_reply(status, &body),

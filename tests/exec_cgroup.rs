@@ -47,27 +47,6 @@ fn spec(dir: &Path, mode: &str, port: u16, runtime_extra: &str, rest: &str) -> P
     path
 }
 
-/// Runs `runner exec spec` (within `secs`): its exit code and its stdout + stderr.
-fn exec(spec: &Path, secs: u64) -> (Option<i32>, String) {
-    let out = runner_within(Duration::from_secs(secs))
-        .args(["exec", spec.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
-}
-
-/// [`exec`], which must succeed: its output.
-fn exec_ok(spec: &Path, secs: u64) -> String {
-    let (code, text) = exec(spec, secs);
-    assert_eq!(code, Some(0), "{text}");
-    text
-}
-
 const SHORT: &str = "axes: { concurrency: [1] }\nrepeats: 1\nwarmup: { service: 0s, cell: 0s }\n\
                      measure: { duration: 300ms }\nsample: { interval: 50ms }\n";
 const LONG: &str = "axes: { concurrency: [1, 2] }\nrepeats: 2\nwarmup: { service: 0s, cell: 0s }\n\
@@ -113,7 +92,7 @@ fn a_double_forking_setsid_daemon_is_gone_after_a_normal_end() {
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
     let spec = spec(tmp.path(), "daemon", port, "", SHORT);
-    exec_ok(&spec, 60);
+    exec_ok(&spec, Duration::from_secs(60));
     let pids = pids_in(&tmp.path().join("pids-svc"));
     assert_eq!(pids.len(), 2, "service and daemon recorded: {pids:?}");
     assert_nothing_left(&pids, port);
@@ -176,7 +155,7 @@ fn a_cpu_limit_of_half_a_core_holds_a_busy_service_there() {
         "    limits: { cpus: 0.5 }\n",
         rest,
     );
-    exec_ok(&spec, 90);
+    exec_ok(&spec, Duration::from_secs(90));
     let run = run_dir(tmp.path());
     let samples = run.join("samples/svc__concurrency=1__r1.csv");
     let rate = cgroup_cpu_rate(&samples);
@@ -226,7 +205,7 @@ fn a_memory_limit_below_the_need_ends_in_a_reported_oom_kill() {
         ),
     );
     std::fs::write(&yaml_spec, yaml).unwrap();
-    let (_, text) = exec(&yaml_spec, 90);
+    let (_, text) = exec_within(&yaml_spec, Duration::from_secs(90));
     let run = run_dir(tmp.path());
     let rows = measurements(&run);
     assert_eq!(rows.len(), 1, "{text}");
@@ -258,7 +237,7 @@ fn a_limit_as_an_axis_starts_the_service_anew_for_each_value() {
         "    limits: { cpus: \"{{ cpus }}\" }\n",
         rest,
     );
-    exec_ok(&spec, 90);
+    exec_ok(&spec, Duration::from_secs(90));
     let run = run_dir(tmp.path());
     let starts = read_rows(&run.join("lifecycle.csv"));
     assert_eq!(
@@ -347,7 +326,7 @@ fn the_cgroup_keeps_the_cpu_of_children_that_exited_during_the_cell() {
     let rest = "axes: { concurrency: [1] }\nrepeats: 1\nwarmup: { service: 0s, cell: 0s }\n\
                 measure: { duration: 2s }\nsample: { interval: 100ms }\n";
     let spec = spec(tmp.path(), "burst", port, "", rest);
-    exec_ok(&spec, 90);
+    exec_ok(&spec, Duration::from_secs(90));
     let row = &measurements(&run_dir(tmp.path()))[0];
     let num = |k: &str| -> f64 { row[k].parse().unwrap_or_else(|_| panic!("{k} in {row:?}")) };
     // Every request forked a child that burned 50 ms of CPU and exited.

@@ -38,17 +38,7 @@ fn open_loop_cells_run_at_a_fraction_of_the_slowest_closed_loop_peak() {
                 "equal_load: { of_peak: [0.5], connections: 4 }\nfaults:",
             ),
     );
-    let out = runner_within(Duration::from_secs(120))
-        .arg("exec")
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exec_ok(&spec, Duration::from_secs(120));
     let run = run_dir(dir);
     let rows = measurements(&run);
     assert_eq!(rows.len(), 4 + 2, "{rows:?}");

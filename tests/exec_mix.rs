@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use common::*;
 
@@ -58,13 +59,7 @@ fn requests_are_sent_in_the_weighted_shares_and_the_seed_is_recorded() {
         }],
         &format!("{MIX}{QUIET_HOST}"),
     );
-    let out = runner().arg("exec").arg(&spec).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exec_ok(&spec, Duration::from_secs(120));
     // The service writes its counts as it exits: wait until it has.
     assert_no_leftovers(tmp.path());
     let counts = counts(&count_file);
@@ -143,13 +138,7 @@ measure: { duration: 500ms }
         }],
         &format!("{workload}{QUIET_HOST}"),
     );
-    let out = runner().arg("exec").arg(&spec).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = exec_ok(&spec, Duration::from_secs(120));
     // The service writes its counts as it exits: wait until it has.
     assert_no_leftovers(tmp.path());
     let counts = counts(&count_file);
@@ -163,11 +152,7 @@ measure: { duration: 500ms }
             .collect()
     };
     let creates = ids("/work/2?id=");
-    assert!(
-        creates.len() >= 50,
-        "{counts:?}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(creates.len() >= 50, "{counts:?}\n{text}");
     let repeated: Vec<_> = creates.iter().filter(|(_, n)| *n != 1).collect();
     assert!(repeated.is_empty(), "ids sent twice: {repeated:?}");
     assert!(

@@ -61,17 +61,7 @@ fn a_trained_file_changed_after_training_makes_the_next_starts_cells_suspect_wit
     );
     let spec_path = dir.join("spec.yaml");
     std::fs::write(&spec_path, spec).unwrap();
-    let out = runner_within(Duration::from_secs(120))
-        .arg("exec")
-        .arg(&spec_path)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exec_ok(&spec_path, Duration::from_secs(120));
     let run = run_dir(dir);
 
     let record: serde_json::Value =

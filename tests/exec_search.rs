@@ -50,17 +50,7 @@ sample: {{ interval: 100ms }}
 fn search_finds_the_capacity_of_a_one_worker_service() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let out = runner_within(Duration::from_secs(240))
-        .arg("exec")
-        .arg(spec(dir, 10, 400))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exec_ok(&spec(dir, 10, 400), Duration::from_secs(240));
     let run = run_dir(dir);
     let rows = measurements(&run);
     assert_eq!(rows.len(), 1, "{rows:?}");

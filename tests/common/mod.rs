@@ -268,6 +268,24 @@ pub fn runner_within(limit: Duration) -> assert_cmd::Command {
     command
 }
 
+/// Runs `runner exec spec` within `limit`: its exit code and its stdout + stderr.
+pub fn exec_within(spec: &Path, limit: Duration) -> (Option<i32>, String) {
+    let out = runner_within(limit).arg("exec").arg(spec).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+/// [`exec_within`], which must exit 0: its output.
+pub fn exec_ok(spec: &Path, limit: Duration) -> String {
+    let (code, text) = exec_within(spec, limit);
+    assert_eq!(code, Some(0), "{text}");
+    text
+}
+
 /// Set it (`UPDATE_GOLDEN=1 cargo test --test NAME`) to rewrite the golden
 /// files with what the tests produce, then review the diff.
 pub const UPDATE_GOLDEN: &str = "UPDATE_GOLDEN";

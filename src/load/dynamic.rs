@@ -97,23 +97,7 @@ impl DynamicRequest {
             return None;
         }
         let mut after = Vec::new();
-        after.extend_from_slice(b" HTTP/1.1\r\n");
-        let has = |name: &str| {
-            spec.headers
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case(name))
-        };
-        if !has("host") {
-            after.extend_from_slice(b"Host: ");
-            after.extend_from_slice(host_header.as_bytes());
-            after.extend_from_slice(b"\r\n");
-        }
-        for (k, v) in &spec.headers {
-            after.extend_from_slice(k.as_bytes());
-            after.extend_from_slice(b": ");
-            after.extend_from_slice(v.as_bytes());
-            after.extend_from_slice(b"\r\n");
-        }
+        super::wire::put_version_and_headers(&mut after, spec, host_header);
         let body = match (body, &spec.body) {
             (Some(parts), _) => parts,
             (None, Some(fixed)) => vec![Part::Text(fixed.clone())],
@@ -123,7 +107,7 @@ impl DynamicRequest {
             before_path: Bytes::from(format!("{} ", spec.method)),
             path: path.unwrap_or_else(|| vec![Part::Text(Bytes::from(spec.path.clone()))]),
             after_path: Bytes::from(after),
-            content_length: spec.body.is_some() && !has("content-length"),
+            content_length: spec.body.is_some() && !super::wire::has_header(spec, "content-length"),
             body,
         })
     }

@@ -12,18 +12,42 @@ use super::config::RequestSpec;
 
 /// Encodes `spec` as the exact bytes sent for every request.
 pub fn encode_request(spec: &RequestSpec, host_header: &str) -> Bytes {
-    let has = |name: &str| {
-        spec.headers
-            .iter()
-            .any(|(k, _)| k.eq_ignore_ascii_case(name))
-    };
     let body_len = spec.body.as_ref().map_or(0, |b| b.len());
     let mut out = BytesMut::with_capacity(128 + body_len);
     out.put_slice(spec.method.as_bytes());
     out.put_u8(b' ');
     out.put_slice(spec.path.as_bytes());
+    put_version_and_headers(&mut out, spec, host_header);
+    if let Some(body) = &spec.body
+        && !has_header(spec, "content-length")
+    {
+        out.put_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+    }
+    out.put_slice(b"\r\n");
+    if let Some(body) = &spec.body {
+        out.put_slice(body);
+    }
+    out.freeze()
+}
+
+/// Whether `spec` declares header `name` itself (case-insensitive).
+pub(super) fn has_header(spec: &RequestSpec, name: &str) -> bool {
+    spec.headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case(name))
+}
+
+/// What follows the request target up to the headers' end, without
+/// Content-Length and the blank line: ` HTTP/1.1`, `Host` unless the spec
+/// sets it, the spec's headers. Shared with `super::dynamic`, whose requests
+/// differ only in their target and body.
+pub(super) fn put_version_and_headers(
+    out: &mut impl BufMut,
+    spec: &RequestSpec,
+    host_header: &str,
+) {
     out.put_slice(b" HTTP/1.1\r\n");
-    if !has("host") {
+    if !has_header(spec, "host") {
         out.put_slice(b"Host: ");
         out.put_slice(host_header.as_bytes());
         out.put_slice(b"\r\n");
@@ -34,16 +58,6 @@ pub fn encode_request(spec: &RequestSpec, host_header: &str) -> Bytes {
         out.put_slice(v.as_bytes());
         out.put_slice(b"\r\n");
     }
-    if let Some(body) = &spec.body
-        && !has("content-length")
-    {
-        out.put_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
-    }
-    out.put_slice(b"\r\n");
-    if let Some(body) = &spec.body {
-        out.put_slice(body);
-    }
-    out.freeze()
 }
 
 /// Most headers a response may carry; more is reported as malformed.

@@ -113,11 +113,7 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
             cols as u32 * PANEL_W,
             rows as u32 * PANEL_H + TITLE_H + LEGEND_H,
         );
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err(NAME))?;
-        let root = root.titled(&title, (FONT, 22)).map_err(err(NAME))?;
-        let (legend, root) = root.split_vertically(LEGEND_H);
-        legend_strip(&legend, &summary.runtimes).map_err(err(NAME))?;
+        let root = canvas_with_legend(&mut svg, size, &title, &summary.runtimes, NAME)?;
         for (panel, payload) in root
             .split_evenly((rows, cols))
             .iter()
@@ -187,6 +183,23 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
         title,
         svg,
     }))
+}
+
+/// A chart's canvas of `size` pixels: white, `title` on top, then a legend
+/// strip of `runtimes`; returns the area below the legend, for the panels.
+pub(super) fn canvas_with_legend<'a>(
+    svg: &'a mut String,
+    size: (u32, u32),
+    title: &str,
+    runtimes: &[String],
+    name: &'static str,
+) -> Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, ReportError> {
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+    root.fill(&WHITE).map_err(err(name))?;
+    let root = root.titled(title, (FONT, 22)).map_err(err(name))?;
+    let (legend, below) = root.split_vertically(LEGEND_H);
+    legend_strip(&legend, runtimes).map_err(err(name))?;
+    Ok(below)
 }
 
 /// One row of "line + runtime name" entries, centred, in each runtime's colour.

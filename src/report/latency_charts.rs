@@ -15,7 +15,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
 use super::charts::{
-    Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, colour, err, grid, legend_strip,
+    Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err, grid,
     payload_label,
 };
 use super::error::ReportError;
@@ -147,11 +147,7 @@ fn line_chart(
             cols as u32 * PANEL_W,
             rows as u32 * PANEL_H + TITLE_H + LEGEND_H,
         );
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err(name))?;
-        let root = root.titled(&title, (FONT, 22)).map_err(err(name))?;
-        let (legend, root) = root.split_vertically(LEGEND_H);
-        legend_strip(&legend, &summary.runtimes).map_err(err(name))?;
+        let root = canvas_with_legend(&mut svg, size, &title, &summary.runtimes, name)?;
         for (area, panel) in root.split_evenly((rows, cols)).iter().zip(&panels) {
             let all = || panel.lines.iter().flat_map(|l| l.points.iter());
             let (x_lo, x_hi) = all().fold((f64::INFINITY, 0f64), |(lo, hi), p| {

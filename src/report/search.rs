@@ -5,7 +5,9 @@
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::charts::{Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, colour, err, legend_strip};
+use super::charts::{
+    Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err,
+};
 use super::error::ReportError;
 use super::format;
 use super::run_data::RunData;
@@ -91,11 +93,7 @@ pub fn chart(views: &[SearchView], runtimes: &[String]) -> Result<Option<Chart>,
     let mut svg = String::new();
     {
         let size = (PANEL_W * 2, PANEL_H + TITLE_H + LEGEND_H);
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(err(NAME))?;
-        let root = root.titled(&title, (FONT, 22)).map_err(err(NAME))?;
-        let (legend, area) = root.split_vertically(LEGEND_H);
-        legend_strip(&legend, runtimes).map_err(err(NAME))?;
+        let area = canvas_with_legend(&mut svg, size, &title, runtimes, NAME)?;
         let mut chart = ChartBuilder::on(&area)
             .margin(14)
             .x_label_area_size(48)
@@ -149,7 +147,7 @@ pub fn chart(views: &[SearchView], runtimes: &[String]) -> Result<Option<Chart>,
                 )
                 .map_err(err(NAME))?;
         }
-        root.present().map_err(err(NAME))?;
+        area.present().map_err(err(NAME))?;
     }
     Ok(Some(Chart {
         name: NAME,

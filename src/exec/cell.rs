@@ -46,11 +46,36 @@ pub struct CellContext<'a> {
     pub evidence_missing: Option<String>,
 }
 
+/// Told when a cell's measured window opens and closes (the real driver
+/// samples the dependencies of the cell's runtime over exactly that window).
+pub trait WindowObserver {
+    fn window_opened(&mut self);
+    fn window_closed(&mut self);
+}
+
+/// An observer that does nothing.
+pub struct NoObserver;
+
+impl WindowObserver for NoObserver {
+    fn window_opened(&mut self) {}
+    fn window_closed(&mut self) {}
+}
+
 /// Runs warmup + measurement of `cell` against `service`.
 pub fn measure_cell(
     ctx: &CellContext,
     service: &mut Service,
     cell: &Cell,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    measure_cell_observed(ctx, service, cell, &mut NoObserver)
+}
+
+/// [`measure_cell`], telling `observer` when the measured window opens and closes.
+pub fn measure_cell_observed(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+    observer: &mut dyn WindowObserver,
 ) -> Result<CellEnd, crate::results::ResultsError> {
     if let LoadMode::Search(plan) = &cell.load.mode {
         return super::search::measure_search(ctx, service, cell, plan);
@@ -79,7 +104,9 @@ pub fn measure_cell(
         Box::new(|| {}),
     );
     let host = HostWindow::open();
+    observer.window_opened();
     let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
+    observer.window_closed();
     let host = host.close();
     let samples = sampler.finish();
     if ctx.interrupt.is_set() {

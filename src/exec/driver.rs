@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
 use crate::build::BuildOutcome;
-use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
 use crate::results::{Environment, LifecycleRow, ResultsError};
 
@@ -77,6 +77,20 @@ pub trait Driver {
         rt: &RuntimePlan,
         running: Running<Self::Service>,
     ) -> (LifecycleRow, Option<String>);
+
+    // Dependencies (docs/spec.md, `dependencies`): the driver keeps the
+    // started ones; `measure` samples those the cell's runtime needs.
+    /// Builds (once) and starts `dep` until ready and seeded; `Err(why)`.
+    fn start_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String>;
+
+    /// Brings the started `dep` back to its seeded state.
+    fn reset_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String>;
+
+    /// `Ok` while the started `dep` runs; why not once it died.
+    fn check_dependency(&mut self, dep: &DependencyPlan) -> Result<(), String>;
+
+    /// Stops `dep` with grace and removes what it left; `Some(problem)`.
+    fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String>;
 }
 
 /// A measured service that is up, with its lifecycle row so far.

@@ -47,6 +47,13 @@ pub enum Event {
         runtime: String,
         reason: String,
     },
+    /// A dependency changed state (started, reset or stopped; `problem`:
+    /// what went wrong at its stop).
+    Dependency {
+        name: String,
+        step: DependencyStep,
+        problem: Option<String>,
+    },
     CellStarted {
         index: u64,
         total: u64,
@@ -82,4 +89,22 @@ pub enum Event {
         run_dir: PathBuf,
         message: Option<String>,
     },
+}
+
+/// What happened to a dependency (see [`Event::Dependency`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DependencyStep {
+    Started,
+    Reset,
+    Stopped,
+}
+
+impl DependencyStep {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DependencyStep::Started => "started",
+            DependencyStep::Reset => "reset",
+            DependencyStep::Stopped => "stopped",
+        }
+    }
 }

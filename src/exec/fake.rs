@@ -8,7 +8,7 @@ use super::cell::{CellContext, CellEnd, base_row};
 use super::cold_start::ColdStart;
 use super::driver::{Driver, Running, StartFailure};
 use crate::build::BuildOutcome;
-use crate::plan::{Cell, LoadMode, Plan, RuntimePlan, TrainPlan};
+use crate::plan::{Cell, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
 use crate::results::{
     CellStatus, Environment, LifecycleRow, MeasurementRow, Phase, ResultsError, StopOutcome,
@@ -47,6 +47,10 @@ pub struct Fake {
     pub rps: BTreeMap<String, f64>,
     /// The throughput a measured cell records, by cell id (overrides `rps`).
     pub throughput: BTreeMap<String, f64>,
+    /// Dependencies that never become ready.
+    pub failing_dependencies: BTreeSet<String>,
+    /// Dependencies found dead when checked after this many checks.
+    pub dying_dependencies: BTreeMap<String, u32>,
 }
 
 impl Fake {
@@ -219,5 +223,34 @@ impl Driver for Fake {
         }
         row.stop = Some(StopOutcome::Graceful);
         (row, None)
+    }
+
+    fn start_dependency(&mut self, _ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        self.calls.push(format!("dep-start {}", dep.name));
+        if self.failing_dependencies.contains(&dep.name) {
+            return Err(format!("dependency `{}`: not ready (scripted)", dep.name));
+        }
+        Ok(())
+    }
+
+    fn reset_dependency(&mut self, _ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        self.calls.push(format!("dep-reset {}", dep.name));
+        Ok(())
+    }
+
+    fn check_dependency(&mut self, dep: &DependencyPlan) -> Result<(), String> {
+        match self.dying_dependencies.get_mut(&dep.name) {
+            Some(0) => Err(format!("dependency `{}`: died (scripted)", dep.name)),
+            Some(n) => {
+                *n -= 1;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String> {
+        self.calls.push(format!("dep-stop {}", dep.name));
+        None
     }
 }

@@ -19,6 +19,9 @@ pub mod cli;
 pub mod cold_start;
 pub mod configurations;
 pub mod containment;
+pub mod dependencies;
+pub mod dependency_schedule;
+pub mod dependency_stats;
 pub mod derived_rates;
 pub mod driver;
 #[cfg(test)]

@@ -4,12 +4,13 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::cell::{CellContext, CellEnd, measure_cell};
+use super::cell::{CellContext, CellEnd, WindowObserver, measure_cell_observed};
+use super::dependencies::{Dependencies, Window};
 use super::driver::{Driver, Running, StartFailure};
 use super::lifecycle::{start_measured, stop_measured};
 use super::training::train;
 use crate::build::{BuildCache, BuildOutcome, build_runtime_unless};
-use crate::plan::{Cell, Plan, RuntimePlan, TrainPlan};
+use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::build_output::check_built;
 use crate::preflight::{Preflight, preflight};
 use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
@@ -17,8 +18,30 @@ use crate::results::{Environment, LifecycleRow, ResultsError};
 use crate::service::Service;
 
 /// Drives real processes on this host.
-#[derive(Debug, Default)]
-pub struct Processes;
+#[derive(Default)]
+pub struct Processes {
+    /// The dependencies started so far (stopped by `run`; a drop kills what is left).
+    dependencies: Dependencies,
+}
+
+/// Samples the dependencies of a cell's runtime over its measured window.
+struct DependencyWindow<'d, 'c> {
+    dependencies: &'d mut Dependencies,
+    ctx: &'d CellContext<'c>,
+    needs: &'d [String],
+    window: Option<Window>,
+}
+
+impl WindowObserver for DependencyWindow<'_, '_> {
+    fn window_opened(&mut self) {
+        self.window = Some(self.dependencies.open_window(self.ctx, self.needs));
+    }
+    fn window_closed(&mut self) {
+        if let Some(w) = self.window.as_mut() {
+            self.dependencies.close_window(w);
+        }
+    }
+}
 
 impl Driver for Processes {
     type Service = Service;
@@ -89,7 +112,25 @@ impl Driver for Processes {
         service: &mut Service,
         cell: &Cell,
     ) -> Result<CellEnd, ResultsError> {
-        measure_cell(ctx, service, cell)
+        let needs = ctx
+            .plan
+            .runtimes
+            .iter()
+            .find(|r| r.name == cell.runtime)
+            .map(|r| r.needs.as_slice())
+            .unwrap_or_default();
+        let mut observer = DependencyWindow {
+            dependencies: &mut self.dependencies,
+            ctx,
+            needs,
+            window: None,
+        };
+        let end = measure_cell_observed(ctx, service, cell, &mut observer)?;
+        let window = observer.window.take();
+        if let (Some(window), CellEnd::Recorded(row) | CellEnd::ServiceDied(row)) = (window, &end) {
+            self.dependencies.write_window(ctx, window, row)?;
+        }
+        Ok(end)
     }
 
     fn stop(
@@ -98,5 +139,21 @@ impl Driver for Processes {
         running: Running<Service>,
     ) -> (LifecycleRow, Option<String>) {
         stop_measured(rt, running)
+    }
+
+    fn start_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        self.dependencies.start(ctx, dep).map_err(|e| e.to_string())
+    }
+
+    fn reset_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        self.dependencies.reset(ctx, dep).map_err(|e| e.to_string())
+    }
+
+    fn check_dependency(&mut self, dep: &DependencyPlan) -> Result<(), String> {
+        self.dependencies.check(dep).map_err(|e| e.to_string())
+    }
+
+    fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String> {
+        self.dependencies.stop(dep)
     }
 }

@@ -86,6 +86,14 @@ pub fn plain_line(event: &Event) -> Option<String> {
             None => format!("cold start {runtime} {index}/{of}: failed (see lifecycle.csv)"),
         },
         Event::RuntimeSkipped { runtime, reason } => format!("SKIP {runtime}: {reason}"),
+        Event::Dependency {
+            name,
+            step,
+            problem,
+        } => match problem {
+            None => format!("dependency {name} {}", step.as_str()),
+            Some(p) => format!("dependency {name} {}: {p}", step.as_str()),
+        },
         Event::CellStarted { .. } | Event::CellProgress { .. } => return None,
         Event::CellFinished {
             cell_id,

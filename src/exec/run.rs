@@ -13,6 +13,7 @@ use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use super::ExecError;
+use super::dependency_schedule::Tracker;
 use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
 use super::configurations::Configurations;
@@ -31,6 +32,9 @@ use crate::results::{
     MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState,
     RunStatus, SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
 };
+
+#[path = "run_dependencies.rs"]
+mod run_dependencies;
 
 /// A run of a plan: the plan and what the run is asked beyond it.
 #[derive(Debug, Clone, Copy)]
@@ -144,6 +148,7 @@ pub fn run<D: Driver>(
         cells_failed: 0,
         resumed: req.resume.is_some(),
         repeats,
+        deps: Tracker::default(),
     };
     exec.write_status()?;
     let _ = exec.ctx.events.send(Event::RunStarted {
@@ -210,6 +215,8 @@ struct Executor<'a, D: Driver> {
     resumed: bool,
     /// Which planned repeats are still wanted (adaptive repeats).
     repeats: Repeats,
+    /// The dependencies up, and the slot each last served.
+    deps: Tracker,
 }
 
 impl<'a, D: Driver> Executor<'a, D> {
@@ -246,6 +253,7 @@ impl<'a, D: Driver> Executor<'a, D> {
             }
             if let Some(tp) = &rt.train
                 && !self.skipped.contains_key(&rt.name)
+                && self.prepare_dependencies(rt, None)?
             {
                 self.train(rt, tp)?;
             }
@@ -254,13 +262,18 @@ impl<'a, D: Driver> Executor<'a, D> {
             if self.ctx.interrupt.is_set() {
                 break;
             }
-            if !self.skipped.contains_key(&rt.name) {
+            if !self.skipped.contains_key(&rt.name)
+                && rt.startup_repeats > 0
+                && !self.resumed
+                && self.prepare_dependencies(rt, None)?
+            {
                 self.cold_starts(rt)?;
             }
         }
         if !self.ctx.interrupt.is_set() {
             self.cells(recorded)?;
         }
+        self.stop_all_dependencies();
         self.finish()
     }
 
@@ -410,13 +423,21 @@ impl<'a, D: Driver> Executor<'a, D> {
             };
             let cell: &Cell = &resolved;
             let rt = self.runtime(&cell.runtime);
-            if needs_fresh_start(rt.restart, current.as_ref().map(Up::slot), Slot::of(cell)) {
+            let fresh =
+                needs_fresh_start(rt.restart, current.as_ref().map(Up::slot), Slot::of(cell));
+            if fresh && let Some(up) = current.take() {
+                self.stop(&up.runtime, up.running)?;
+                if self.skipped.contains_key(&rt.name) {
+                    continue; // it could not be stopped cleanly: not started again
+                }
+            }
+            if !self.prepare_dependencies(rt, Some(cell))? {
                 if let Some(up) = current.take() {
                     self.stop(&up.runtime, up.running)?;
-                    if self.skipped.contains_key(&rt.name) {
-                        continue; // it could not be stopped cleanly: not started again
-                    }
                 }
+                continue;
+            }
+            if fresh {
                 let n = starts.entry(rt.name.clone()).or_default();
                 *n += 1;
                 let start_index = *n;
@@ -462,6 +483,24 @@ impl<'a, D: Driver> Executor<'a, D> {
                 ..self.ctx.clone()
             };
             let end = self.driver.measure(&ctx, &mut up.running.service, cell)?;
+            // A dependency that died during the cell fails it, whatever the load saw.
+            let dead = match &end {
+                CellEnd::Interrupted => None,
+                _ => self.dead_dependency(rt),
+            };
+            if let Some((dep, why)) = dead {
+                let (CellEnd::Recorded(mut row) | CellEnd::ServiceDied(mut row)) = end else {
+                    unreachable!("an interrupted cell is not checked")
+                };
+                row.status = crate::results::CellStatus::Failed;
+                row.reason = one_line(&format!("dependency `{}` died during the cell: {why}", dep.name));
+                self.record(&row)?;
+                if let Some(up) = current.take() {
+                    self.stop(&up.runtime, up.running)?;
+                }
+                self.dependency_failed(dep, super::dependency_schedule::Prepare::Keep, &why)?;
+                continue;
+            }
             match end {
                 CellEnd::Interrupted => break,
                 CellEnd::Recorded(row) => self.record(&row)?,
@@ -484,6 +523,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                     }
                 }
             }
+            self.stop_unneeded_dependencies(index, recorded, &mut current)?;
         }
         if let Some(up) = current.take() {
             self.stop(&up.runtime, up.running)?;

@@ -80,5 +80,7 @@ pub fn assemble(
             })
             .collect(),
         gates: super::gates::Gates::of(spec),
+        // Planned before the runtimes; set by `build_on`.
+        dependencies: Vec::new(),
     }
 }

@@ -11,6 +11,8 @@ pub mod adaptive;
 pub mod assemble;
 pub mod cell;
 pub mod commands;
+pub mod dependencies;
+pub mod dependency_plan;
 pub mod design;
 pub mod draft;
 pub mod dynamic;
@@ -25,6 +27,7 @@ pub mod matrix;
 pub mod model;
 pub mod pinning;
 pub mod ports;
+pub mod postgres;
 pub mod render;
 pub mod restart;
 pub mod runtime;
@@ -39,6 +42,7 @@ use std::time::Duration;
 
 pub use adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use estimate::Estimate;
+pub use dependency_plan::*;
 pub use model::*;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
@@ -129,16 +133,32 @@ pub fn build_on(
     host: &runtime::Host,
 ) -> Result<Plan, PlanErrors> {
     let only = filter::parse_only_filters(loaded, &options.only)?;
-    let ports = ports::runtime_ports(loaded)?;
+    let (ports, dependency_ports) = ports::runtime_and_dependency_ports(loaded)?;
     let env = template::environment();
     let mut problems = Collector::default();
+    let dependencies = dependencies::plan_dependencies(
+        loaded,
+        &dependency_ports,
+        host.cpus,
+        &env,
+        &mut problems,
+    );
 
     let drafts: Vec<RuntimeDraft> = loaded
         .runtimes
         .iter()
         .zip(ports)
         .map(|((name, rt), port)| {
-            runtime::plan_runtime(loaded, name, rt, port, host, &env, &mut problems)
+            runtime::plan_runtime(
+                loaded,
+                name,
+                rt,
+                port,
+                host,
+                &dependencies,
+                &env,
+                &mut problems,
+            )
         })
         .collect();
 
@@ -169,7 +189,8 @@ pub fn build_on(
         .map(|(draft, requests)| draft.finish(requests))
         .collect();
     let affinity = pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
-    let plan = assemble::assemble(loaded, runtimes, cells, affinity);
+    let mut plan = assemble::assemble(loaded, runtimes, cells, affinity);
+    plan.dependencies = dependencies;
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

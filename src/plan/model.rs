@@ -48,6 +48,8 @@ pub struct Plan {
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).
     pub gates: super::gates::Gates,
+    /// The services the run starts for its runtimes, in spec order.
+    pub dependencies: Vec<super::DependencyPlan>,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -150,6 +152,8 @@ pub struct RuntimePlan {
     /// Bytes kept of the head and of the tail of each of its service and
     /// training logs, per start (`logs.cap`).
     pub log_cap_bytes: u64,
+    /// The dependencies it needs (its `needs`, else every one), in spec order.
+    pub needs: Vec<String>,
 }
 
 /// The JDK a runtime asked for and where it was found.

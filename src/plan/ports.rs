@@ -23,12 +23,27 @@ const AUTO_FLOOR: u16 = 20000;
 
 /// The port of every runtime of `loaded`, in spec order (see [`choose_ports`]).
 pub fn runtime_ports(loaded: &LoadedSpec) -> Result<Vec<u16>, PlanErrors> {
+    Ok(runtime_and_dependency_ports(loaded)?.0)
+}
+
+/// The ports of the runtimes and of the dependencies, each in spec order,
+/// chosen together so that no two of them share one.
+pub fn runtime_and_dependency_ports(
+    loaded: &LoadedSpec,
+) -> Result<(Vec<u16>, Vec<u16>), PlanErrors> {
     let wanted: Vec<(&str, _)> = loaded
         .runtimes
         .iter()
         .map(|(name, rt)| (name.as_str(), rt.port))
+        .chain(
+            loaded
+                .spec
+                .dependencies
+                .iter()
+                .map(|(name, dep)| (name.as_str(), dep.port)),
+        )
         .collect();
-    choose_ports(&wanted).map_err(|e| {
+    let mut ports = choose_ports(&wanted).map_err(|e| {
         SpecErrors::one(
             Problem::new(
                 &loaded.path.display().to_string(),
@@ -36,7 +51,9 @@ pub fn runtime_ports(loaded: &LoadedSpec) -> Result<Vec<u16>, PlanErrors> {
             )
             .help("free some ports, or give each runtime a fixed `port:`"),
         )
-    })
+    })?;
+    let dependencies = ports.split_off(loaded.runtimes.len());
+    Ok((ports, dependencies))
 }
 
 /// Chooses a port per runtime, in order. Every listener opened to prove a

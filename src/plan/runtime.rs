@@ -61,6 +61,7 @@ pub fn plan_runtime<'s>(
     rt: &'s RuntimeSpec,
     port: u16,
     host: &Host,
+    dependencies: &[super::DependencyPlan],
     env: &Environment<'s>,
     problems: &mut Collector,
 ) -> RuntimeDraft {
@@ -83,12 +84,15 @@ pub fn plan_runtime<'s>(
     vars.set_map("runtime", &[("name", Value::from(name))]);
     vars.set("port", port);
     vars.set("work_dir", dir.display().to_string());
+    let needs = super::dependencies::needs_of(loaded, rt);
+    vars.set("deps", super::dependencies::deps_value(dependencies, &needs));
     if let Some(bin) = &java_bin {
         vars.set("java", bin.clone());
     }
     let hints = Hints {
         axes: loaded.spec.axes.keys().cloned().collect(),
         has_java: java.is_some(),
+        dependencies: loaded.spec.dependencies.keys().cloned().collect(),
     };
     let mut r = Renderer {
         loaded,
@@ -213,6 +217,7 @@ pub fn plan_runtime<'s>(
         tools,
         startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
         log_cap_bytes: super::gates::log_cap(&loaded.spec),
+        needs,
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

@@ -28,6 +28,8 @@ pub struct Hints {
     pub axes: Vec<String>,
     /// Whether the runtime has a `java:` section.
     pub has_java: bool,
+    /// Every dependency's name (a runtime sees only those it needs).
+    pub dependencies: Vec<String>,
 }
 
 impl Vars {
@@ -116,6 +118,17 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
         )
     } else if root == "seq" || root == "rand" {
         "`seq` and `rand(low, high)` change with every request: only a workload request's `path` and `body` may use them".to_owned()
+    } else if root == "deps" {
+        let wanted = name.split('.').nth(1).unwrap_or("");
+        if hints.dependencies.iter().any(|d| d == wanted) {
+            format!(
+                "this runtime does not need `{wanted}`: add it to the runtime's `needs`, \
+                 or use `deps.{wanted}.host`, `.port` (and for `kind: postgres` `.url`, `.user`, `.password`, `.database`)"
+            )
+        } else {
+            let names: Vec<&str> = hints.dependencies.iter().map(String::as_str).collect();
+            crate::spec::error::suggestion(wanted, &names, "dependencies")
+        }
     } else if root == "java" {
         "this runtime has no `java:` section: add `java: { version: \"25\" }`".to_owned()
     } else if vars.values.contains_key(root) {
@@ -180,6 +193,7 @@ mod tests {
         let hints = Hints {
             axes: vec!["concurrency".into()],
             has_java: false,
+            dependencies: Vec::new(),
         };
         let err = render(&env, "{{ concurrency }}", &vars(), &hints).unwrap_err();
         assert!(err.help.contains("is an axis"));

@@ -6,6 +6,7 @@
 //! replaced atomically.
 pub mod csv_append;
 pub mod csv_read;
+pub mod dependencies;
 pub mod derived_rates;
 pub mod environment;
 pub mod error;
@@ -20,6 +21,9 @@ pub mod training;
 
 pub use csv_append::{CsvAppender, write_csv, write_csv_atomic};
 pub use csv_read::{CsvReadError, read_csv};
+pub use dependencies::{
+    DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
+};
 pub use error::ResultsError;
 pub use model::*;
 pub use request_mix::{REQUESTS_DIR, RequestMixRow};

@@ -48,6 +48,18 @@ pub enum ServiceError {
         last: String,
         log: PathBuf,
     },
+    /// A readiness check other than HTTP (a TCP connect, a command) kept failing.
+    #[error(
+        "{runtime}: {what} did not pass within {timeout:?} (last: {last}); see {log}; last lines:\n{tail}"
+    )]
+    NotReady {
+        runtime: String,
+        what: String,
+        timeout: Duration,
+        last: String,
+        log: PathBuf,
+        tail: String,
+    },
     #[error("runtime {runtime}: interrupted while waiting for the service to become healthy")]
     Cancelled { runtime: String },
     /// Creating, killing or removing the start's cgroup failed.

@@ -20,6 +20,8 @@ pub mod http_probe;
 pub mod log_cap;
 pub mod port;
 pub mod process;
+pub mod readiness;
+pub mod scratch;
 pub mod startup;
 
 pub use error::ServiceError;

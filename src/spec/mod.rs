@@ -22,6 +22,7 @@ pub mod adaptive;
 pub mod affinity;
 pub mod byte_size;
 pub mod de;
+pub mod dependencies;
 pub mod error;
 pub mod explain;
 pub mod extends;

@@ -32,6 +32,11 @@ pub struct Spec {
     pub env: IndexMap<String, String>,
     /// The services under test, by name, in the order they run.
     pub runtimes: IndexMap<String, RuntimeSpec>,
+    /// Services the run starts for the runtimes (a database, a downstream
+    /// stub), by name: started before the first runtime that `needs` them,
+    /// stopped after the last.
+    #[serde(default)]
+    pub dependencies: IndexMap<String, super::dependencies::DependencySpec>,
     /// The request, or the list of named requests (sent round-robin), of every cell.
     pub workload: Workload,
     /// Named lists of values; the matrix is their cartesian product.
@@ -145,6 +150,9 @@ pub struct RuntimeSpec {
     pub startup: Option<StartupSpec>,
     /// This runtime's repeats (overrides the spec-wide `repeats`).
     pub repeats: Option<RepeatsSpec>,
+    /// The `dependencies` this runtime uses (default: every one); each is
+    /// up before its service starts, and `{{ deps.<name>.port }}` names it.
+    pub needs: Option<Vec<String>>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.

@@ -41,6 +41,7 @@ pub const RESERVED_NAMES: &[&str] = &[
     "jvm_flags",
     "work_dir",
     "repeat",
+    "deps",
 ];
 
 /// Stop signals accepted, with their numbers.
@@ -96,6 +97,10 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     for (name, runtime) in runtimes {
         check_runtime(name, runtime, spec, &mut out);
     }
+    out.extend(super::dependencies::check_dependencies(
+        &spec.dependencies,
+        runtimes,
+    ));
     check_axes(spec, &mut out);
     check_workload(&spec.workload.0, &mut out);
     check_load(spec, &mut out);

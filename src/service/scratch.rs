@@ -1,0 +1,123 @@
+//! A dependency's scratch folder (a PostgreSQL data directory and socket):
+//! created fresh for one start, owned by the user its server runs as, and
+//! removed after the stop, or, if the runner dies first (even by SIGKILL),
+//! by a small guard process, like the service guard ([`super::guard`]) that
+//! kills the dependency's process group and cgroup at the same moment.
+use std::ffi::CString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::process::{Containment, spawn_contained};
+
+/// Blocks on a pipe only the runner writes; at its end (the runner gone, or
+/// disarmed) removes the folder if it is still there. The wait first gives
+/// the service guard time to kill the processes that write into it.
+const SCRIPT: &str = r#"read _ignored
+i=0
+while [ -e "$1" ] && [ "$i" -lt 20 ]; do
+  sleep 0.25
+  rm -rf -- "$1" 2>/dev/null
+  i=$((i+1))
+done
+exit 0"#;
+
+/// A scratch folder that is removed however the run ends.
+pub struct Scratch {
+    path: PathBuf,
+    guard: Option<Child>,
+}
+
+/// The uid and gid of system user `name`, if it exists.
+pub fn system_user(name: &str) -> Option<(u32, u32)> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: getpwnam reads the passwd database; the pointer it returns is
+    // only read here, before any other passwd call on this thread.
+    let entry = unsafe { libc::getpwnam(name.as_ptr()) };
+    if entry.is_null() {
+        return None;
+    }
+    // SAFETY: non-null, pointing at libc's static passwd entry.
+    let entry = unsafe { &*entry };
+    Some((entry.pw_uid, entry.pw_gid))
+}
+
+impl Scratch {
+    /// Creates `path` afresh (mode 0700; owned by `owner` when given) and
+    /// arms its guard.
+    pub fn create(path: PathBuf, owner: Option<(u32, u32)>) -> io::Result<Scratch> {
+        if path.exists() {
+            std::fs::remove_dir_all(&path)?;
+        }
+        std::fs::create_dir_all(&path)?;
+        std::fs::set_permissions(
+            &path,
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
+        }
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", SCRIPT, "runner-scratch-guard"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let how = Containment {
+            new_session: true,
+            ..Default::default()
+        };
+        let guard = spawn_contained(cmd, &how)?;
+        Ok(Scratch {
+            path,
+            guard: Some(guard),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the folder now (after its processes stopped) and releases the guard.
+    pub fn remove(mut self) -> io::Result<()> {
+        let removed = match std::fs::remove_dir_all(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        };
+        self.disarm();
+        removed
+    }
+
+    fn disarm(&mut self) {
+        if let Some(mut guard) = self.guard.take() {
+            drop(guard.stdin.take());
+            let _ = guard.wait();
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        self.disarm();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guard_removes_the_folder_once_its_pipe_closes() {
+        let base = tempfile::tempdir().unwrap();
+        let path = base.path().join("scratch");
+        let mut scratch = Scratch::create(path.clone(), None).unwrap();
+        std::fs::write(path.join("file"), "x").unwrap();
+        // What the runner's death does: the pipe closes, the guard removes it.
+        let mut guard = scratch.guard.take().unwrap();
+        drop(guard.stdin.take());
+        guard.wait().unwrap();
+        assert!(!path.exists());
+        drop(scratch);
+    }
+}

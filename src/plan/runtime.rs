@@ -85,7 +85,9 @@ pub fn plan_runtime<'s>(
     vars.set("port", port);
     vars.set("work_dir", dir.display().to_string());
     let needs = super::dependencies::needs_of(loaded, rt);
-    vars.set("deps", super::dependencies::deps_value(dependencies, &needs));
+    if !dependencies.is_empty() {
+        vars.set("deps", super::dependencies::deps_value(dependencies, &needs));
+    }
     if let Some(bin) = &java_bin {
         vars.set("java", bin.clone());
     }

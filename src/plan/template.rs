@@ -118,12 +118,23 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
         )
     } else if root == "seq" || root == "rand" {
         "`seq` and `rand(low, high)` change with every request: only a workload request's `path` and `body` may use them".to_owned()
+    } else if root == "deps" && hints.dependencies.is_empty() {
+        "the spec declares no `dependencies:`: add the one this names there".to_owned()
     } else if root == "deps" {
         let wanted = name.split('.').nth(1).unwrap_or("");
-        if hints.dependencies.iter().any(|d| d == wanted) {
+        if vars.has(&format!("deps.{wanted}")) {
+            let keys = vars
+                .values
+                .get("deps")
+                .and_then(|d| d.get_attr(wanted).ok())
+                .and_then(|d| d.try_iter().ok())
+                .map(|keys| keys.map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            format!("dependency `{wanted}` gives {keys}")
+        } else if hints.dependencies.iter().any(|d| d == wanted) {
             format!(
-                "this runtime does not need `{wanted}`: add it to the runtime's `needs`, \
-                 or use `deps.{wanted}.host`, `.port` (and for `kind: postgres` `.url`, `.user`, `.password`, `.database`)"
+                "this runtime does not need `{wanted}`: add it to the runtime's `needs` \
+                 (a runtime sees only the dependencies it needs)"
             )
         } else {
             let names: Vec<&str> = hints.dependencies.iter().map(String::as_str).collect();

@@ -219,7 +219,7 @@ fn check_one(name: &str, dep: &DependencySpec, out: &mut Vec<Finding>) {
             if dep.reset.as_ref().is_some_and(|r| r.command.is_some()) {
                 out.push(finding(
                     at("reset.command"),
-                    "`kind: postgres` resets itself (TRUNCATE of every table, then the schema files again)".into(),
+                    "`kind: postgres` resets itself (DROP SCHEMA public CASCADE, then the schema files again)".into(),
                     "remove `command`; keep `when:`",
                 ));
             }

@@ -33,6 +33,7 @@ pub mod restart;
 pub mod runtime;
 pub mod search;
 pub mod show;
+pub mod show_dependencies;
 pub mod template;
 pub mod tools;
 pub mod training;

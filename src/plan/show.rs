@@ -57,6 +57,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             );
         }
     }
+    super::show_dependencies::write_dependencies(plan, &mut out);
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);
@@ -78,6 +79,9 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
                 "    repeats {min} to {max} per configuration, until the 95% interval of its throughput is within +-{:.1}%",
                 target_ci * 100.0
             );
+        }
+        if !plan.dependencies.is_empty() {
+            let _ = writeln!(out, "    needs   {}", rt.needs.join(", "));
         }
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));

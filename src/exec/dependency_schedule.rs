@@ -87,7 +87,7 @@ mod tests {
 
     fn dep(when: Option<ResetWhen>) -> DependencyPlan {
         let loaded = crate::spec::from_text(
-            "experiment: {name: t}\nruntimes: {a: {start: x}}\nworkload: {path: /}\nmeasure: {requests: 1}\n\
+            "experiment: {name: t}\nruntimes: {a: {start: x}}\nworkload: {path: /}\nload: {connections: 1}\nmeasure: {requests: 1}\n\
              dependencies: {db: {start: y}}\n"
                 .into(),
             std::path::Path::new("/t/spec.yaml"),
@@ -106,7 +106,7 @@ mod tests {
         let loaded = crate::spec::from_text(
             format!(
                 "experiment: {{name: t}}\nruntimes: {{{runtime}: {{start: x}}}}\nworkload: {{path: /}}\n\
-                 measure: {{requests: 1}}\nrepeats: {repeat}\n"
+                 load: {{connections: 1}}\nmeasure: {{requests: 1}}\nrepeats: {repeat}\n"
             ),
             std::path::Path::new("/t/spec.yaml"),
         )

@@ -21,6 +21,8 @@ pub mod configurations;
 pub mod containment;
 pub mod dependencies;
 pub mod dependency_schedule;
+#[cfg(test)]
+mod dependency_tests;
 pub mod dependency_stats;
 pub mod derived_rates;
 pub mod driver;

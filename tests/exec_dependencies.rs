@@ -108,7 +108,8 @@ fn postgres_pids(scratch: &Path) -> Vec<i32> {
                 .flatten()
                 .flatten()
                 .find_map(|e| {
-                    let text = std::fs::read_to_string(e.path().join("data/postmaster.pid")).ok()?;
+                    let text =
+                        std::fs::read_to_string(e.path().join("data/postmaster.pid")).ok()?;
                     text.lines().next()?.trim().parse::<i32>().ok()
                 });
             postmaster.is_some()
@@ -149,7 +150,9 @@ fn assert_no_postgres_left(pids: &[i32], scratch: &Path, port: u16) {
             .collect::<Vec<_>>()
     );
     assert!(
-        wait_for(Duration::from_secs(5), || runner::service::port_is_free(port)),
+        wait_for(Duration::from_secs(5), || runner::service::port_is_free(
+            port
+        )),
         "port {port} still held"
     );
 }
@@ -168,12 +171,15 @@ fn postgres_serves_a_weighted_crud_mix_is_reset_between_repeats_and_leaves_nothi
     let mut child = start_runner(&spec, &scratch);
     let pids = postgres_pids(&scratch);
     assert!(
-        wait_for(Duration::from_secs(90), || child.try_wait().unwrap().is_some()),
+        wait_for(Duration::from_secs(90), || child
+            .try_wait()
+            .unwrap()
+            .is_some()),
         "the run did not end"
     );
     let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stderr).into_owned()
-        + &String::from_utf8_lossy(&out.stdout);
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("dependency db reset"), "{text}");
 

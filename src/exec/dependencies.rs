@@ -75,7 +75,11 @@ pub struct Dependencies {
 impl Dependencies {
     /// Builds `dep` (once per session), then starts it: scratch, setup,
     /// server, readiness, seed.
-    pub fn start(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), DependencyError> {
+    pub fn start(
+        &mut self,
+        ctx: &CellContext,
+        dep: &DependencyPlan,
+    ) -> Result<(), DependencyError> {
         let log = ctx.run.log(&format!("dependency-{}", dep.name));
         let cancelled = || ctx.interrupt.is_set();
         if !self.built.contains(&dep.name) {
@@ -98,15 +102,15 @@ impl Dependencies {
             })?),
             None => None,
         };
-        let scratch_path = std::env::temp_dir().join(format!(
-            "runner-{}-{}",
-            ctx.run.run_id(),
-            dep.name
-        ));
+        let scratch_path =
+            std::env::temp_dir().join(format!("runner-{}-{}", ctx.run.run_id(), dep.name));
         let scratch = Scratch::create(scratch_path.clone(), owner).map_err(|e| {
             error(
                 dep,
-                format!("cannot create its scratch folder {}: {e}", scratch_path.display()),
+                format!(
+                    "cannot create its scratch folder {}: {e}",
+                    scratch_path.display()
+                ),
             )
         })?;
         let mut env = dep.env.clone();
@@ -143,8 +147,8 @@ impl Dependencies {
             limits: dep.limits.clone(),
             log_cap: dep.log_cap_bytes,
         };
-        let mut service = Service::start(&command, &log)
-            .map_err(|e| error(dep, format!("cannot start: {e}")))?;
+        let mut service =
+            Service::start(&command, &log).map_err(|e| error(dep, format!("cannot start: {e}")))?;
         let ready = wait_ready(&mut service, dep, &env, &cancelled);
         if let Err(e) = ready {
             let _ = service.stop(&dep.stop);
@@ -170,14 +174,23 @@ impl Dependencies {
     }
 
     /// Runs `dep`'s reset command.
-    pub fn reset(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), DependencyError> {
+    pub fn reset(
+        &mut self,
+        ctx: &CellContext,
+        dep: &DependencyPlan,
+    ) -> Result<(), DependencyError> {
         let (Some(reset), Some(up)) = (&dep.reset, self.up.get(&dep.name)) else {
             return Ok(());
         };
         let deadline = Instant::now() + COMMAND_TIMEOUT;
-        run_logged(&dep.name, &dep.dir, &reset.command, &up.env, &up.log, &|| {
-            ctx.interrupt.is_set() || Instant::now() > deadline
-        })
+        run_logged(
+            &dep.name,
+            &dep.dir,
+            &reset.command,
+            &up.env,
+            &up.log,
+            &|| ctx.interrupt.is_set() || Instant::now() > deadline,
+        )
         .map_err(|e| error(dep, format!("reset failed: {e}")))
     }
 
@@ -206,7 +219,10 @@ impl Dependencies {
         let up = self.up.remove(&dep.name)?;
         let stopped = up.service.stop(&dep.stop).err().map(|e| e.to_string());
         let removed = up.scratch.remove().err().map(|e| {
-            format!("dependency `{}`: cannot remove its scratch folder: {e}", dep.name)
+            format!(
+                "dependency `{}`: cannot remove its scratch folder: {e}",
+                dep.name
+            )
         });
         stopped.or(removed)
     }
@@ -215,7 +231,12 @@ impl Dependencies {
     /// dependency `needs` names, then starts sampling them.
     pub fn open_window(&mut self, ctx: &CellContext, needs: &[String]) -> Window {
         let mut watched = Vec::new();
-        for dep in ctx.plan.dependencies.iter().filter(|d| needs.contains(&d.name)) {
+        for dep in ctx
+            .plan
+            .dependencies
+            .iter()
+            .filter(|d| needs.contains(&d.name))
+        {
             let Some(up) = self.up.get(&dep.name) else {
                 continue;
             };
@@ -271,7 +292,9 @@ impl Dependencies {
             if let Some(out) = self.usage.as_mut() {
                 out.append(&usage_row(row, &w.name, &samples, answered))?;
             }
-            let Some((addr, path)) = &w.stats else { continue };
+            let Some((addr, path)) = &w.stats else {
+                continue;
+            };
             let rows = super::dependency_stats::read(*addr, path, row, &w.name);
             if self.stats.is_none() {
                 self.stats = Some(CsvAppender::open(&ctx.run.file(DEPENDENCY_STATS_FILE))?);
@@ -351,7 +374,11 @@ fn wait_ready(
 }
 
 /// One run of a health command: `Ok` on exit 0.
-fn run_check(dep: &DependencyPlan, command: &str, env: &BTreeMap<String, String>) -> Result<(), String> {
+fn run_check(
+    dep: &DependencyPlan,
+    command: &str,
+    env: &BTreeMap<String, String>,
+) -> Result<(), String> {
     let out = std::process::Command::new("sh")
         .args(["-c", command])
         .current_dir(&dep.dir)

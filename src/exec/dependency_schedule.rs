@@ -47,7 +47,9 @@ impl Tracker {
             None => true,
             Some(last) if last.runtime != cell.runtime => true,
             Some(last) => {
-                dep.reset.as_ref().is_some_and(|r| r.when == ResetWhen::Repeat)
+                dep.reset
+                    .as_ref()
+                    .is_some_and(|r| r.when == ResetWhen::Repeat)
                     && last.repeat != cell.repeat
             }
         };

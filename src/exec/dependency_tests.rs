@@ -10,7 +10,9 @@ use super::fake::Fake;
 use super::interrupt::Interrupt;
 use super::run::{RunOutcome, RunRequest, run};
 use crate::plan::{Plan, PlanOptions};
-use crate::results::{CellStatus, ConfigurationStatus, MEASUREMENTS_FILE, MeasurementRow, RunDir, read_csv};
+use crate::results::{
+    CellStatus, ConfigurationStatus, MEASUREMENTS_FILE, MeasurementRow, RunDir, read_csv,
+};
 
 /// Runtimes `a` (needs `db`) and `b` (needs nothing), sequential, a start
 /// per repeat, two repeats; `db`'s reset as `reset` says.
@@ -120,9 +122,13 @@ fn a_dependency_that_dies_during_a_cell_fails_that_cell_and_skips_its_runtimes()
         ..Fake::default()
     };
     let outcome = exec(&plan, &text, &mut fake);
-    let rows: Vec<MeasurementRow> = read_csv(&RunDir::open(&outcome.run_dir).unwrap().file(MEASUREMENTS_FILE))
-        .unwrap()
-        .unwrap();
+    let rows: Vec<MeasurementRow> = read_csv(
+        &RunDir::open(&outcome.run_dir)
+            .unwrap()
+            .file(MEASUREMENTS_FILE),
+    )
+    .unwrap()
+    .unwrap();
     let a: Vec<&MeasurementRow> = rows.iter().filter(|r| r.runtime == "a").collect();
     assert_eq!(a.len(), 1, "{rows:?}");
     assert_eq!(a[0].status, CellStatus::Failed);
@@ -133,10 +139,13 @@ fn a_dependency_that_dies_during_a_cell_fails_that_cell_and_skips_its_runtimes()
     assert!(outcome.skipped["a"].contains("dependency `db` stopped working"));
     assert_eq!(rows.iter().filter(|r| r.runtime == "b").count(), 2);
     assert_eq!(fake.calls_of("dep-stop"), ["dep-stop db"]);
-    let conf: Vec<crate::results::ConfigurationRow> =
-        read_csv(&RunDir::open(&outcome.run_dir).unwrap().file(crate::results::CONFIGURATIONS_FILE))
+    let conf: Vec<crate::results::ConfigurationRow> = read_csv(
+        &RunDir::open(&outcome.run_dir)
             .unwrap()
-            .unwrap();
+            .file(crate::results::CONFIGURATIONS_FILE),
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(
         conf.iter().find(|c| c.runtime == "a").unwrap().status,
         ConfigurationStatus::Skipped

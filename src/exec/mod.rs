@@ -21,9 +21,9 @@ pub mod configurations;
 pub mod containment;
 pub mod dependencies;
 pub mod dependency_schedule;
+pub mod dependency_stats;
 #[cfg(test)]
 mod dependency_tests;
-pub mod dependency_stats;
 pub mod derived_rates;
 pub mod driver;
 #[cfg(test)]

@@ -13,10 +13,10 @@ use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use super::ExecError;
-use super::dependency_schedule::Tracker;
 use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
 use super::configurations::Configurations;
+use super::dependency_schedule::Tracker;
 use super::derived_rates::RateBook;
 use super::driver::{Driver, Running};
 use super::events::Event;
@@ -493,7 +493,10 @@ impl<'a, D: Driver> Executor<'a, D> {
                     unreachable!("an interrupted cell is not checked")
                 };
                 row.status = crate::results::CellStatus::Failed;
-                row.reason = one_line(&format!("dependency `{}` died during the cell: {why}", dep.name));
+                row.reason = one_line(&format!(
+                    "dependency `{}` died during the cell: {why}",
+                    dep.name
+                ));
                 self.record(&row)?;
                 if let Some(up) = current.take() {
                     self.stop(&up.runtime, up.running)?;

@@ -21,7 +21,12 @@ impl<'a, D: Driver> Executor<'a, D> {
             .expect("`needs` only names planned dependencies")
     }
 
-    fn dependency_event(&self, dep: &DependencyPlan, step: DependencyStep, problem: Option<String>) {
+    fn dependency_event(
+        &self,
+        dep: &DependencyPlan,
+        step: DependencyStep,
+        problem: Option<String>,
+    ) {
         let _ = self.ctx.events.send(Event::Dependency {
             name: dep.name.clone(),
             step,
@@ -109,10 +114,16 @@ impl<'a, D: Driver> Executor<'a, D> {
 
     /// After a measured cell of `rt`: the first of its dependencies found
     /// dead, with why.
-    pub(super) fn dead_dependency(&mut self, rt: &RuntimePlan) -> Option<(&'a DependencyPlan, String)> {
+    pub(super) fn dead_dependency(
+        &mut self,
+        rt: &RuntimePlan,
+    ) -> Option<(&'a DependencyPlan, String)> {
         rt.needs.iter().find_map(|name| {
             let dep = self.dependency(name);
-            self.driver.check_dependency(dep).err().map(|why| (dep, why))
+            self.driver
+                .check_dependency(dep)
+                .err()
+                .map(|why| (dep, why))
         })
     }
 

@@ -89,8 +89,10 @@ fn plan_one<'s>(
         problems,
     };
     let build = r.list(&at("build"), dep.build.as_ref(), &vars);
-    let mut env_out: BTreeMap<String, String> =
-        r.map(&at("env"), dep.env.iter().flatten(), &vars).into_iter().collect();
+    let mut env_out: BTreeMap<String, String> = r
+        .map(&at("env"), dep.env.iter().flatten(), &vars)
+        .into_iter()
+        .collect();
     env_out.insert("PORT".into(), port.to_string());
     let health_spec = dep.health.as_ref();
     let timeout = health_spec
@@ -181,9 +183,11 @@ fn plan_one<'s>(
                 .map(|s| r.one(&at("start"), s, &vars))
                 .unwrap_or_default();
             let check = match health_spec {
-                Some(h) if h.path.is_some() => {
-                    HealthCheck::Http(r.one(&at("health.path"), h.path.as_deref().unwrap_or(""), &vars))
-                }
+                Some(h) if h.path.is_some() => HealthCheck::Http(r.one(
+                    &at("health.path"),
+                    h.path.as_deref().unwrap_or(""),
+                    &vars,
+                )),
                 Some(h) if h.command.is_some() => HealthCheck::Command(r.one(
                     &at("health.command"),
                     h.command.as_deref().unwrap_or(""),
@@ -203,7 +207,10 @@ fn plan_one<'s>(
             vars_out.insert("port".to_owned(), port.to_string());
             DependencyPlan {
                 start,
-                health: DependencyHealthPlan { check, ..base.health },
+                health: DependencyHealthPlan {
+                    check,
+                    ..base.health
+                },
                 reset,
                 vars: vars_out,
                 ..base

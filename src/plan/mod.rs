@@ -42,8 +42,8 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
-pub use estimate::Estimate;
 pub use dependency_plan::*;
+pub use estimate::Estimate;
 pub use model::*;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
@@ -137,29 +137,19 @@ pub fn build_on(
     let (ports, dependency_ports) = ports::runtime_and_dependency_ports(loaded)?;
     let env = template::environment();
     let mut problems = Collector::default();
-    let dependencies = dependencies::plan_dependencies(
-        loaded,
-        &dependency_ports,
-        host.cpus,
-        &env,
-        &mut problems,
-    );
+    let dependencies =
+        dependencies::plan_dependencies(loaded, &dependency_ports, host.cpus, &env, &mut problems);
 
     let drafts: Vec<RuntimeDraft> = loaded
         .runtimes
         .iter()
         .zip(ports)
         .map(|((name, rt), port)| {
-            runtime::plan_runtime(
-                loaded,
-                name,
-                rt,
+            let placed = runtime::Placed {
                 port,
-                host,
-                &dependencies,
-                &env,
-                &mut problems,
-            )
+                dependencies: &dependencies,
+            };
+            runtime::plan_runtime(loaded, name, rt, placed, host, &env, &mut problems)
         })
         .collect();
 

@@ -172,7 +172,10 @@ mod tests {
         assert!(!r.start.contains("max_connections=100"));
         assert!(r.start.contains("-c 'random_page_cost=1.1'"));
         assert!(r.start.contains("-c 'fsync=off'"));
-        assert!(r.start.contains("-c listen_addresses=127.0.0.1 -c port=25432"));
+        assert!(
+            r.start
+                .contains("-c listen_addresses=127.0.0.1 -c port=25432")
+        );
         assert!(r.start.starts_with(
             "exec setpriv --reuid=runner-pg --regid=runner-pg --clear-groups -- '/usr/lib/postgresql/15/bin/postgres'"
         ));
@@ -185,7 +188,11 @@ mod tests {
         );
         assert_eq!(r.run_as.as_deref(), Some("runner-pg"));
         let not_root = recipe(&pg, 25432, &[], false);
-        assert!(not_root.start.starts_with("exec '/usr/lib/postgresql/15/bin/postgres'"));
+        assert!(
+            not_root
+                .start
+                .starts_with("exec '/usr/lib/postgresql/15/bin/postgres'")
+        );
         assert_eq!(not_root.seed.len(), 1);
     }
 

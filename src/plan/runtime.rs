@@ -53,19 +53,26 @@ fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
     }
 }
 
-/// Plans runtime `name`. `port` was chosen by the caller (fixed or free).
+/// What the plan chose before rendering a runtime: its port (fixed or
+/// free), and the dependencies, planned first so that `deps.*` is known.
+pub struct Placed<'a> {
+    pub port: u16,
+    pub dependencies: &'a [super::DependencyPlan],
+}
+
+/// Plans runtime `name` at `placed`.
 /// Template problems go to `problems`; the returned draft is then partial.
 pub fn plan_runtime<'s>(
     loaded: &'s LoadedSpec,
     name: &str,
     rt: &'s RuntimeSpec,
-    port: u16,
+    placed: Placed,
     host: &Host,
-    dependencies: &[super::DependencyPlan],
     env: &Environment<'s>,
     problems: &mut Collector,
 ) -> RuntimeDraft {
     let at = |field: &str| format!("runtimes.{name}.{field}");
+    let Placed { port, dependencies } = placed;
     let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
     let java: Option<JavaPlan> = rt
         .java
@@ -86,7 +93,10 @@ pub fn plan_runtime<'s>(
     vars.set("work_dir", dir.display().to_string());
     let needs = super::dependencies::needs_of(loaded, rt);
     if !dependencies.is_empty() {
-        vars.set("deps", super::dependencies::deps_value(dependencies, &needs));
+        vars.set(
+            "deps",
+            super::dependencies::deps_value(dependencies, &needs),
+        );
     }
     if let Some(bin) = &java_bin {
         vars.set("java", bin.clone());

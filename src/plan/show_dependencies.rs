@@ -57,10 +57,16 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
         let _ = writeln!(out, "    reset   {when}: {}", reset.command);
     }
     if let Some(stats) = &dep.stats {
-        let _ = writeln!(out, "    stats   GET {stats} after each window (POST {stats}/reset before)");
+        let _ = writeln!(
+            out,
+            "    stats   GET {stats} after each window (POST {stats}/reset before)"
+        );
     }
     if let Some(user) = &dep.run_as {
-        let _ = writeln!(out, "    user    {user} (the server refuses to run as root)");
+        let _ = writeln!(
+            out,
+            "    user    {user} (the server refuses to run as root)"
+        );
     }
     if let Some(cpus) = &dep.cpus {
         let _ = writeln!(out, "    cpus    {cpus:?}");

@@ -128,7 +128,11 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
                 .get("deps")
                 .and_then(|d| d.get_attr(wanted).ok())
                 .and_then(|d| d.try_iter().ok())
-                .map(|keys| keys.map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+                .map(|keys| {
+                    keys.map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
                 .unwrap_or_default();
             format!("dependency `{wanted}` gives {keys}")
         } else if hints.dependencies.iter().any(|d| d == wanted) {

@@ -65,8 +65,10 @@ impl DependenciesView {
                 let m = cell(&u.cell_id);
                 let service_cpu_s = m.and_then(|m| m.cgroup_cpu_s.or(m.service_cpu_s));
                 let answered = m.map_or(0, |m| m.ok + m.errors) as f64;
-                let per_request =
-                    |cpu: Option<f64>| cpu.filter(|_| answered > 0.0).map(|c| c * 1000.0 / answered);
+                let per_request = |cpu: Option<f64>| {
+                    cpu.filter(|_| answered > 0.0)
+                        .map(|c| c * 1000.0 / answered)
+                };
                 let total = service_cpu_s.zip(u.cpu_seconds).map(|(s, d)| s + d);
                 UsageLine {
                     cell_id: u.cell_id.clone(),
@@ -79,9 +81,7 @@ impl DependenciesView {
                         .filter(|t| *t > 0.0)
                         .zip(u.cpu_seconds)
                         .map(|(t, d)| d / t),
-                    dependency_memory_peak_bytes: u
-                        .cgroup_memory_peak_bytes
-                        .or(u.rss_max_bytes),
+                    dependency_memory_peak_bytes: u.cgroup_memory_peak_bytes.or(u.rss_max_bytes),
                 }
             })
             .collect();

@@ -49,17 +49,8 @@ pub enum ServiceError {
         log: PathBuf,
     },
     /// A readiness check other than HTTP (a TCP connect, a command) kept failing.
-    #[error(
-        "{runtime}: {what} did not pass within {timeout:?} (last: {last}); see {log}; last lines:\n{tail}"
-    )]
-    NotReady {
-        runtime: String,
-        what: String,
-        timeout: Duration,
-        last: String,
-        log: PathBuf,
-        tail: String,
-    },
+    #[error(transparent)]
+    NotReady(Box<NotReady>),
     #[error("runtime {runtime}: interrupted while waiting for the service to become healthy")]
     Cancelled { runtime: String },
     /// Creating, killing or removing the start's cgroup failed.
@@ -75,4 +66,18 @@ pub enum ServiceError {
         sid: i32,
         pids: Vec<i32>,
     },
+}
+
+/// A readiness check other than HTTP kept failing (boxed: the error stays small).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{runtime}: {what} did not pass within {timeout:?} (last: {last}); see {log}; last lines:\n{tail}"
+)]
+pub struct NotReady {
+    pub runtime: String,
+    pub what: String,
+    pub timeout: Duration,
+    pub last: String,
+    pub log: PathBuf,
+    pub tail: String,
 }

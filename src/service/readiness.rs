@@ -2,11 +2,11 @@
 //! dependencies: a TCP connect to the port, or a command that exits 0
 //! (`pg_isready`). Same shape as the HTTP poll: every `interval` until the
 //! check passes, the process exits (with its log tail), a cancel, or the timeout.
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
 use super::contain::with_oom;
+use super::error::NotReady;
 use super::process::Service;
 use crate::process::describe_exit;
 
@@ -42,23 +42,16 @@ impl Service {
                 Err(why) => why,
             };
             if Instant::now() >= deadline {
-                return Err(ServiceError::NotReady {
+                return Err(ServiceError::NotReady(Box::new(NotReady {
                     runtime: self.runtime().to_owned(),
                     what: what.to_owned(),
                     timeout,
                     last,
                     log: self.log().to_path_buf(),
                     tail: self.log_tail(),
-                });
+                })));
             }
             std::thread::sleep(interval.min(deadline.saturating_duration_since(Instant::now())));
         }
-    }
-
-    /// Whether the service's port accepts a TCP connection now.
-    pub fn accepts_tcp(&self) -> Result<(), String> {
-        TcpStream::connect_timeout(&self.addr(), Duration::from_millis(500))
-            .map(drop)
-            .map_err(|e| e.to_string())
     }
 }

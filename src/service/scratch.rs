@@ -50,10 +50,7 @@ impl Scratch {
             std::fs::remove_dir_all(&path)?;
         }
         std::fs::create_dir_all(&path)?;
-        std::fs::set_permissions(
-            &path,
-            std::os::unix::fs::PermissionsExt::from_mode(0o700),
-        )?;
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
         }

@@ -90,16 +90,10 @@ impl Dependencies {
             self.built.insert(dep.name.clone());
         }
         let owner = match &dep.run_as {
-            Some(user) => Some(system_user(user).ok_or_else(|| {
-                error(
-                    dep,
-                    format!(
-                        "PostgreSQL refuses to run as root and the system user `{user}` it runs as instead does not exist; \
-                         create it once with `useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {user}` \
-                         (what .ci/run does), or run the runner as an ordinary user"
-                    ),
-                )
-            })?),
+            Some(user) => Some(
+                system_user(user)
+                    .ok_or_else(|| error(dep, crate::plan::postgres::missing_user_help(user)))?,
+            ),
             None => None,
         };
         let scratch_path =

@@ -60,6 +60,24 @@ pub struct Recipe {
     pub run_as: Option<String>,
 }
 
+/// What to do when the runner is root and [`RUN_AS_USER`] (or `user`) is missing.
+pub fn missing_user_help(user: &str) -> String {
+    format!(
+        "PostgreSQL refuses to run as root and the system user `{user}` it runs as instead does not exist; \
+         create it once with `useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {user}` \
+         (what .ci/run does), or run the runner as an ordinary user"
+    )
+}
+
+/// The PostgreSQL programs a `kind: postgres` dependency runs (absolute).
+pub fn programs(dep: &super::DependencyPlan) -> Vec<String> {
+    let bin = dep.vars.get("bin").cloned().unwrap_or_default();
+    ["initdb", "postgres", "pg_isready", "psql"]
+        .iter()
+        .map(|p| format!("{bin}/{p}"))
+        .collect()
+}
+
 /// `text` as one shell word. Written here (one line) rather than taken from
 /// a crate: single quotes, with `'` closed, escaped and reopened.
 pub fn sh_quote(text: &str) -> String {
@@ -126,6 +144,7 @@ pub fn recipe(pg: &PostgresSpec, port: u16, schema: &[&Path], as_root: bool) -> 
     vars.insert("user".into(), user.into());
     vars.insert("password".into(), user.into());
     vars.insert("database".into(), database.into());
+    vars.insert("bin".into(), bin.clone());
     vars.insert(
         "url".into(),
         format!("postgresql://{user}:{user}@127.0.0.1:{port}/{database}"),

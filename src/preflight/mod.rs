@@ -1,6 +1,7 @@
 //! Preflight: everything that can be checked before anything long starts.
 //! All problems are collected and reported together.
 pub mod build_output;
+pub mod dependencies;
 pub mod limits;
 
 use std::collections::BTreeSet;
@@ -40,6 +41,12 @@ pub fn preflight(plan: &Plan, runtimes: &BTreeSet<String>) -> Preflight {
             && let Err(in_use) = check_port_free(&rt.name, rt.port)
         {
             problems.push(in_use.to_string());
+        }
+    }
+    for (name, why) in dependencies::unavailable(plan, runtimes) {
+        match unavailable.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, earlier)) => *earlier = format!("{earlier}; {why}"),
+            None => unavailable.push((name, why)),
         }
     }
     if let Some(affinity) = &plan.affinity {

@@ -42,7 +42,7 @@ fn test_dir() -> (tempfile::TempDir, PathBuf) {
 
 /// The CRUD spec: `db` (kind postgres, reset between repeats) needed by
 /// `crud`; each measured window lasts `measure`.
-fn crud_spec(dir: &Path, measure: &str, repeats: u32) -> PathBuf {
+fn crud_spec(dir: &Path, measure: &str, repeats: u32, warmup: &str) -> PathBuf {
     let f = fixtures();
     let yaml = format!(
         r#"experiment: {{ name: exec-test }}
@@ -53,13 +53,20 @@ dependencies:
       schema: [{f}/sql/schema.sql, {f}/sql/seed.sql]
       settings: {{ max_connections: 20 }}
     reset: {{ when: repeat }}
+  audit:
+    dir: {f}
+    start: python3 stats_dependency.py
+    env: {{ PID_FILE: {audit_pids} }}
+    health: {{ path: /health, timeout: 20s, interval: 50ms }}
+    stats: /__stats
 runtimes:
   crud:
     dir: {f}
     start: python3 crud_service.py
-    needs: [db]
+    needs: [db, audit]
     env:
       DATABASE_URL: "{{{{ deps.db.url }}}}"
+      AUDIT_URL: "http://{{{{ deps.audit.host }}}}:{{{{ deps.audit.port }}}}"
       ROWS_FILE: {rows}
       PID_FILE: {pids}
     health: {{ path: /health, timeout: 20s, interval: 50ms }}
@@ -72,7 +79,7 @@ workload:
 axes: {{ concurrency: [2] }}
 load: {{ mode: closed, timeout: 2s }}
 repeats: {repeats}
-warmup: {{ service: 100ms, cell: 100ms }}
+warmup: {{ service: 100ms, cell: {warmup} }}
 measure: {{ duration: {measure} }}
 sample: {{ interval: 100ms }}
 results: {results}
@@ -80,6 +87,7 @@ results: {results}
         f = f.display(),
         rows = dir.join("rows").display(),
         pids = dir.join("pids-crud").display(),
+        audit_pids = dir.join("pids-audit").display(),
         results = dir.join("results").display(),
     );
     let path = dir.join("spec.yaml");
@@ -139,6 +147,17 @@ fn postgres_pids(scratch: &Path) -> Vec<i32> {
 fn assert_no_postgres_left(pids: &[i32], scratch: &Path, port: u16) {
     let alive = wait_all_gone(pids, Duration::from_secs(15));
     assert!(alive.is_empty(), "postgres processes survived: {alive:?}");
+    // The service and the downstream dependency recorded theirs beside the scratch folder.
+    let others = all_pids(scratch.parent().unwrap());
+    assert!(
+        others.len() >= 2,
+        "service and audit pids recorded: {others:?}"
+    );
+    let alive = wait_all_gone(&others, Duration::from_secs(15));
+    assert!(
+        alive.is_empty(),
+        "service or audit processes survived: {alive:?}"
+    );
     let empty = || std::fs::read_dir(scratch).unwrap().next().is_none();
     assert!(
         wait_for(Duration::from_secs(15), empty),
@@ -167,7 +186,7 @@ fn db_port(run: &Path) -> u16 {
 fn postgres_serves_a_weighted_crud_mix_is_reset_between_repeats_and_leaves_nothing() {
     needs_postgres!();
     let (tmp, scratch) = test_dir();
-    let spec = crud_spec(tmp.path(), "1s", 2);
+    let spec = crud_spec(tmp.path(), "1s", 2, "1s");
     let mut child = start_runner(&spec, &scratch);
     let pids = postgres_pids(&scratch);
     assert!(
@@ -202,14 +221,35 @@ fn postgres_serves_a_weighted_crud_mix_is_reset_between_repeats_and_leaves_nothi
     let found = std::fs::read_to_string(tmp.path().join("rows")).unwrap();
     assert_eq!(found, "100\n100\n", "rows at each service start");
 
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     // The database's cost beside the service's, per cell.
     let usage = read_rows(&run.join("dependency-usage.csv"));
-    assert_eq!(usage.len(), 2, "{usage:?}");
-    for u in &usage {
-        assert_eq!(u["dependency"], "db");
+    assert_eq!(usage.len(), 4, "{usage:?}");
+    for u in usage.iter().filter(|u| u["dependency"] == "db") {
         assert!(u["cpu_seconds"].parse::<f64>().unwrap() > 0.0, "{u:?}");
     }
-    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    // The downstream's own figures cover the measured window only: zeroed at
+    // its start (after a 1 s cell warmup full of creates), read right after.
+    let stats = read_rows(&run.join("dependency-stats.csv"));
+    assert_eq!(stats.len(), 2, "{stats:?}");
+    for s in &stats {
+        assert_eq!(
+            (s["dependency"].as_str(), s["route"].as_str()),
+            ("audit", "audit")
+        );
+        let cell = runner::results::cell_file_stem(&s["cell_id"]);
+        let window_creates: u64 = read_rows(&run.join("requests").join(format!("{cell}.csv")))
+            .iter()
+            .filter(|r| r["request"] == "create")
+            .map(|r| r["ok"].parse::<u64>().unwrap())
+            .sum();
+        let count: u64 = s["count"].parse().unwrap();
+        assert!(
+            count.abs_diff(window_creates) <= 4,
+            "audit calls {count} vs creates in the window {window_creates}: {s:?}"
+        );
+    }
+    assert!(report.contains("| audit |"), "{report}");
     assert!(report.contains("## Dependencies"), "{report}");
     assert_no_postgres_left(&pids, &scratch, db_port(&run));
 }
@@ -218,7 +258,7 @@ fn postgres_serves_a_weighted_crud_mix_is_reset_between_repeats_and_leaves_nothi
 fn nothing_of_postgres_is_left_after_sigint_of_the_runner() {
     needs_postgres!();
     let (tmp, scratch) = test_dir();
-    let spec = crud_spec(tmp.path(), "60s", 1);
+    let spec = crud_spec(tmp.path(), "60s", 1, "100ms");
     let mut child = start_runner(&spec, &scratch);
     let pids = postgres_pids(&scratch);
     assert!(wait_for(Duration::from_secs(30), || tmp
@@ -239,7 +279,7 @@ fn nothing_of_postgres_is_left_after_sigint_of_the_runner() {
 fn nothing_of_postgres_is_left_after_sigkill_of_the_runner() {
     needs_postgres!();
     let (tmp, scratch) = test_dir();
-    let spec = crud_spec(tmp.path(), "60s", 1);
+    let spec = crud_spec(tmp.path(), "60s", 1, "100ms");
     let mut child = start_runner(&spec, &scratch);
     let pids = postgres_pids(&scratch);
     assert!(wait_for(Duration::from_secs(30), || tmp

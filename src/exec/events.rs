@@ -52,6 +52,8 @@ pub enum Event {
     Dependency {
         name: String,
         step: DependencyStep,
+        /// How long the step took (start: to ready and seeded).
+        seconds: f64,
         problem: Option<String>,
     },
     CellStarted {

@@ -89,9 +89,10 @@ pub fn plain_line(event: &Event) -> Option<String> {
         Event::Dependency {
             name,
             step,
+            seconds,
             problem,
         } => match problem {
-            None => format!("dependency {name} {}", step.as_str()),
+            None => format!("dependency {name} {} in {seconds:.1} s", step.as_str()),
             Some(p) => format!("dependency {name} {}: {p}", step.as_str()),
         },
         Event::CellStarted { .. } | Event::CellProgress { .. } => return None,

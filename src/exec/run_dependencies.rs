@@ -4,6 +4,7 @@
 //! stopped once no cell left needs them. A dependency that fails skips every
 //! runtime that needs it, with its reason; `--resume` retries them.
 use std::collections::HashSet;
+use std::time::Instant;
 
 use super::{Executor, Up};
 use crate::exec::ExecError;
@@ -25,11 +26,13 @@ impl<'a, D: Driver> Executor<'a, D> {
         &self,
         dep: &DependencyPlan,
         step: DependencyStep,
+        since: Instant,
         problem: Option<String>,
     ) {
         let _ = self.ctx.events.send(Event::Dependency {
             name: dep.name.clone(),
             step,
+            seconds: since.elapsed().as_secs_f64(),
             problem,
         });
     }
@@ -44,6 +47,7 @@ impl<'a, D: Driver> Executor<'a, D> {
         for name in &rt.needs {
             let dep = self.dependency(name);
             let step = self.deps.prepare(dep, cell);
+            let since = Instant::now();
             let outcome = match step {
                 Prepare::Start => self.driver.start_dependency(&self.ctx, dep),
                 Prepare::Reset => self
@@ -56,8 +60,12 @@ impl<'a, D: Driver> Executor<'a, D> {
                 Ok(()) => {
                     self.deps.used(name, cell);
                     match step {
-                        Prepare::Start => self.dependency_event(dep, DependencyStep::Started, None),
-                        Prepare::Reset => self.dependency_event(dep, DependencyStep::Reset, None),
+                        Prepare::Start => {
+                            self.dependency_event(dep, DependencyStep::Started, since, None)
+                        }
+                        Prepare::Reset => {
+                            self.dependency_event(dep, DependencyStep::Reset, since, None)
+                        }
                         Prepare::Keep => {}
                     }
                 }
@@ -79,8 +87,9 @@ impl<'a, D: Driver> Executor<'a, D> {
         why: &str,
     ) -> Result<(), ExecError> {
         if self.deps.up.remove(&dep.name).is_some() {
+            let since = Instant::now();
             let problem = self.driver.stop_dependency(dep);
-            self.dependency_event(dep, DependencyStep::Stopped, problem);
+            self.dependency_event(dep, DependencyStep::Stopped, since, problem);
         }
         if self.ctx.interrupt.is_set() {
             return Ok(());
@@ -165,8 +174,9 @@ impl<'a, D: Driver> Executor<'a, D> {
 
     fn stop_dependency(&mut self, dep: &DependencyPlan) {
         self.deps.up.remove(&dep.name);
+        let since = Instant::now();
         let problem = self.driver.stop_dependency(dep);
-        self.dependency_event(dep, DependencyStep::Stopped, problem);
+        self.dependency_event(dep, DependencyStep::Stopped, since, problem);
     }
 
     /// Stops every dependency still up (the end of the walk, however it ended).

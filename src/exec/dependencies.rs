@@ -113,15 +113,11 @@ impl Dependencies {
             scratch.path().display().to_string(),
         );
         let step = |what: &str, command: &str| {
-            let deadline = Instant::now() + COMMAND_TIMEOUT;
-            run_logged(&dep.name, &dep.dir, command, &env, &log, &|| {
-                ctx.interrupt.is_set() || Instant::now() > deadline
-            })
-            .map_err(|e| {
+            bounded(ctx, dep, what, command, &env, &log).map_err(|e| {
                 error(
                     dep,
                     format!(
-                        "{what} failed: {e}; last lines of {}:\n{}",
+                        "{e}; last lines of {}:\n{}",
                         log.display(),
                         crate::process::log_tail::tail(&log, 15)
                     ),
@@ -176,16 +172,7 @@ impl Dependencies {
         let (Some(reset), Some(up)) = (&dep.reset, self.up.get(&dep.name)) else {
             return Ok(());
         };
-        let deadline = Instant::now() + COMMAND_TIMEOUT;
-        run_logged(
-            &dep.name,
-            &dep.dir,
-            &reset.command,
-            &up.env,
-            &up.log,
-            &|| ctx.interrupt.is_set() || Instant::now() > deadline,
-        )
-        .map_err(|e| error(dep, format!("reset failed: {e}")))
+        bounded(ctx, dep, "reset", &reset.command, &up.env, &up.log).map_err(|e| error(dep, e))
     }
 
     /// `Ok` while `dep` runs; why not, with its log tail, once it died.
@@ -301,6 +288,30 @@ impl Dependencies {
         }
         Ok(())
     }
+}
+
+/// Runs one setup, seed or reset `command` of `dep`, logged, for at most
+/// [`COMMAND_TIMEOUT`]; `Err` says which step failed and how.
+fn bounded(
+    ctx: &CellContext,
+    dep: &DependencyPlan,
+    what: &str,
+    command: &str,
+    env: &BTreeMap<String, String>,
+    log: &std::path::Path,
+) -> Result<(), String> {
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    let late = || Instant::now() > deadline;
+    run_logged(&dep.name, &dep.dir, command, env, log, &|| {
+        ctx.interrupt.is_set() || late()
+    })
+    .map_err(|e| {
+        if late() && !ctx.interrupt.is_set() {
+            format!("{what} command `{command}` did not finish within {COMMAND_TIMEOUT:?}")
+        } else {
+            format!("{what} failed: {e}")
+        }
+    })
 }
 
 fn usage_row(

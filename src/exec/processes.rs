@@ -18,7 +18,11 @@ use crate::service::Service;
 
 /// Drives real processes on this host.
 #[derive(Debug, Default)]
-pub struct Processes;
+pub struct Processes {
+    /// Idle RSS of the service started last (lifecycle.csv), for the
+    /// cells' memory per connection.
+    idle_rss: Option<u64>,
+}
 
 impl Driver for Processes {
     type Service = Service;
@@ -80,7 +84,12 @@ impl Driver for Processes {
         start_index: u32,
         first_cell: &Cell,
     ) -> Result<Running<Service>, Box<StartFailure>> {
-        start_measured(ctx, rt, start_index, first_cell)
+        let running = start_measured(ctx, rt, start_index, first_cell);
+        self.idle_rss = running
+            .as_ref()
+            .ok()
+            .and_then(|r| r.lifecycle.idle_rss_bytes);
+        running
     }
 
     fn measure(
@@ -89,7 +98,11 @@ impl Driver for Processes {
         service: &mut Service,
         cell: &Cell,
     ) -> Result<CellEnd, ResultsError> {
-        measure_cell(ctx, service, cell)
+        let mut end = measure_cell(ctx, service, cell)?;
+        if let CellEnd::Recorded(row) = &mut end {
+            super::connections::fill_per_connection(row, self.idle_rss);
+        }
+        Ok(end)
     }
 
     fn stop(

@@ -10,11 +10,14 @@
 
 pub mod cli;
 mod config;
+mod connect_phase;
 mod connection;
 mod control;
 mod dynamic;
 mod engine;
 mod error;
+mod fd_limit;
+mod memory;
 mod mix;
 mod pacer;
 mod per_request;
@@ -28,6 +31,9 @@ mod usage;
 mod wire;
 mod worker;
 
+pub use connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
+pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
+pub use memory::GeneratorMemory;
 pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
 pub use control::LoadControl;
 pub use dynamic::resolved_once;

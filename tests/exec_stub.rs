@@ -1,0 +1,79 @@
+//! The downstream stub (runtimes/stub) run as a runtime by the real binary:
+//! built by the spec's `go build`, started with a declared delay, and
+//! measured by runner's own load generator. The declared delay must show up
+//! in runner's latency (wide bounds: a shared 2-core host adds to it, never
+//! takes from it), and the stub's own /__stats interface is what
+//! docs/spec.md's `dependencies` read (checked by the stub's go test).
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+
+/// A runtime block: the stub built into `bin` and started with one route
+/// `work=/work/{n}` delayed by `delay`.
+fn stub_runtime(dir: &Path, name: &str, delay: &str) -> String {
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtimes/stub");
+    let bin = dir.join(format!("stub-{name}"));
+    format!(
+        "  {name}:\n    dir: {stub}\n    build: [\"go build -trimpath -o {bin} .\"]\n\
+         \x20   start: \"{bin} --seed 7 --route 'work=/work/{{n}}:{delay}:fixtures/user.json'\"\n\
+         \x20   health: {{ path: /health, timeout: 20s, interval: 50ms }}\n\
+         \x20   stop: {{ signal: TERM, grace: 3s }}\n",
+        stub = stub.display(),
+        bin = bin.display(),
+    )
+}
+
+#[test]
+fn the_stubs_declared_delay_shows_up_in_runners_latency() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec.yaml");
+    // 25 ms: clear of the Nagle floor gate's 36-48 ms band.
+    std::fs::write(
+        &spec,
+        format!(
+            "experiment: {{ name: exec-test, title: stub, description: the downstream stub as a runtime }}\n\
+             runtimes:\n{}{}\
+             workload: {{ method: GET, path: /work/1, expect: {{ status: 200 }} }}\n\
+             axes: {{ concurrency: [2] }}\n\
+             load: {{ mode: closed, timeout: 2s }}\n\
+             repeats: 1\n\
+             warmup: {{ service: 200ms, cell: 200ms }}\n\
+             measure: {{ duration: 1s }}\n\
+             sample: {{ interval: 100ms }}\n{QUIET_HOST}",
+            stub_runtime(tmp.path(), "delayed", "fixed(25ms)"),
+            stub_runtime(tmp.path(), "prompt", "fixed(0s)"),
+        ),
+    )
+    .unwrap();
+    exec_ok(&spec, Duration::from_secs(300));
+    let rows = measurements(&run_dir(tmp.path()));
+    let figure = |runtime: &str, column: &str| -> f64 {
+        let row = rows
+            .iter()
+            .find(|r| r["runtime"] == runtime)
+            .unwrap_or_else(|| panic!("no row for {runtime}: {rows:?}"));
+        assert_eq!(row["status"], "ok", "{row:?}");
+        row[column].parse().unwrap()
+    };
+    let (delayed, prompt) = (
+        figure("delayed", "latency_p50_ms"),
+        figure("prompt", "latency_p50_ms"),
+    );
+    assert!(
+        (25.0..250.0).contains(&delayed),
+        "p50 {delayed} ms for fixed(25ms)"
+    );
+    assert!(
+        delayed - prompt >= 20.0,
+        "the 25 ms delay is not in the latency: p50 {delayed} ms vs {prompt} ms without it"
+    );
+    // Two connections, each waiting 25 ms per answer: at most 80 req/s.
+    let throughput = figure("delayed", "throughput_rps");
+    assert!(
+        throughput > 5.0 && throughput <= 2.0 / 0.025 * 1.02,
+        "throughput {throughput} req/s"
+    );
+}

@@ -4,6 +4,7 @@
 //! in runner's latency (wide bounds: a shared 2-core host adds to it, never
 //! takes from it), and the stub's own /__stats interface is what
 //! docs/spec.md's `dependencies` read (checked by the stub's go test).
+//! The cells' connection columns (issue 13 part 6) are checked on the way.
 mod common;
 
 use std::path::Path;
@@ -70,6 +71,21 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
         delayed - prompt >= 20.0,
         "the 25 ms delay is not in the latency: p50 {delayed} ms vs {prompt} ms without it"
     );
+    // The connection columns: both connections opened before the window,
+    // the start's idle RSS and the generator's own RSS recorded.
+    let row = rows.iter().find(|r| r["runtime"] == "delayed").unwrap();
+    assert_eq!(row["connections_opened"], "2", "{row:?}");
+    for column in [
+        "service_idle_rss_bytes",
+        "service_rss_per_connection_bytes",
+        "gen_rss_bytes",
+    ] {
+        assert!(
+            row[column].parse::<f64>().is_ok_and(|v| v >= 0.0),
+            "{column}: {row:?}"
+        );
+    }
+    assert!(row["service_idle_rss_bytes"].parse::<u64>().unwrap() > 0);
     // Two connections, each waiting 25 ms per answer: at most 80 req/s.
     let throughput = figure("delayed", "throughput_rps");
     assert!(

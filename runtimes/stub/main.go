@@ -129,14 +129,16 @@ func (s *Server) answer(w http.ResponseWriter, req *http.Request, r *Route, star
 	if draw.Fail != nil && draw.Fail.Kind == FailHang {
 		wait = draw.Fail.Hang
 	}
-	timer := time.NewTimer(wait)
-	select {
-	case <-timer.C:
-	case <-req.Context().Done():
-		// The client gave up (a hang past its timeout): nothing to answer.
-		timer.Stop()
-		s.stats.Record(r.Name, time.Since(start))
-		return
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-req.Context().Done():
+			// The client gave up (a hang past its timeout): nothing to answer.
+			timer.Stop()
+			s.stats.Record(r.Name, time.Since(start))
+			return
+		}
 	}
 	if draw.Fail != nil && draw.Fail.Kind == Fail500 {
 		writeJSON(w, http.StatusInternalServerError, []byte(`{"error":"injected failure"}`))

@@ -19,10 +19,12 @@ import (
 type Route struct {
 	Name     string
 	Pattern  string
-	segments []string // "" matches any one segment (a {param})
-	Delay    Distribution
-	Body     []byte
-	Fail     *Failure
+	segments []string
+	// param[i]: segment i is a {param}, matching any one non-empty segment.
+	param []bool
+	Delay Distribution
+	Body  []byte
+	Fail  *Failure
 
 	// mu orders the draws: the n-th request to arrive on this route (the
 	// n-th to take mu) gets the n-th delay and the n-th failure draw.
@@ -78,10 +80,8 @@ func ParseRoute(text, dir string, seed uint64) (*Route, error) {
 		return nil, fmt.Errorf("--route %q: path %q must start with /", text, r.Pattern)
 	}
 	for _, seg := range strings.Split(strings.TrimPrefix(r.Pattern, "/"), "/") {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			seg = ""
-		}
 		r.segments = append(r.segments, seg)
+		r.param = append(r.param, len(seg) > 2 && strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"))
 	}
 	var err error
 	if r.Delay, err = ParseDistribution(parts[1]); err != nil {
@@ -153,7 +153,7 @@ func (r *Route) Matches(path string) bool {
 		return false
 	}
 	for i, want := range r.segments {
-		if want == "" && segs[i] == "" || want != "" && want != segs[i] {
+		if r.param[i] && segs[i] == "" || !r.param[i] && want != segs[i] {
 			return false
 		}
 	}

@@ -94,6 +94,10 @@ func TestRoutesMatchTheirPatternsOnly(t *testing.T) {
 			t.Errorf("%s matches /users/{id}: got %v", path, !want)
 		}
 	}
+	root := route(t, "root=/", 1)
+	if !root.Matches("/") || root.Matches("/x") {
+		t.Error("the route / matches only /")
+	}
 }
 
 func TestBadRoutesAreRefusedWithTheReason(t *testing.T) {

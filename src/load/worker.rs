@@ -248,6 +248,11 @@ async fn drive(
             (Some(schedule), Some(pacer)) => {
                 let due = schedule.next_due();
                 if plan.measure_end.is_some_and(|end| due >= end) {
+                    // Nothing more to send, but the connection stays open
+                    // until the window closes (the worker's stop signal
+                    // ends this task): a run holds its connections.
+                    let _keep_open = slot;
+                    std::future::pending::<()>().await;
                     return;
                 }
                 pacer.until(&place, due).await;

@@ -10,13 +10,16 @@ mod load_support;
 
 use std::os::unix::process::CommandExt;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::runner;
 use load_support::{Behavior, TestServer};
 
 const CONNECTIONS: usize = 3000;
-const CONNECT_RATE: f64 = 6000.0;
+/// Paced so that the test server (one thread, std's backlog of 128) keeps
+/// its accept queue short even on a busy host: an overflowing queue delays
+/// the accept of a connection until its first request.
+const CONNECT_RATE: f64 = 1000.0;
 
 #[test]
 fn thousands_of_connections_are_opened_paced_and_held() {
@@ -26,13 +29,17 @@ fn thousands_of_connections_are_opened_paced_and_held() {
     let url = format!("http://{}/", server.addr);
     let mut command = assert_cmd::Command::from(runner());
     command.timeout(Duration::from_secs(60));
-    // Open loop at a low rate: the run holds connections, it does not race.
+    // Open loop at a low rate: each connection sends about once in the 3 s
+    // window, so one that closed when it had nothing left to send would
+    // show as a falling count of open connections on the server.
+    let watch = watch_open(&server);
     let out = command
-        .args(["load", &url, "--json", "-d", "1s", "--rate", "1000"])
+        .args(["load", &url, "--json", "-d", "3s", "--rate", "1000"])
         .args(["-c", &CONNECTIONS.to_string()])
         .args(["--connect-rate", &CONNECT_RATE.to_string()])
         .output()
         .unwrap();
+    let fewest_open = watch.join().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -48,10 +55,13 @@ fn thousands_of_connections_are_opened_paced_and_held() {
     );
     let achieved = report["connect_rate_achieved"].as_f64().unwrap();
     assert!(achieved <= CONNECT_RATE * 1.01, "{report}");
-    // Held: the server accepted each connection once, none was reopened.
-    assert_eq!(
-        server.connections.load(Ordering::Relaxed),
-        CONNECTIONS as u64
+    // Held: from 0.5 s to 1.5 s after the last connection was accepted
+    // (inside the 3 s window) the server still had them all open, give or
+    // take the few a busy host's accept queue drops and the generator
+    // reopens (the test server's backlog is std's 128).
+    assert!(
+        fewest_open as f64 >= 0.98 * CONNECTIONS as f64,
+        "only {fewest_open} of {CONNECTIONS} connections open inside the window: {report}"
     );
     assert!(report["requests"].as_u64().unwrap() > 0, "{report}");
     let memory = &report["generator_memory"];
@@ -63,6 +73,29 @@ fn thousands_of_connections_are_opened_paced_and_held() {
         with > before && memory["peak_rss_bytes"].as_u64().unwrap() >= with,
         "{memory}"
     );
+}
+
+/// The fewest connections `server` had open between 0.5 s and 1.5 s after
+/// it had accepted them all (0 if it never did within 30 s).
+fn watch_open(server: &TestServer) -> std::thread::JoinHandle<u64> {
+    let (accepted, open) = (server.connections.clone(), server.open.clone());
+    std::thread::spawn(move || {
+        let all = Instant::now() + Duration::from_secs(30);
+        while accepted.load(Ordering::Relaxed) < CONNECTIONS as u64 {
+            if Instant::now() > all {
+                return 0;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let since = Instant::now();
+        std::thread::sleep(Duration::from_millis(500));
+        let mut fewest = u64::MAX;
+        while since.elapsed() < Duration::from_millis(1500) {
+            fewest = fewest.min(open.load(Ordering::Relaxed));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        fewest
+    })
 }
 
 #[test]

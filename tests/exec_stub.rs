@@ -93,3 +93,48 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
         "throughput {throughput} req/s"
     );
 }
+
+/// A cell holding 1,000 connections (open loop, a gentle rate): its row
+/// has the connect phase and the memory per connection, and the report's
+/// Connections section shows them.
+#[test]
+fn a_thousand_held_connections_are_reported_with_their_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "experiment: {{ name: exec-test, title: stub, description: many connections }}\n\
+             runtimes:\n{}\
+             workload: {{ method: GET, path: /work/1, expect: {{ status: 200 }} }}\n\
+             axes: {{ concurrency: [1000] }}\n\
+             load: {{ mode: open, rate: 500, connections: \"{{{{ concurrency }}}}\", timeout: 5s, connect_rate: 4000/s }}\n\
+             repeats: 1\n\
+             warmup: {{ service: 0s, cell: 0s }}\n\
+             measure: {{ duration: 1500ms }}\n\
+             sample: {{ interval: 100ms }}\n{QUIET_HOST}",
+            stub_runtime(tmp.path(), "stub", "fixed(5ms)"),
+        ),
+    )
+    .unwrap();
+    exec_ok(&spec, Duration::from_secs(300));
+    let run = run_dir(tmp.path());
+    let row = &measurements(&run)[0];
+    assert_eq!(row["connections_opened"], "1000", "{row:?}");
+    let connect_s: f64 = row["connect_s"].parse().unwrap();
+    // 1,000 connections paced at 4000/s cannot take less than 999 / 4000 s.
+    assert!(connect_s >= 0.249, "{row:?}");
+    let per_connection: f64 = row["service_rss_per_connection_bytes"].parse().unwrap();
+    // A Go net/http connection costs kilobytes (a goroutine stack and
+    // buffers): more than nothing, less than a megabyte.
+    assert!((100.0..1_048_576.0).contains(&per_connection), "{row:?}");
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    let section = report
+        .split("## Connections")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Connections section:\n{report}"));
+    assert!(
+        section.contains("| `stub/concurrency=1000` | 1000 |"),
+        "{section}"
+    );
+}

@@ -44,7 +44,12 @@ fn load_and_run(
         resume: opts.resume.as_deref(),
         force: opts.force,
     };
-    run(&request, &mut Processes::default(), Interrupt::install, events)
+    run(
+        &request,
+        &mut Processes::default(),
+        Interrupt::install,
+        events,
+    )
 }
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with

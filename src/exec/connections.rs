@@ -22,11 +22,8 @@ pub fn fill_from_report(row: &mut MeasurementRow, r: &LoadReport) {
 /// what those left allocated (a GC'd heap does not shrink back to idle).
 pub fn fill_per_connection(row: &mut MeasurementRow, idle_rss: Option<u64>) {
     row.service_idle_rss_bytes = idle_rss;
-    row.service_rss_per_connection_bytes = per_connection(
-        row.service_rss_max_bytes,
-        idle_rss,
-        row.connections_opened,
-    );
+    row.service_rss_per_connection_bytes =
+        per_connection(row.service_rss_max_bytes, idle_rss, row.connections_opened);
 }
 
 fn per_connection(max: Option<u64>, idle: Option<u64>, connections: Option<u64>) -> Option<f64> {

@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use super::config::{Arrival, LoadConfig, StopCondition};
+use super::connect_phase::ConnectStats;
 use super::connection::EncodedRequest;
 use super::control::LoadControl;
 use super::dynamic::{DynamicRequest, seq_base};
 use super::error::{ErrorCounts, LoadError};
+use super::fd_limit::ensure_open_files;
 use super::memory::GeneratorMemory;
 use super::mix::RequestMix;
 use super::per_request::PerRequest;
@@ -21,8 +23,6 @@ use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
 use super::wire::encode_request;
-use super::connect_phase::ConnectStats;
-use super::fd_limit::ensure_open_files;
 use super::worker::{Connected, Plan, Setup, WorkerResult, run_worker};
 
 /// The generator is saturated above this share of its threads' CPU time.

@@ -121,7 +121,9 @@ mod tests {
         assert!(after.soft >= files_needed(fits), "{after:?}");
         assert_eq!(after.hard, before.hard);
         if before.hard < u64::MAX - SPARE_FILES {
-            let err = ensure_open_files(before.hard as usize).unwrap_err().to_string();
+            let err = ensure_open_files(before.hard as usize)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("ulimit -Hn"), "{err}");
         }
     }

@@ -42,7 +42,13 @@ pub fn parse_status(text: &str) -> GeneratorMemory {
     let field = |name: &str| -> u64 {
         text.lines()
             .find_map(|l| l.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
             .map_or(0, |kib| kib * 1024)
     };
     GeneratorMemory {
@@ -68,6 +74,9 @@ mod tests {
             }
         );
         let me = GeneratorMemory::now();
-        assert!(me.rss_bytes > 0 && me.peak_rss_bytes >= me.rss_bytes, "{me:?}");
+        assert!(
+            me.rss_bytes > 0 && me.peak_rss_bytes >= me.rss_bytes,
+            "{me:?}"
+        );
     }
 }

@@ -31,14 +31,14 @@ mod usage;
 mod wire;
 mod worker;
 
-pub use connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
-pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
-pub use memory::GeneratorMemory;
 pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
+pub use connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
 pub use control::LoadControl;
 pub use dynamic::resolved_once;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
+pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
+pub use memory::GeneratorMemory;
 pub use per_request::RequestFigures;
 pub use probe::{probe, probe_async};
 pub use report::{

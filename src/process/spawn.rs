@@ -173,7 +173,10 @@ mod tests {
         let text = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2, "{text}");
-        assert_eq!(lines[0], lines[1], "soft limit not raised to the hard one: {text}");
+        assert_eq!(
+            lines[0], lines[1],
+            "soft limit not raised to the hard one: {text}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod adaptive;
 mod charts;
 pub mod cold_starts;
 pub mod compare;
+mod connections;
 mod context;
 mod csv_out;
 pub mod effect;
@@ -64,6 +65,7 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let ctx = context::build(&run, &summary, &charts, &context::generated_now());
     let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
+    let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

@@ -85,7 +85,12 @@ mod tests {
         assert_eq!(read("2000/s").unwrap(), ConnectRate(2000.0));
         assert_eq!(read("500").unwrap(), ConnectRate(500.0));
         assert!(read("0/s").unwrap_err().to_string().contains("above 0"));
-        assert!(read("fast").unwrap_err().to_string().contains("connect_rate: 2000/s"));
+        assert!(
+            read("fast")
+                .unwrap_err()
+                .to_string()
+                .contains("connect_rate: 2000/s")
+        );
         let n = ConnectRate::deserialize(F64Deserializer::<Error>::new(250.0)).unwrap();
         assert_eq!(n, ConnectRate(250.0));
     }

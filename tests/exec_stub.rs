@@ -67,8 +67,9 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
         (25.0..250.0).contains(&delayed),
         "p50 {delayed} ms for fixed(25ms)"
     );
+    // Half the delay: a busy host can slow the prompt stub's answers too.
     assert!(
-        delayed - prompt >= 20.0,
+        delayed - prompt >= 12.5,
         "the 25 ms delay is not in the latency: p50 {delayed} ms vs {prompt} ms without it"
     );
     // The connection columns: both connections opened before the window,

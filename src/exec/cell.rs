@@ -348,6 +348,7 @@ pub(super) fn row_of(
     row.service_threads_max = s.threads_max();
     row.gen_cpu_s = r.generator.cpu_s();
     row.gen_cpu_share = r.generator.cpu_share;
+    super::connections::fill_from_report(&mut row, r);
     s.fill_cgroup_columns(&mut row);
     if let Some(target) = r.target_rate {
         row.target_rps = Some(target);

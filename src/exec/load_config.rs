@@ -53,6 +53,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
         threads: cell.load.threads.max(1) as usize,
         cpu_affinity: cpus,
         mix_seed: cell.load.seed,
+        connect_rate: cell.load.connect_rate,
     }
 }
 
@@ -105,6 +106,7 @@ mod tests {
                 timeout: Duration::from_secs(3),
                 threads: 0,
                 seed: 5,
+                connect_rate: 500.0,
             },
             warmup: crate::plan::CellWarmup::Fixed {
                 duration: Duration::from_secs(2),

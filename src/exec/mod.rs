@@ -18,6 +18,7 @@ pub mod cell_facts;
 pub mod cli;
 pub mod cold_start;
 pub mod configurations;
+pub mod connections;
 pub mod containment;
 pub mod dependencies;
 pub mod dependency_schedule;

@@ -22,6 +22,9 @@ use crate::service::Service;
 pub struct Processes {
     /// The dependencies started so far (stopped by `run`; a drop kills what is left).
     dependencies: Dependencies,
+    /// Idle RSS of the service started last (lifecycle.csv), for the
+    /// cells' memory per connection.
+    idle_rss: Option<u64>,
 }
 
 /// Samples the dependencies of a cell's runtime over its measured window.
@@ -103,7 +106,12 @@ impl Driver for Processes {
         start_index: u32,
         first_cell: &Cell,
     ) -> Result<Running<Service>, Box<StartFailure>> {
-        start_measured(ctx, rt, start_index, first_cell)
+        let running = start_measured(ctx, rt, start_index, first_cell);
+        self.idle_rss = running
+            .as_ref()
+            .ok()
+            .and_then(|r| r.lifecycle.idle_rss_bytes);
+        running
     }
 
     fn measure(
@@ -125,8 +133,11 @@ impl Driver for Processes {
             needs,
             window: None,
         };
-        let end = measure_cell_observed(ctx, service, cell, &mut observer)?;
+        let mut end = measure_cell_observed(ctx, service, cell, &mut observer)?;
         let window = observer.window.take();
+        if let CellEnd::Recorded(row) = &mut end {
+            super::connections::fill_per_connection(row, self.idle_rss);
+        }
         if let (Some(window), CellEnd::Recorded(row) | CellEnd::ServiceDied(row)) = (window, &end) {
             self.dependencies.write_window(ctx, window, row)?;
         }

@@ -42,6 +42,7 @@ pub fn train(
             threads: 1,
             cpu_affinity: load_cpus.clone(),
             mix_seed: crate::load::DEFAULT_MIX_SEED,
+            connect_rate: crate::load::DEFAULT_CONNECT_RATE,
         };
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {

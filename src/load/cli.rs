@@ -40,6 +40,10 @@ pub struct LoadArgs {
     /// Open loop: raise the rate linearly from 0 over this long first (e.g. 2s).
     #[arg(long = "ramp", value_parser = duration_arg, requires = "rate")]
     pub ramp: Option<Duration>,
+    /// Connections opened per second before the run starts (the connect
+    /// phase is not measured): 10,000 connections take 5 s at the default.
+    #[arg(long = "connect-rate", default_value_t = crate::load::DEFAULT_CONNECT_RATE)]
+    pub connect_rate: f64,
     /// Worker threads of the generator.
     #[arg(short = 't', long = "threads", default_value_t = 1)]
     pub threads: usize,
@@ -203,6 +207,7 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
         threads: args.threads,
         cpu_affinity: args.cpus.clone(),
         mix_seed: crate::load::DEFAULT_MIX_SEED,
+        connect_rate: args.connect_rate,
     };
     config.validate()?;
     Ok(config)
@@ -352,6 +357,30 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
         g.threads,
         report.requests_per_cpu_s(),
         g.wait_share * 100.0
+    );
+    let c = &report.connect;
+    let _ = writeln!(
+        out,
+        "  connect     {} of {} connections opened in {:.2} s ({:.0}/s, paced at {:.0}/s; not measured){}",
+        c.opened,
+        c.wanted,
+        c.seconds,
+        c.achieved_rate(),
+        c.rate_limit,
+        if c.failed > 0 {
+            format!(", {} failed", c.failed)
+        } else {
+            String::new()
+        }
+    );
+    let m = &report.generator_memory;
+    let _ = writeln!(
+        out,
+        "  memory      generator RSS {:.1} MiB with the connections open ({:.1} MiB before them: {:.1} KiB per open connection), peak {:.1} MiB",
+        m.rss_bytes as f64 / (1 << 20) as f64,
+        m.rss_before_bytes as f64 / (1 << 20) as f64,
+        m.per_connection_bytes(c.opened) / 1024.0,
+        m.peak_rss_bytes as f64 / (1 << 20) as f64
     );
     let _ = writeln!(
         out,

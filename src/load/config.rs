@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use super::connect_phase::DEFAULT_CONNECT_RATE;
 use super::error::LoadError;
 
 /// The mix seed when none is given (`load.seed` in a spec).
@@ -38,6 +39,9 @@ pub struct LoadConfig {
     pub cpu_affinity: Option<Vec<usize>>,
     /// Seeds the weighted request draw (with the connection index).
     pub mix_seed: u64,
+    /// Connections opened per second in the connect phase before the run
+    /// (see [`super::connect_phase`]).
+    pub connect_rate: f64,
 }
 
 /// One request of the workload. Encoded once per run, never per request.
@@ -117,6 +121,7 @@ impl LoadConfig {
             threads: 1,
             cpu_affinity: None,
             mix_seed: DEFAULT_MIX_SEED,
+            connect_rate: DEFAULT_CONNECT_RATE,
         }
     }
 
@@ -161,6 +166,12 @@ impl LoadConfig {
         {
             return invalid(format!(
                 "open-loop rate must be a positive number, got {rate}"
+            ));
+        }
+        if !(self.connect_rate.is_finite() && self.connect_rate > 0.0) {
+            return invalid(format!(
+                "connect rate must be a positive number of connections per second, got {}",
+                self.connect_rate
             ));
         }
         if self.threads == 0 {

@@ -10,17 +10,20 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use super::config::{Arrival, LoadConfig, StopCondition};
+use super::connect_phase::ConnectStats;
 use super::connection::EncodedRequest;
 use super::control::LoadControl;
 use super::dynamic::{DynamicRequest, seq_base};
 use super::error::{ErrorCounts, LoadError};
+use super::fd_limit::ensure_open_files;
+use super::memory::GeneratorMemory;
 use super::mix::RequestMix;
 use super::per_request::PerRequest;
 use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
 use super::wire::encode_request;
-use super::worker::{Plan, WorkerResult, run_worker};
+use super::worker::{Connected, Plan, Setup, WorkerResult, run_worker};
 
 /// The generator is saturated above this share of its threads' CPU time.
 const CPU_SATURATION: f64 = 0.80;
@@ -33,7 +36,52 @@ const SCHEDULE_SHORTFALL: f64 = 0.01;
 /// on time, with the failures counted in `errors`.
 pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, LoadError> {
     config.validate()?;
+    ensure_open_files(config.arrival.connections())?;
+    let rss_before = GeneratorMemory::now().rss_bytes;
     let threads = config.effective_threads();
+    let setup = Arc::new(Setup {
+        target: config.target,
+        connections: config.arrival.connections(),
+        connect_origin: Instant::now(),
+        connect_rate: config.connect_rate,
+        timeout: config.timeout,
+        control: control.clone(),
+    });
+    let (tx, rx) = mpsc::channel::<SecondSample>();
+    let (connected_tx, connected_rx) = mpsc::channel::<Option<Connected>>();
+    let mut handles = Vec::with_capacity(threads);
+    let mut plan_senders = Vec::with_capacity(threads);
+    for index in 0..threads {
+        let (setup, tx, connected_tx) = (setup.clone(), tx.clone(), connected_tx.clone());
+        let (plan_tx, plan_rx) = mpsc::sync_channel::<Arc<Plan>>(1);
+        plan_senders.push(plan_tx);
+        let cpu = config
+            .cpu_affinity
+            .as_ref()
+            .map(|cpus| cpus[index % cpus.len()]);
+        let handle = std::thread::Builder::new()
+            .name(format!("load-worker-{index}"))
+            .spawn(move || run_worker(setup, index, threads, cpu, connected_tx, plan_rx, tx))
+            .map_err(LoadError::Runtime)?;
+        handles.push(handle);
+    }
+    drop((tx, connected_tx));
+
+    // The connect phase: every worker opens its connections, paced; the
+    // run's clock starts when the last one is done.
+    let (mut opened, mut failed) = (0, 0);
+    for connected in connected_rx.iter().take(threads).flatten() {
+        opened += connected.opened;
+        failed += connected.failed;
+    }
+    let connect = ConnectStats {
+        wanted: config.arrival.connections(),
+        opened,
+        failed,
+        seconds: setup.connect_origin.elapsed().as_secs_f64(),
+        rate_limit: config.connect_rate,
+    };
+
     let start = Instant::now();
     let measure_start = start + config.warmup;
     let measure_end = match config.stop {
@@ -75,23 +123,10 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         tickets: AtomicU64::new(0),
         control: control.clone(),
     });
-
-    let (tx, rx) = mpsc::channel::<SecondSample>();
-    let mut handles = Vec::with_capacity(threads);
-    for index in 0..threads {
-        let plan = plan.clone();
-        let tx = tx.clone();
-        let cpu = config
-            .cpu_affinity
-            .as_ref()
-            .map(|cpus| cpus[index % cpus.len()]);
-        let handle = std::thread::Builder::new()
-            .name(format!("load-worker-{index}"))
-            .spawn(move || run_worker(plan, index, threads, cpu, tx))
-            .map_err(LoadError::Runtime)?;
-        handles.push(handle);
+    for sender in plan_senders {
+        // A worker that failed to start has gone; its error comes from join.
+        let _ = sender.send(plan.clone());
     }
-    drop(tx);
 
     let mut timeline = TimelineCollector::new(threads);
     // Ends when every worker has dropped its sender, i.e. finished.
@@ -121,9 +156,12 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         elapsed,
         curve,
         control,
+        connect,
+        rss_before,
     ))
 }
 
+#[allow(clippy::too_many_arguments)] // one call site; each argument is one part of the report
 fn merge(
     config: &LoadConfig,
     threads: usize,
@@ -132,6 +170,8 @@ fn merge(
     elapsed: Duration,
     curve: Option<RateCurve>,
     control: &LoadControl,
+    connect: ConnectStats,
+    rss_before: u64,
 ) -> LoadReport {
     let mut latency = new_histogram();
     let mut service_time = new_histogram();
@@ -142,7 +182,14 @@ fn merge(
     let (mut ok, mut sent, mut late) = (0, 0, 0);
     let (mut user, mut system) = (Duration::ZERO, Duration::ZERO);
     let mut per_request = PerRequest::default();
+    let mut memory = GeneratorMemory {
+        rss_before_bytes: rss_before,
+        ..GeneratorMemory::default()
+    };
     for r in &results {
+        // One process: every worker read the same figures a moment apart.
+        memory.rss_bytes = memory.rss_bytes.max(r.memory.rss_bytes);
+        memory.peak_rss_bytes = memory.peak_rss_bytes.max(r.memory.peak_rss_bytes);
         per_request.add(&r.recorder.per_request);
         // Same bounds everywhere: adding cannot fail.
         latency
@@ -203,6 +250,8 @@ fn merge(
         schedule,
         was_cancelled: control.is_cancelled(),
         per_request: per_request.padded(config.requests.len()),
+        connect,
+        generator_memory: memory,
     }
 }
 

@@ -39,6 +39,19 @@ pub enum LoadError {
     WorkerPanicked(String),
     #[error("cannot write the latency log: {0}")]
     Hlog(String),
+    #[error(
+        "{connections} connections need {need} open files, but this process may open {soft} \
+         (RLIMIT_NOFILE soft {soft}, hard {hard}; {why}): raise the hard limit as root \
+         (`ulimit -Hn {need}` in the shell that starts runner, LimitNOFILE={need} in a systemd unit, \
+         or `nofile` in /etc/security/limits.conf), or use fewer connections"
+    )]
+    FileLimit {
+        connections: usize,
+        need: u64,
+        soft: u64,
+        hard: u64,
+        why: String,
+    },
 }
 
 /// Class of a failed request; each has its own counter in [`ErrorCounts`].

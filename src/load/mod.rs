@@ -10,11 +10,14 @@
 
 pub mod cli;
 mod config;
+mod connect_phase;
 mod connection;
 mod control;
 mod dynamic;
 mod engine;
 mod error;
+mod fd_limit;
+mod memory;
 mod mix;
 mod pacer;
 mod per_request;
@@ -29,10 +32,13 @@ mod wire;
 mod worker;
 
 pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
+pub use connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
 pub use control::LoadControl;
 pub use dynamic::resolved_once;
 pub use engine::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
+pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
+pub use memory::GeneratorMemory;
 pub use per_request::RequestFigures;
 pub use probe::{probe, probe_async};
 pub use report::{

@@ -8,7 +8,9 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use serde::Serialize;
 
+use super::connect_phase::ConnectStats;
 use super::error::ErrorCounts;
+use super::memory::GeneratorMemory;
 use super::per_request::RequestFigures;
 
 /// One second of the measured window, all workers merged.
@@ -88,6 +90,11 @@ pub struct LoadReport {
     /// The measured outcomes per workload request, in workload order; only
     /// counted when there are several (one request's are the run's own).
     pub per_request: Vec<RequestFigures>,
+    // --- 10,000 connections (issue 13 part 6).
+    /// The connect phase before the run's clock started (not measured).
+    pub connect: ConnectStats,
+    /// The generator process's resident memory with every connection open.
+    pub generator_memory: GeneratorMemory,
 }
 
 /// Latency percentiles in microseconds.
@@ -136,6 +143,11 @@ pub struct ReportSummary<'a> {
     pub schedule: Option<&'a ScheduleStats>,
     pub was_cancelled: bool,
     pub timeline: &'a [SecondStats],
+    /// The connect phase (not measured) and the connections per second it achieved.
+    pub connect: &'a ConnectStats,
+    pub connect_rate_achieved: f64,
+    /// The generator's resident memory with every connection open.
+    pub generator_memory: &'a GeneratorMemory,
 }
 
 impl LoadReport {
@@ -173,6 +185,9 @@ impl LoadReport {
             schedule: self.schedule.as_ref(),
             was_cancelled: self.was_cancelled,
             timeline: &self.timeline,
+            connect: &self.connect,
+            connect_rate_achieved: self.connect.achieved_rate(),
+            generator_memory: &self.generator_memory,
         }
     }
 
@@ -245,6 +260,14 @@ mod tests {
             per_request: Vec::new(),
             schedule: None,
             was_cancelled: false,
+            connect: ConnectStats {
+                wanted: 10,
+                opened: 10,
+                failed: 0,
+                seconds: 0.01,
+                rate_limit: 2000.0,
+            },
+            generator_memory: GeneratorMemory::default(),
         };
         let json = serde_json::to_value(report.summary()).unwrap();
         assert_eq!(json["requests"], 90);

@@ -8,16 +8,18 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use tokio::task::LocalSet;
 
 use super::config::StopCondition;
+use super::connect_phase::{WorkerConnects, open_connections};
 use super::connection::{self, Connection, EncodedRequest};
 use super::control::LoadControl;
 use super::dynamic::Values;
 use super::error::{ErrorClass, LoadError};
+use super::memory::GeneratorMemory;
 use super::mix::RequestMix;
 use super::pacer::{Pacer, Slot};
 use super::recorder::{Recorder, SecondSample};
@@ -61,26 +63,56 @@ pub struct WorkerResult {
     pub recorder: Recorder,
     pub cpu: ThreadCpu,
     pub finished: Instant,
+    /// The generator process's memory at the end of the window, read by
+    /// this worker before it closed its connections.
+    pub memory: GeneratorMemory,
 }
 
-/// Runs worker `index` (connections index, index+threads, ...) to the end.
+/// What a worker needs before the run's clock starts: how to open its
+/// connections (the connect phase, see [`super::connect_phase`]).
+pub struct Setup {
+    pub target: SocketAddr,
+    pub connections: usize,
+    /// Connection k of the generator is opened at `connect_origin + k / connect_rate`.
+    pub connect_origin: Instant,
+    pub connect_rate: f64,
+    pub timeout: Duration,
+    pub control: LoadControl,
+}
+
+/// A worker's connect phase is over: how many of its connections are open.
+#[derive(Debug, Clone, Copy)]
+pub struct Connected {
+    pub opened: usize,
+    pub failed: usize,
+}
+
+/// Runs worker `index` (connections index, index+threads, ...) to the end:
+/// its connect phase, then (once the engine sends the [`Plan`], whose clock
+/// starts after every worker's connect phase) the measured loop. Sends
+/// exactly one message on `connected` (None when the worker could not
+/// start), so the engine never waits for a worker that failed.
 pub fn run_worker(
-    plan: Arc<Plan>,
+    setup: Arc<Setup>,
     index: usize,
     threads: usize,
     cpu: Option<usize>,
+    connected: Sender<Option<Connected>>,
+    plan: Receiver<Arc<Plan>>,
     timeline: Sender<SecondSample>,
 ) -> Result<WorkerResult, LoadError> {
-    if let Some(cpu) = cpu {
-        pin_current_thread(&[cpu]).map_err(|cause| LoadError::Affinity { cpu, cause })?;
-    }
+    let prepared = prepare(&setup, index, threads, cpu);
+    let _ = connected.send(prepared.as_ref().ok().map(|(_, _, c)| Connected {
+        opened: c.slots.iter().filter(|s| s.is_some()).count(),
+        failed: c.failed,
+    }));
+    let (rt, local, connects) = prepared?;
+    let plan = plan.recv().map_err(|_| {
+        LoadError::WorkerPanicked("the load engine ended before the run started".into())
+    })?;
     if plan.curve.is_some() {
         tighten_timer_slack();
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(LoadError::Runtime)?;
     let recorder = Rc::new(RefCell::new(Recorder::new(
         index,
         plan.measure_start,
@@ -88,8 +120,7 @@ pub fn run_worker(
         plan.control.clone(),
     )));
     let cpu_at_start = Rc::new(Cell::new(ThreadCpu::now()));
-    let local = LocalSet::new();
-    local.block_on(&rt, async {
+    let memory = local.block_on(&rt, async {
         // Open loop: one pacer for all of this worker's connections.
         let pacer = match plan.curve {
             Some(_) => {
@@ -100,12 +131,14 @@ pub fn run_worker(
             None => None,
         };
         let mut tasks = Vec::new();
-        for conn in (index..plan.connections).step_by(threads) {
+        let conns = (index..plan.connections).step_by(threads);
+        for (conn, slot) in conns.zip(connects.slots) {
             tasks.push(tokio::task::spawn_local(drive(
                 plan.clone(),
                 recorder.clone(),
                 pacer.clone(),
                 conn,
+                slot,
             )));
         }
         let cpu_at_start = cpu_at_start.clone();
@@ -123,7 +156,8 @@ pub fn run_worker(
             _ = all_done => {}
             _ = stop_signal(&plan) => {}
         }
-        Ok(())
+        // Before the connections close with the runtime.
+        Ok::<_, LoadError>(GeneratorMemory::now())
     })?;
     let cpu = ThreadCpu::now().since(cpu_at_start.get());
     let finished = Instant::now();
@@ -139,7 +173,38 @@ pub fn run_worker(
         recorder,
         cpu,
         finished,
+        memory,
     })
+}
+
+/// Pins the thread, builds its runtime and runs its connect phase.
+fn prepare(
+    setup: &Setup,
+    index: usize,
+    threads: usize,
+    cpu: Option<usize>,
+) -> Result<(tokio::runtime::Runtime, LocalSet, WorkerConnects), LoadError> {
+    if let Some(cpu) = cpu {
+        pin_current_thread(&[cpu]).map_err(|cause| LoadError::Affinity { cpu, cause })?;
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LoadError::Runtime)?;
+    let local = LocalSet::new();
+    let indices = (index..setup.connections).step_by(threads).collect();
+    let connects = local.block_on(
+        &rt,
+        open_connections(
+            setup.target,
+            indices,
+            setup.connect_origin,
+            setup.connect_rate,
+            setup.timeout,
+            &setup.control,
+        ),
+    );
+    Ok((rt, local, connects))
 }
 
 /// Resolves at the end of the measured window, or soon after a cancel.
@@ -166,12 +231,13 @@ async fn drive(
     recorder: Rc<RefCell<Recorder>>,
     pacer: Option<Rc<Pacer>>,
     conn_index: usize,
+    connected: Option<Connection>,
 ) {
     let mut schedule = plan
         .curve
         .map(|curve| ConnectionSchedule::new(curve, plan.start, conn_index, plan.connections));
     let place = Rc::new(Slot::default());
-    let mut slot: Option<Connection> = None;
+    let mut slot: Option<Connection> = connected;
     let mut picker = plan.mix.picker(conn_index);
     // `seq`/`rand` requests are written here per send; they grow once.
     let mut values = Values::new(plan.seed, plan.seq_base, conn_index, plan.connections);
@@ -182,6 +248,11 @@ async fn drive(
             (Some(schedule), Some(pacer)) => {
                 let due = schedule.next_due();
                 if plan.measure_end.is_some_and(|end| due >= end) {
+                    // Nothing more to send, but the connection stays open
+                    // until the window closes (the worker's stop signal
+                    // ends this task): a run holds its connections.
+                    let _keep_open = slot;
+                    std::future::pending::<()>().await;
                     return;
                 }
                 pacer.until(&place, due).await;

@@ -232,5 +232,8 @@ pub fn load_plan<'s>(
         timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
         threads,
         seed: load.seed.unwrap_or(crate::load::DEFAULT_MIX_SEED),
+        connect_rate: load
+            .connect_rate
+            .map_or(crate::load::DEFAULT_CONNECT_RATE, |r| r.0),
     }
 }

@@ -283,6 +283,8 @@ pub struct LoadPlan {
     pub threads: u32,
     /// Seed of the weighted request draw (`load.seed`, default 1).
     pub seed: u64,
+    /// Connections opened per second before each load run (`load.connect_rate`).
+    pub connect_rate: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -5,11 +5,13 @@
 //! - [`env`](mod@env): the environment every command of a runtime runs with;
 //! - [`spawn`]: contained spawning (own session, parent-death signal, CPU
 //!   pinning) and signalling a whole process group;
+//! - [`open_files`]: a child's soft RLIMIT_NOFILE raised to the hard limit;
 //! - [`exit`]: how a child ended (`exit code 3`, `signal 9 (KILL)`);
 //! - [`log_tail`]: the last lines of a log, quoted in errors and failed rows.
 pub mod env;
 pub mod exit;
 pub mod log_tail;
+pub mod open_files;
 pub mod spawn;
 
 pub use env::runtime_env;

@@ -54,14 +54,15 @@ pub fn spawn_contained(mut cmd: Command, how: &Containment) -> io::Result<Child>
     let cpu_set = how.cpus.as_deref().map(CpuSet::of).transpose()?;
     let cgroup_procs = how.cgroup_procs.clone();
     // SAFETY: the closure only calls async-signal-safe functions (open,
-    // write, close, setsid, prctl, getppid, sched_setaffinity) on data
-    // prepared before the fork.
+    // write, close, setsid, prctl, getppid, sched_setaffinity, getrlimit,
+    // setrlimit) on data prepared before the fork.
     unsafe {
         cmd.pre_exec(move || {
             // First: joining a v1 cpuset resets the CPU affinity set below.
             for path in &cgroup_procs {
                 join_cgroup(path)?;
             }
+            super::open_files::raise_soft_to_hard()?;
             if new_session && libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
             }
@@ -143,6 +144,39 @@ mod tests {
         let stat = crate::sample::procfs::ProcStat::parse(text.lines().next().unwrap()).unwrap();
         assert_eq!((stat.session, stat.pgrp), (pid, pid), "{text}");
         assert!(text.contains("Cpus_allowed_list:\t0\n"), "{text}");
+    }
+
+    #[test]
+    fn contained_child_gets_its_soft_open_file_limit_raised_to_the_hard_one() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "ulimit -Sn; ulimit -Hn"]);
+        cmd.stdout(std::process::Stdio::piped());
+        // Runs before spawn_contained's own pre_exec: the child starts with
+        // a soft limit of 256, as a host with a low default would give it.
+        // SAFETY: getrlimit and setrlimit only, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let mut limit = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+                limit.rlim_cur = limit.rlim_max.min(256);
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+                Ok(())
+            });
+        }
+        let out = spawn_contained(cmd, &Containment::default())
+            .unwrap()
+            .wait_with_output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(
+            lines[0], lines[1],
+            "soft limit not raised to the hard one: {text}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod adaptive;
 mod charts;
 pub mod cold_starts;
 pub mod compare;
+mod connections;
 mod context;
 mod csv_out;
 mod dependencies;
@@ -66,6 +67,7 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
     let ctx = dependencies::DependenciesView::of(&run)?.added_to(ctx);
+    let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

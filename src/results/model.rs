@@ -297,6 +297,32 @@ pub struct MeasurementRow {
     /// none | fixed | stable | max
     #[serde(default)]
     pub warmup_end: WarmupEnd,
+    // --- Connections (issue 13 part 6): the connect phase before the
+    // measured window and the memory each open connection cost, on the
+    // service's side and the generator's. Defaulted: older runs still read.
+    /// Connections open when the measured window started.
+    #[serde(default)]
+    pub connections_opened: Option<u64>,
+    /// Seconds of the connect phase (paced, not measured) and the
+    /// connections per second it achieved.
+    #[serde(default)]
+    pub connect_s: Option<f64>,
+    #[serde(default)]
+    pub connect_rate_achieved: Option<f64>,
+    /// The service's idle RSS at this start (lifecycle.csv `idle_rss_bytes`).
+    #[serde(default)]
+    pub service_idle_rss_bytes: Option<u64>,
+    /// (service_rss_max_bytes - service_idle_rss_bytes) / connections_opened.
+    #[serde(default)]
+    pub service_rss_per_connection_bytes: Option<f64>,
+    /// The generator process's VmRSS before its connect phase and at the
+    /// end of the window (every connection open), and its VmHWM.
+    #[serde(default)]
+    pub gen_rss_before_bytes: Option<u64>,
+    #[serde(default)]
+    pub gen_rss_bytes: Option<u64>,
+    #[serde(default)]
+    pub gen_peak_rss_bytes: Option<u64>,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

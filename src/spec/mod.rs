@@ -21,6 +21,7 @@
 pub mod adaptive;
 pub mod affinity;
 pub mod byte_size;
+pub mod connect_rate;
 pub mod de;
 pub mod dependencies;
 pub mod error;

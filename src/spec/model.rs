@@ -288,7 +288,7 @@ fn ok() -> u16 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step"
+    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate"
 )]
 pub struct LoadSpec {
     #[serde(default)]
@@ -314,6 +314,9 @@ pub struct LoadSpec {
     /// Seeds the weighted request draw; with the connection index it fixes
     /// the sequence each connection sends (default 1).
     pub seed: Option<u64>,
+    /// Connections opened per second before each load run (default
+    /// `2000/s`); the connect phase is not measured.
+    pub connect_rate: Option<super::connect_rate::ConnectRate>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -45,6 +45,8 @@ pub struct TestServer {
     pub requests: Arc<AtomicU64>,
     /// Connections accepted.
     pub connections: Arc<AtomicU64>,
+    /// Connections open now (the tokio server only; always 0 for `Delay`).
+    pub open: Arc<AtomicU64>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -59,8 +61,9 @@ impl TestServer {
         let addr = listener.local_addr().unwrap();
         let requests = Arc::new(AtomicU64::new(0));
         let connections = Arc::new(AtomicU64::new(0));
+        let open = Arc::new(AtomicU64::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let (req, conns) = (requests.clone(), connections.clone());
+        let (req, conns, gauge) = (requests.clone(), connections.clone(), open.clone());
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -73,8 +76,13 @@ impl TestServer {
                     loop {
                         let (stream, _) = listener.accept().await.unwrap();
                         conns.fetch_add(1, Ordering::Relaxed);
+                        gauge.fetch_add(1, Ordering::Relaxed);
                         let _ = stream.set_nodelay(true);
-                        tokio::spawn(serve(stream, behavior.clone(), req.clone(), origin));
+                        let (behavior, req, open) = (behavior.clone(), req.clone(), gauge.clone());
+                        tokio::spawn(async move {
+                            serve(stream, behavior, req, origin).await;
+                            open.fetch_sub(1, Ordering::Relaxed);
+                        });
                     }
                 };
                 tokio::select! {
@@ -87,6 +95,7 @@ impl TestServer {
             addr,
             requests,
             connections,
+            open,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -143,6 +152,7 @@ impl TestServer {
             addr,
             requests,
             connections,
+            open: Arc::new(AtomicU64::new(0)),
             stop: None,
             thread: None,
         }

@@ -1,0 +1,3 @@
+module runner/stub
+
+go 1.26.0

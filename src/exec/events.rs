@@ -47,6 +47,15 @@ pub enum Event {
         runtime: String,
         reason: String,
     },
+    /// A fresh process of the memory phases went through them (or failed).
+    MemoryPhase {
+        runtime: String,
+        index: u32,
+        of: u32,
+        idle_bytes: Option<u64>,
+        after_bytes: Option<u64>,
+        failed: Option<String>,
+    },
     CellStarted {
         index: u64,
         total: u64,

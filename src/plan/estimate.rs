@@ -171,6 +171,10 @@ impl Plan {
                 train.duration = shorten(train.duration);
             }
         }
+        if let Some(memory) = &mut self.memory {
+            memory.settle = shorten(memory.settle);
+            memory.duration = shorten(memory.duration);
+        }
         self.quick_factor = Some(factor);
         self
     }

@@ -48,6 +48,11 @@ pub struct Plan {
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).
     pub gates: super::gates::Gates,
+    /// `sample.during_measure`: false leaves a measured window unsampled
+    /// (one reading at its start, one at its end).
+    pub sample_during_measure: bool,
+    /// `memory:`: memory phases on fresh processes, after the cells.
+    pub memory: Option<super::memory::MemoryPlan>,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -59,6 +64,8 @@ pub struct VerifyPlan {
     pub expect_status: u16,
     /// JSON field names of the answer that must be equal across runtimes.
     pub compare: Vec<String>,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

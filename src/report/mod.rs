@@ -18,6 +18,7 @@ mod error;
 mod format;
 pub mod history;
 mod latency_charts;
+pub mod memory_phases;
 pub mod pairs;
 mod request_mix;
 mod run_data;
@@ -59,11 +60,14 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let mut charts = charts::all(&summary)?;
     let search = search::views(&run)?;
     charts.extend(search::chart(&search, &summary.runtimes)?);
+    let memory = memory_phases::view(&run)?;
+    charts.extend(memory_phases::chart(memory.as_ref(), &summary.runtimes)?);
     let templates = templating::load_templates(templates)?;
     let env = templating::environment(&templates)?;
     let ctx = context::build(&run, &summary, &charts, &context::generated_now());
     let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
+    let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

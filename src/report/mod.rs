@@ -19,6 +19,7 @@ mod format;
 pub mod history;
 mod latency_charts;
 pub mod memory_phases;
+pub mod outliers;
 pub mod pairs;
 mod request_mix;
 mod run_data;
@@ -67,6 +68,8 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let ctx = context::build(&run, &summary, &charts, &context::generated_now());
     let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
+    let max_latency = outliers::views(&run);
+    let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
     let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
 
     let mut files = csv_out::write_all(run_dir, &summary)?;

@@ -222,8 +222,8 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     if e.memory_processes > 0 {
         let _ = writeln!(
             out,
-            "  + {} x {} (memory phases: start allowance + settle + load)",
-            plural(e.memory_processes, "memory process"),
+            "  + {} x {} (memory phases, one fresh process each: start allowance + settle + load)",
+            plural(e.memory_processes, "memory start"),
             human(e.per_memory_process)
         );
     }

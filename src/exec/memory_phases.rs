@@ -16,7 +16,7 @@ use super::load_config::measure_config;
 use super::verdict::one_line;
 use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::memory::MemoryPlan;
-use crate::plan::{Cell, RuntimePlan};
+use crate::plan::{Cell, HealthPlan, RuntimePlan};
 use crate::results::{MemoryPhaseRow, MemoryPhaseStatus};
 use crate::sample::{session_pids, session_usage};
 use crate::service::{Service, ServiceCommand};
@@ -104,7 +104,7 @@ pub fn memory_phase(
             return row;
         }
     };
-    let problem = phases(ctx, &mut service, cell, memory, &mut row);
+    let problem = phases(ctx, &mut service, &rt.health, cell, memory, &mut row);
     let stopped = service.stop(&rt.stop);
     row.reason = match (problem, stopped) {
         (Some(p), _) => one_line(&format!("memory process {index} of {}: {p}", rt.name)),
@@ -121,18 +121,13 @@ pub fn memory_phase(
 fn phases(
     ctx: &CellContext,
     service: &mut Service,
+    health: &HealthPlan,
     cell: &Cell,
     memory: &MemoryPlan,
     row: &mut MemoryPhaseRow,
 ) -> Option<String> {
     let interrupt = ctx.interrupt;
     let cancelled = || interrupt.is_set();
-    let health = &ctx
-        .plan
-        .runtimes
-        .iter()
-        .find(|r| r.name == cell.runtime)?
-        .health;
     if let Err(e) = service.wait_ready(health, &cancelled) {
         return Some(e.to_string());
     }

@@ -7,7 +7,11 @@
 # ratio on/off of the medians over the repeats. Timing figures: nothing is
 # asserted; read them with the host's load average, printed too.
 #
-#   scripts/sampler-effect.sh [--interval 200ms] [--repeats 3] [--seconds 5]
+#   scripts/sampler-effect.sh [--interval 200ms] [--repeats 3] [--seconds 5] [--off-first]
+#
+# The two passes run one after the other, so host drift between them is
+# part of the difference: run it both ways (`--off-first`) and believe a
+# difference only when it keeps its sign.
 #
 # Runs the users API (runtimes/CONTRACT.md, "Users") of go-nethttp and
 # node-http at 50 connections, the GET/POST mix of experiments/node-vs-go.yaml,
@@ -15,13 +19,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-interval=200ms repeats=3 seconds=5
+interval=200ms repeats=3 seconds=5 passes="true false"
 while [ $# -gt 0 ]; do
   case "$1" in
     --interval) interval=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
-    *) echo "usage: $0 [--interval 200ms] [--repeats 3] [--seconds 5]" >&2; exit 2 ;;
+    --off-first) passes="false true"; shift ;;
+    *) echo "usage: $0 [--interval 200ms] [--repeats 3] [--seconds 5] [--off-first]" >&2; exit 2 ;;
   esac
 done
 runner=${RUNNER:-$root/target/release/runner}
@@ -60,15 +65,15 @@ results: $work/results
 YAML
 }
 
-for on in true false; do
+for on in $passes; do
   spec $on > "$work/sampler-$on.yaml"
   echo "== during_measure: $on (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   "$runner" exec "$work/sampler-$on.yaml" > "$work/exec-$on.log" 2>&1 || { cat "$work/exec-$on.log" >&2; exit 1; }
 done
 
-python3 - "$work/results" "$interval" <<'PY'
+python3 - "$work/results" "$interval" "$passes" <<'PY'
 import csv, glob, statistics, sys
-results, interval = sys.argv[1], sys.argv[2]
+results, interval, order = sys.argv[1], sys.argv[2], sys.argv[3]
 def figures(on):
     (run,) = glob.glob(f"{results}/sampler-{on}/*/measurements.csv")
     by = {}
@@ -77,7 +82,7 @@ def figures(on):
             by.setdefault(r["runtime"], []).append(r)
     return by
 on, off = figures("true"), figures("false")
-print(f"sampler every {interval} during the window (on) vs off; median over repeats [min, max]")
+print(f"sampler every {interval} during the window (on) vs off; median over repeats [min, max]; passes in order: {order}")
 print(f"{'runtime':8} {'':4} {'req/s':>9} {'p99 ms':>22} {'max ms':>24}")
 for rt in sorted(on):
     rows = {}

@@ -21,6 +21,34 @@ use crate::results::{MemoryPhaseRow, MemoryPhaseStatus};
 use crate::sample::{session_pids, session_usage};
 use crate::service::{Service, ServiceCommand};
 
+/// The (runtime, process) pairs memory-phases.csv at `path` already holds
+/// (none when it is missing or unreadable: those are measured again).
+pub fn recorded(path: &std::path::Path) -> std::collections::HashSet<(String, u32)> {
+    crate::results::read_csv::<MemoryPhaseRow>(path)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| (r.runtime, r.process))
+        .collect()
+}
+
+/// Runtimes of `plan` (those with cells) with a memory process still to
+/// measure, given what `path` holds: a resumed run needs them even when all
+/// their cells are recorded.
+pub fn runtimes_left(plan: &crate::plan::Plan, path: &std::path::Path) -> Vec<String> {
+    let Some(memory) = &plan.memory else {
+        return Vec::new();
+    };
+    let done = recorded(path);
+    plan.runtimes
+        .iter()
+        .filter(|rt| plan.cells.iter().any(|c| c.runtime == rt.name))
+        .filter(|rt| (1..=memory.repeats).any(|i| !done.contains(&(rt.name.clone(), i))))
+        .map(|rt| rt.name.clone())
+        .collect()
+}
+
 /// One reading of the service's memory, every process together.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct MemoryReading {

@@ -98,12 +98,17 @@ pub fn run<D: Driver>(
     let recorded: HashSet<String> = rows.iter().map(|r| r.cell_id.clone()).collect();
     // Adaptive repeats: the recorded rows count, and decide what is left.
     let repeats = Repeats::new(plan, &rows);
-    let needed: BTreeSet<String> = plan
+    let mut needed: BTreeSet<String> = plan
         .cells
         .iter()
         .filter(|c| !recorded.contains(&c.id) && repeats.wants(c))
         .map(|c| c.runtime.clone())
         .collect();
+    if let Some(run) = &run {
+        // Memory processes a first session did not finish.
+        let left = super::memory_phases::runtimes_left(plan, &run.file(MEMORY_PHASES_FILE));
+        needed.extend(left);
+    }
     let checked = driver.preflight(plan, &needed);
     if !checked.problems.is_empty() {
         return Err(ExecError::Preflight(checked.problems));
@@ -593,13 +598,7 @@ impl<'a, D: Driver> Executor<'a, D> {
         memory: &crate::plan::memory::MemoryPlan,
     ) -> Result<(), ExecError> {
         let path = self.ctx.run.file(MEMORY_PHASES_FILE);
-        let done: HashSet<(String, u32)> = crate::results::read_csv::<MemoryPhaseRow>(&path)
-            .ok()
-            .flatten()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|r| (r.runtime, r.process))
-            .collect();
+        let done = super::memory_phases::recorded(&path);
         let mut rows = CsvAppender::<MemoryPhaseRow>::open(&path)?;
         for index in 1..=memory.repeats {
             for rt in runtimes {

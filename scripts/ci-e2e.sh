@@ -3,7 +3,8 @@
 # experiments/ci.yaml builds every runtime, trains the Leyden AOT cache,
 # measures every service and renders the reports; then the run is checked,
 # re-rendered, compared with itself, and the services' answers are checked
-# for equivalence with `runner verify`.
+# for equivalence with `runner verify`; last the users API study
+# (experiments/node-vs-go.yaml) is verified and run with --quick 5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -64,5 +65,27 @@ fi
 
 echo "== runner verify experiments/contract.yaml (the services answer alike)"
 "$runner" verify experiments/contract.yaml
+
+echo "== runner verify experiments/node-vs-go.yaml (the users API answers alike)"
+"$runner" verify experiments/node-vs-go.yaml
+
+echo "== runner exec --quick 5 experiments/node-vs-go.yaml (memory phases on fresh processes)"
+users_results=$root/results/node-vs-go
+"$runner" exec --quick 5 experiments/node-vs-go.yaml
+users_run=$(find "$users_results" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort | tail -n 1)
+python3 - "$users_run" <<'PY'
+import csv, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+rows = list(csv.DictReader(open(run / "memory-phases.csv")))
+runtimes = {r["runtime"] for r in rows}
+if len(rows) != 3 * len(runtimes) or len(runtimes) != 3:
+    sys.exit(f"ci-e2e: memory-phases.csv has {len(rows)} rows for {sorted(runtimes)}, want 3 per runtime ({run})")
+for r in rows:
+    if r["status"] != "ok" or not r["idle_rss_bytes"] or not r["after_rss_bytes"]:
+        sys.exit(f"ci-e2e: memory process {r['runtime']} #{r['process']}: {r['status']} {r['reason']} ({run})")
+if "## Memory in phases" not in (run / "report.md").read_text():
+    sys.exit(f"ci-e2e: report.md has no memory phases section ({run})")
+print(f"memory phases: {len(rows)} fresh processes, all ok")
+PY
 
 echo "ci-e2e: passed"

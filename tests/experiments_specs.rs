@@ -61,3 +61,44 @@ fn the_committed_schema_is_current() {
         &String::from_utf8_lossy(&out.get_output().stdout),
     );
 }
+
+/// The Node-vs-Go study (issue 16): 3 runtimes x 2 concurrencies x 2
+/// repeats, the sampler off during the windows, memory phases of 3 fresh
+/// processes at 300 connections, and `--quick` shortening them too.
+#[test]
+fn the_node_vs_go_study_plans_its_cells_and_memory_phases() {
+    let plan = |quick: Option<&str>| -> serde_json::Value {
+        let mut cmd = runner();
+        cmd.args(["plan", "--format", "json"]);
+        if let Some(q) = quick {
+            cmd.args(["--quick", q]);
+        }
+        let out = cmd
+            .arg(root().join("experiments/node-vs-go.yaml"))
+            .output()
+            .expect("runner plan runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("plan JSON")
+    };
+    let full = plan(None);
+    assert_eq!(full["cells"].as_array().unwrap().len(), 12);
+    assert_eq!(full["sample_during_measure"], false);
+    assert_eq!(full["memory"]["repeats"], 3);
+    assert_eq!(full["memory"]["connections"], 300);
+    assert_eq!(full["memory"]["duration"]["secs"], 15);
+    let quick = plan(Some("5"));
+    assert_eq!(quick["memory"]["duration"]["secs"], 3);
+    let requests = full["cells"][0]["requests"].as_array().unwrap();
+    let names: Vec<&str> = requests
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["get", "get-miss", "post", "post-invalid", "post-malformed"]
+    );
+}

@@ -99,7 +99,7 @@ pub fn measure_cell_observed(
     let sampler = Sampler::start_with_cgroup(
         service.sid(),
         service.cgroup().map(|c| c.usage_files()),
-        ctx.plan.sample_interval,
+        measure_sample_interval(ctx.plan),
         t0,
         Box::new(|| {}),
     );
@@ -155,6 +155,23 @@ pub fn measure_cell_observed(
     }
     Ok(CellEnd::Recorded(Box::new(row)))
 }
+
+/// The sampler's interval inside a measured window. With
+/// `sample: { during_measure: false }` it is longer than any window, so the
+/// sampler reads once at the start and once at `finish()`: CPU and memory
+/// of the window still come from those two readings, and nothing of the
+/// runner wakes up on the host while the latencies are recorded.
+fn measure_sample_interval(plan: &crate::plan::Plan) -> Duration {
+    if plan.sample_during_measure {
+        plan.sample_interval
+    } else {
+        UNSAMPLED_WINDOW
+    }
+}
+
+/// Longer than any measured window (a day); short enough that `Instant +`
+/// it never overflows.
+const UNSAMPLED_WINDOW: Duration = Duration::from_secs(86_400);
 
 /// Longest wait for a health answer between cells: long enough for a
 /// service to drain the backlog a cell left, short enough not to stall a run.

@@ -52,6 +52,18 @@ pub trait Driver {
         first_cell: &Cell,
     ) -> ColdStart;
 
+    /// One fresh process of `rt` through the memory phases (the `index`-th
+    /// of `memory.repeats`): idle reading, the declared load, the reading
+    /// right after, stop.
+    fn memory_phase(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+        memory: &crate::plan::memory::MemoryPlan,
+    ) -> crate::results::MemoryPhaseRow;
+
     /// Starts `rt` for measuring (health, first request, service warmup with
     /// `first_cell`'s load, training evidence).
     fn start(

@@ -56,6 +56,15 @@ pub enum Event {
         seconds: f64,
         problem: Option<String>,
     },
+    /// A fresh process of the memory phases went through them (or failed).
+    MemoryPhase {
+        runtime: String,
+        index: u32,
+        of: u32,
+        idle_bytes: Option<u64>,
+        after_bytes: Option<u64>,
+        failed: Option<String>,
+    },
     CellStarted {
         index: u64,
         total: u64,

@@ -128,6 +128,35 @@ impl Driver for Fake {
         (Ok(()), row)
     }
 
+    fn memory_phase(
+        &mut self,
+        _ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        _first_cell: &Cell,
+        memory: &crate::plan::memory::MemoryPlan,
+    ) -> crate::results::MemoryPhaseRow {
+        self.calls.push(format!("memory {} #{index}", rt.name));
+        // A scripted process: 10 MiB idle, 20 MiB after, one process.
+        crate::results::MemoryPhaseRow {
+            runtime: rt.name.clone(),
+            process: index,
+            status: crate::results::MemoryPhaseStatus::Ok,
+            processes: 1,
+            idle_rss_bytes: Some(10 << 20),
+            idle_pss_bytes: Some(9 << 20),
+            idle_cgroup_bytes: None,
+            after_rss_bytes: Some(20 << 20),
+            after_pss_bytes: Some(19 << 20),
+            after_cgroup_bytes: None,
+            connections: memory.connections,
+            load_seconds: memory.duration.as_secs_f64(),
+            requests_ok: 1000,
+            errors: 0,
+            reason: String::new(),
+        }
+    }
+
     fn cold_start(
         &mut self,
         _ctx: &CellContext,

@@ -37,6 +37,7 @@ pub mod gates;
 pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;
+pub mod memory_phases;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;

@@ -560,3 +560,86 @@ fn a_service_that_cannot_be_stopped_cleanly_is_not_started_again_for_its_next_re
     assert!(outcome.skipped["a"].contains("ignored SIGTERM"));
     assert_eq!(fake.calls_of("measure b/").len(), 4, "b still runs");
 }
+
+#[test]
+fn memory_phases_come_after_every_cell_interleaved_and_skip_skipped_runtimes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "memory: { repeats: 2, settle: 0s, connections: 3, duration: 1s }\n",
+    );
+    let mut fake = Fake::default();
+    let (outcome, events) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    let last_measure = fake
+        .calls
+        .iter()
+        .rposition(|c| c.starts_with("measure "))
+        .unwrap();
+    let memory: Vec<_> = fake.calls_of("memory");
+    assert_eq!(
+        memory,
+        ["memory a #1", "memory b #1", "memory a #2", "memory b #2"]
+    );
+    let first_memory = fake
+        .calls
+        .iter()
+        .position(|c| c.starts_with("memory"))
+        .unwrap();
+    assert!(first_memory > last_measure, "{:?}", fake.calls);
+    let rows: Vec<crate::results::MemoryPhaseRow> =
+        rows(&outcome, crate::results::MEMORY_PHASES_FILE);
+    assert_eq!(rows.len(), 4);
+    assert_eq!((rows[1].runtime.as_str(), rows[1].process), ("b", 1));
+    assert_eq!(rows[0].connections, 3);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::MemoryPhase { .. }))
+            .count(),
+        4
+    );
+
+    // A runtime whose build failed gets no memory process.
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "memory: { repeats: 1, connections: 3, duration: 1s }\n",
+    );
+    let mut fake = Fake {
+        failing_builds: ["a".to_string()].into(),
+        ..Default::default()
+    };
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    outcome.unwrap();
+    assert_eq!(fake.calls_of("memory"), ["memory b #1"]);
+}
+
+#[test]
+fn a_resume_measures_only_the_memory_processes_not_yet_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = plan_in(
+        dir.path(),
+        "memory: { repeats: 2, settle: 0s, connections: 3, duration: 1s }\n",
+    );
+    let mut fake = Fake::default();
+    let (outcome, _) = exec(&plan, &text, &mut fake, None);
+    let outcome = outcome.unwrap();
+    // As if the first session had died after two of the four processes.
+    let path = outcome.run_dir.join(crate::results::MEMORY_PHASES_FILE);
+    let text_rows = std::fs::read_to_string(&path).unwrap();
+    let kept: Vec<&str> = text_rows.lines().take(3).collect(); // header + 2 rows
+    std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+
+    let mut again = Fake::default();
+    let (resumed, _) = exec(&plan, &text, &mut again, Some(&outcome.run_dir));
+    let resumed = resumed.unwrap();
+    assert_eq!(again.calls_of("memory"), ["memory a #2", "memory b #2"]);
+    let rows: Vec<crate::results::MemoryPhaseRow> =
+        rows(&resumed, crate::results::MEMORY_PHASES_FILE);
+    let ids: Vec<(&str, u32)> = rows
+        .iter()
+        .map(|r| (r.runtime.as_str(), r.process))
+        .collect();
+    assert_eq!(ids, [("a", 1), ("b", 1), ("a", 2), ("b", 2)]);
+}

@@ -99,6 +99,17 @@ impl Driver for Processes {
         super::cold_start::cold_start(ctx, rt, index, first_cell)
     }
 
+    fn memory_phase(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+        memory: &crate::plan::memory::MemoryPlan,
+    ) -> crate::results::MemoryPhaseRow {
+        super::memory_phases::memory_phase(ctx, rt, index, first_cell, memory)
+    }
+
     fn start(
         &mut self,
         ctx: &CellContext,

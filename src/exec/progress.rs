@@ -95,6 +95,28 @@ pub fn plain_line(event: &Event) -> Option<String> {
             None => format!("dependency {name} {} in {seconds:.1} s", step.as_str()),
             Some(p) => format!("dependency {name} {}: {p}", step.as_str()),
         },
+        Event::MemoryPhase {
+            runtime,
+            index,
+            of,
+            idle_bytes,
+            after_bytes,
+            failed,
+        } => {
+            let mib = |b: &Option<u64>| {
+                b.map_or("-".to_string(), |b| {
+                    format!("{:.1} MiB", b as f64 / 1048576.0)
+                })
+            };
+            match failed {
+                Some(why) => format!("memory {runtime} {index}/{of}: failed: {why}"),
+                None => format!(
+                    "memory {runtime} {index}/{of}: idle {}, after load {} (RSS)",
+                    mib(idle_bytes),
+                    mib(after_bytes)
+                ),
+            }
+        }
         Event::CellStarted { .. } | Event::CellProgress { .. } => return None,
         Event::CellFinished {
             cell_id,

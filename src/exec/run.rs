@@ -29,8 +29,9 @@ use crate::plan::{Cell, Plan, RuntimePlan};
 use crate::results::resume::{check_spec, recorded_rows};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
-    MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState,
-    RunStatus, SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
+    MEASUREMENTS_FILE, MEMORY_PHASES_FILE, MeasurementRow, MemoryPhaseRow, MemoryPhaseStatus,
+    PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id,
+    rfc3339_now, write_csv_atomic,
 };
 
 #[path = "run_dependencies.rs"]
@@ -101,12 +102,17 @@ pub fn run<D: Driver>(
     let recorded: HashSet<String> = rows.iter().map(|r| r.cell_id.clone()).collect();
     // Adaptive repeats: the recorded rows count, and decide what is left.
     let repeats = Repeats::new(plan, &rows);
-    let needed: BTreeSet<String> = plan
+    let mut needed: BTreeSet<String> = plan
         .cells
         .iter()
         .filter(|c| !recorded.contains(&c.id) && repeats.wants(c))
         .map(|c| c.runtime.clone())
         .collect();
+    if let Some(run) = &run {
+        // Memory processes a first session did not finish.
+        let left = super::memory_phases::runtimes_left(plan, &run.file(MEMORY_PHASES_FILE));
+        needed.extend(left);
+    }
     let checked = driver.preflight(plan, &needed);
     if !checked.problems.is_empty() {
         return Err(ExecError::Preflight(checked.problems));
@@ -272,6 +278,11 @@ impl<'a, D: Driver> Executor<'a, D> {
         }
         if !self.ctx.interrupt.is_set() {
             self.cells(recorded)?;
+        }
+        if let Some(memory) = &self.ctx.plan.memory
+            && !self.ctx.interrupt.is_set()
+        {
+            self.memory_phases(&runtimes, memory)?;
         }
         self.stop_all_dependencies();
         self.finish()
@@ -618,6 +629,50 @@ impl<'a, D: Driver> Executor<'a, D> {
     fn write_status(&mut self) -> Result<(), ExecError> {
         self.status.updated_at = rfc3339_now();
         self.ctx.run.write_status(&self.status)?;
+        Ok(())
+    }
+
+    /// The memory phases after every cell: process 1 of every runtime, then
+    /// process 2, ... (interleaved, so host drift spreads over runtimes
+    /// alike). A resumed run keeps the processes already recorded.
+    fn memory_phases(
+        &mut self,
+        runtimes: &[&RuntimePlan],
+        memory: &crate::plan::memory::MemoryPlan,
+    ) -> Result<(), ExecError> {
+        let path = self.ctx.run.file(MEMORY_PHASES_FILE);
+        let done = super::memory_phases::recorded(&path);
+        let mut rows = CsvAppender::<MemoryPhaseRow>::open(&path)?;
+        for index in 1..=memory.repeats {
+            for rt in runtimes {
+                if self.ctx.interrupt.is_set() {
+                    return Ok(());
+                }
+                let plan: &'a Plan = self.ctx.plan;
+                let first = plan.cells.iter().find(|c| c.runtime == rt.name);
+                let Some(first) = first.filter(|_| !self.skipped.contains_key(&rt.name)) else {
+                    continue;
+                };
+                if done.contains(&(rt.name.clone(), index)) {
+                    continue;
+                }
+                let row = self
+                    .driver
+                    .memory_phase(&self.ctx, rt, index, first, memory);
+                if self.ctx.interrupt.is_set() {
+                    return Ok(()); // an interrupted process is measured again on resume
+                }
+                let _ = self.ctx.events.send(Event::MemoryPhase {
+                    runtime: rt.name.clone(),
+                    index,
+                    of: memory.repeats,
+                    idle_bytes: row.idle_rss_bytes,
+                    after_bytes: row.after_rss_bytes,
+                    failed: (row.status == MemoryPhaseStatus::Failed).then(|| row.reason.clone()),
+                });
+                rows.append(&row)?;
+            }
+        }
         Ok(())
     }
 

@@ -48,7 +48,8 @@ pub fn assemble(
         sample_interval: spec
             .sample
             .as_ref()
-            .map_or(DEFAULT_SAMPLE_INTERVAL, |s| s.interval.0),
+            .and_then(|s| s.interval)
+            .map_or(DEFAULT_SAMPLE_INTERVAL, |d| d.0),
         affinity,
         results_dir: absolute(
             &loaded
@@ -77,10 +78,18 @@ pub fn assemble(
                 path: v.path.clone(),
                 expect_status: v.expect_status,
                 compare: v.compare.clone(),
+                headers: v.headers.clone().into_iter().collect(),
+                body: v.body.clone(),
             })
             .collect(),
         gates: super::gates::Gates::of(spec),
         // Planned before the runtimes; set by `build_on`.
         dependencies: Vec::new(),
+        sample_during_measure: spec
+            .sample
+            .as_ref()
+            .and_then(|s| s.during_measure)
+            .unwrap_or(true),
+        memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
     }
 }

@@ -45,6 +45,10 @@ pub struct Estimate {
     /// every configuration to `max`, every auto warmup to its `max`).
     /// `None`: the plan's length is fixed.
     pub least: Option<Least>,
+    /// Memory phases (`memory:`): fresh processes, and each one's time
+    /// (start allowance + settle + load).
+    pub memory_processes: usize,
+    pub per_memory_process: Duration,
 }
 
 /// The shortest a plan with adaptive parts can take.
@@ -75,6 +79,20 @@ impl Plan {
             .map(|r| r.startup_repeats as usize)
             .sum();
         let cold = START_ALLOWANCE * cold_starts as u32;
+        let memory_processes = self.memory.as_ref().map_or(0, |m| {
+            m.repeats as usize
+                * self
+                    .runtimes
+                    .iter()
+                    .filter(|r| self.cells.iter().any(|c| c.runtime == r.name))
+                    .count()
+        });
+        let per_memory_process = self
+            .memory
+            .as_ref()
+            .map_or(Duration::ZERO, |m| START_ALLOWANCE + m.settle + m.duration);
+        // Cold starts and memory processes: the same however the cells run.
+        let outside_cells = cold + per_memory_process * memory_processes as u32;
         let most = self.walk(|_| true, CellWarmup::longest);
         let least = self.walk(
             |cell| cell.repeat <= self.repeats_of(&cell.runtime).min(),
@@ -82,7 +100,7 @@ impl Plan {
         );
         let adaptive = (least.cells, least.cells_time) != (most.cells, most.cells_time);
         Estimate {
-            total: per_start * most.starts as u32 + cold + most.cells_time,
+            total: per_start * most.starts as u32 + outside_cells + most.cells_time,
             service_starts: most.starts,
             per_start,
             cold_starts,
@@ -90,7 +108,7 @@ impl Plan {
             cells_time: most.cells_time,
             cells_by_requests: most.by_requests,
             least: adaptive.then(|| Least {
-                total: per_start * least.starts as u32 + cold + least.cells_time,
+                total: per_start * least.starts as u32 + outside_cells + least.cells_time,
                 service_starts: least.starts,
                 cells: least.cells,
             }),
@@ -100,6 +118,8 @@ impl Plan {
                 .iter()
                 .filter_map(|r| r.train.as_ref().map(|t| (r.name.clone(), t.duration)))
                 .collect(),
+            memory_processes,
+            per_memory_process,
         }
     }
 
@@ -171,6 +191,10 @@ impl Plan {
                 train.duration = shorten(train.duration);
             }
         }
+        if let Some(memory) = &mut self.memory {
+            memory.settle = shorten(memory.settle);
+            memory.duration = shorten(memory.duration);
+        }
         self.quick_factor = Some(factor);
         self
     }
@@ -224,6 +248,27 @@ mod tests {
         assert_eq!(plan.estimate().cold_starts, 0);
         let plan = plan_with("startup: { repeats: 5 }\n");
         assert_eq!(plan.estimate().cold_starts, 15);
+    }
+
+    #[test]
+    fn memory_phases_add_their_processes_to_the_total_and_quick_shortens_them() {
+        let without = plan_with("startup: { repeats: 0 }\n").estimate();
+        let plan = plan_with(
+            "startup: { repeats: 0 }\nmemory: { repeats: 2, settle: 1s, connections: 8, duration: 10s }\n",
+        );
+        let e = plan.estimate();
+        assert_eq!(e.memory_processes, 6); // 2 processes x 3 runtimes
+        assert_eq!(
+            e.per_memory_process,
+            START_ALLOWANCE + Duration::from_secs(11)
+        );
+        assert_eq!(e.total, without.total + e.per_memory_process * 6);
+        let quick = plan.quick(10);
+        let memory = quick.memory.as_ref().unwrap();
+        assert_eq!(
+            (memory.settle, memory.duration),
+            (Duration::from_millis(100), Duration::from_secs(1))
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod java;
 pub mod last_run;
 pub mod limits;
 pub mod matrix;
+pub mod memory;
 pub mod model;
 pub mod pinning;
 pub mod ports;

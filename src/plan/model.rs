@@ -50,6 +50,11 @@ pub struct Plan {
     pub gates: super::gates::Gates,
     /// The services the run starts for its runtimes, in spec order.
     pub dependencies: Vec<super::DependencyPlan>,
+    /// `sample.during_measure`: false leaves a measured window unsampled
+    /// (one reading at its start, one at its end).
+    pub sample_during_measure: bool,
+    /// `memory:`: memory phases on fresh processes, after the cells.
+    pub memory: Option<super::memory::MemoryPlan>,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -61,6 +66,8 @@ pub struct VerifyPlan {
     pub expect_status: u16,
     /// JSON field names of the answer that must be equal across runtimes.
     pub compare: Vec<String>,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

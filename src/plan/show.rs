@@ -223,6 +223,14 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             human(super::estimate::START_ALLOWANCE)
         );
     }
+    if e.memory_processes > 0 {
+        let _ = writeln!(
+            out,
+            "  + {} x {} (memory phases, one fresh process each: start allowance + settle + load)",
+            plural(e.memory_processes, "memory start"),
+            human(e.per_memory_process)
+        );
+    }
     if e.cells_by_requests > 0 {
         let _ = writeln!(
             out,

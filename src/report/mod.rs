@@ -20,6 +20,8 @@ mod error;
 mod format;
 pub mod history;
 mod latency_charts;
+pub mod memory_phases;
+pub mod outliers;
 pub mod pairs;
 mod request_mix;
 mod run_data;
@@ -61,6 +63,8 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let mut charts = charts::all(&summary)?;
     let search = search::views(&run)?;
     charts.extend(search::chart(&search, &summary.runtimes)?);
+    let memory = memory_phases::view(&run)?;
+    charts.extend(memory_phases::chart(memory.as_ref(), &summary.runtimes)?);
     let templates = templating::load_templates(templates)?;
     let env = templating::environment(&templates)?;
     let ctx = context::build(&run, &summary, &charts, &context::generated_now());
@@ -68,6 +72,9 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
     let ctx = dependencies::DependenciesView::of(&run)?.added_to(ctx);
     let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
+    let max_latency = outliers::views(&run);
+    let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
+    let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

@@ -10,6 +10,7 @@ pub mod dependencies;
 pub mod derived_rates;
 pub mod environment;
 pub mod error;
+pub mod memory_phases;
 pub mod model;
 pub mod request_mix;
 pub mod resume;
@@ -25,6 +26,7 @@ pub use dependencies::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
 };
 pub use error::ResultsError;
+pub use memory_phases::{MEMORY_PHASES_FILE, MemoryPhaseRow, MemoryPhaseStatus};
 pub use model::*;
 pub use request_mix::{REQUESTS_DIR, RequestMixRow};
 pub use run_dir::RunDir;

@@ -86,6 +86,9 @@ pub struct Spec {
     pub gates: Option<GatesSpec>,
     /// Caps on the service and training logs.
     pub logs: Option<LogsSpec>,
+    /// Memory in phases (idle, load, after) on fresh processes per runtime,
+    /// apart from the latency cells.
+    pub memory: Option<super::memory::MemorySpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -429,10 +432,13 @@ pub struct EqualLoadSpec {
 
 /// Resource sampling of the service's process tree.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with interval")]
+#[serde(deny_unknown_fields, expecting = "a map with interval, during_measure")]
 pub struct SampleSpec {
     /// Default `200ms`.
-    pub interval: HumanDuration,
+    pub interval: Option<HumanDuration>,
+    /// `false`: no sample inside a measured window, only one at its start
+    /// and one at its end (default `true`).
+    pub during_measure: Option<bool>,
 }
 
 /// What happens when a service dies.
@@ -459,6 +465,11 @@ pub struct VerifySpec {
     /// JSON field names of the answer that must be equal across runtimes.
     #[serde(default)]
     pub compare: Vec<String>,
+    /// Request headers (sent as written, not templated).
+    #[serde(default)]
+    pub headers: IndexMap<String, String>,
+    /// Request body (e.g. a POST's JSON), sent as written.
+    pub body: Option<String>,
 }
 
 /// Report rendering.

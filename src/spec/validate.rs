@@ -108,6 +108,9 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     if let Some(gates) = &spec.gates {
         super::gates::check_gates(gates, &mut out);
     }
+    if let Some(memory) = &spec.memory {
+        super::memory::check_memory(memory, &mut out);
+    }
     if let Some((message, help)) = spec.repeats.problem() {
         out.push(finding("repeats", message, help));
     }
@@ -167,7 +170,8 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         ));
     }
     if let Some(s) = &spec.sample
-        && s.interval.0.as_millis() < 10
+        && let Some(interval) = s.interval
+        && interval.0.as_millis() < 10
     {
         out.push(finding(
             "sample.interval",

@@ -262,6 +262,8 @@ mod tests {
             path: format!("/{name}"),
             expect_status: status,
             compare: compare.iter().map(|s| s.to_string()).collect(),
+            headers: Vec::new(),
+            body: None,
         }
     }
 

@@ -138,8 +138,8 @@ fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> 
     let spec = RequestSpec {
         method: request.method.clone(),
         path: request.path.clone(),
-        headers: Vec::new(),
-        body: None,
+        headers: request.headers.clone(),
+        body: request.body.clone().map(bytes::Bytes::from),
         expect_status: request.expect_status,
         weight: None,
     };

@@ -5,6 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import v8 from 'node:v8';
 import zlib from 'node:zlib';
+import { usersRoutes } from './users.js';
 
 export const MAX_SIZE = 1_048_576;
 
@@ -149,6 +150,7 @@ export function createServer(options) {
   const errorLog = options.errorLog ?? console.error;
 
   const info = runtimeInfo(workers);
+  const users = usersRoutes(); // this process's own store (one per cluster worker)
   const infoJson = JSON.stringify(info);
   const runtime = process.version;
 
@@ -224,6 +226,7 @@ export function createServer(options) {
       }
       return sendFixed(res, NOT_FOUND), -1;
     }
+    if (path.startsWith('/users') && users(req, res, path)) return -1;
     if (path === '/health') return sendFixed(res, isGet ? HEALTH : METHOD_NOT_ALLOWED), -1;
     if (path === '/ready') return sendFixed(res, isGet ? READY : METHOD_NOT_ALLOWED), -1;
     return sendFixed(res, NOT_FOUND), -1;

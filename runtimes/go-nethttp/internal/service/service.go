@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"runner/go-nethttp/internal/users"
 	"runner/go-nethttp/internal/work"
 )
 
@@ -126,6 +127,7 @@ type Service struct {
 	version    string
 	info       atomic.Pointer[RuntimeInfo] // refreshed by /health
 	mux        *http.ServeMux
+	users      *users.Store // the users API's store (users.go)
 }
 
 // New returns the service's handler.
@@ -156,6 +158,7 @@ func New(cfg Config) *Service {
 	for _, p := range []string{"/health", "/ready", "/api/generated/{size}", "/api/strings/{value}"} {
 		m.HandleFunc(p, s.methodNotAllowed)
 	}
+	s.registerUsers(m)
 	m.HandleFunc("/", s.notFound)
 	return s
 }

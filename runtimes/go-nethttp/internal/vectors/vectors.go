@@ -56,6 +56,39 @@ type File struct {
 	Strings        []String    `json:"strings"`
 	Errors         []Error     `json:"errors"`
 	GeneratedPaths []PathCheck `json:"generated_paths"`
+	Users          Users       `json:"users"`
+}
+
+// User is a user as the users API answers it (ID absent in POST vectors:
+// it depends on how many were created before).
+type User struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+// UserGet is one request of the users API's read side.
+type UserGet struct {
+	Path   string `json:"path"`
+	Method string `json:"method"` // empty means GET
+	Status int    `json:"status"`
+	User   *User  `json:"user"` // the answer on a 200
+}
+
+// UserPost is one POST /users body and its expected status.
+type UserPost struct {
+	Name   string `json:"name"`
+	Body   string `json:"body"`
+	Status int    `json:"status"`
+	User   *User  `json:"user"` // name and email of the created user on a 201
+}
+
+// Users is the users API's section of the vectors.
+type Users struct {
+	Seeded       int        `json:"seeded"`
+	Get          []UserGet  `json:"get"`
+	Post         []UserPost `json:"post"`
+	MaxBodyBytes int        `json:"max_body_bytes"`
 }
 
 // Load finds contract/vectors.json by walking up from the working directory
@@ -88,8 +121,8 @@ func Load() (*File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(f.Generated) == 0 || len(f.Strings) == 0 || len(f.Errors) == 0 {
-		return nil, fmt.Errorf("%s: missing generated, strings or errors vectors", path)
+	if len(f.Generated) == 0 || len(f.Strings) == 0 || len(f.Errors) == 0 || len(f.Users.Get) == 0 || len(f.Users.Post) == 0 {
+		return nil, fmt.Errorf("%s: missing generated, strings, errors or users vectors", path)
 	}
 	return &f, nil
 }

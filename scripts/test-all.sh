@@ -20,6 +20,9 @@ cargo test --locked --release --test load_freeze
 step "runtimes/go-nethttp: go test"
 (cd runtimes/go-nethttp && go vet ./... && go test ./...)
 
+step "runtimes/go-kit: go test"
+(cd runtimes/go-kit && go vet ./... && go test ./...)
+
 step "runtimes/node-http: node --test"
 (cd runtimes/node-http && npm test --silent)
 

@@ -32,5 +32,8 @@ step "runtimes/rust-axum: cargo test"
 step "runtimes/java-helidon: mvn test (JDK 25)"
 (cd runtimes/java-helidon && mvn -B -q test)
 
+step "runtimes/helidon-mp: mvn test (JDK 25)"
+(cd runtimes/helidon-mp && mvn -B -q test)
+
 echo
 echo "all test suites passed"

@@ -168,29 +168,9 @@ public final class Service {
         }
     }
 
-    /**
-     * Parse {@code size}: one or more ASCII digits, value 1..MAX_SIZE.
-     *
-     * @return the size, 0 if not a decimal integer, -1 if out of range (including overflow)
-     */
+    /** Parse {@code size} (see {@link Work#parseSize}). */
     static int parseSize(String raw) {
-        int len = raw.length();
-        if (len == 0) {
-            return 0;
-        }
-        long value = 0;
-        boolean tooBig = false;
-        for (int i = 0; i < len; i++) {
-            char c = raw.charAt(i);
-            if (c < '0' || c > '9') {
-                return 0;
-            }
-            if (!tooBig) {
-                value = value * 10 + (c - '0');
-                tooBig = value > Work.MAX_SIZE;
-            }
-        }
-        return (tooBig || value < 1) ? -1 : (int) value;
+        return Work.parseSize(raw);
     }
 
     /** Protocol-level errors (bad request line, bad headers, ...) that never reach the routing: JSON too. */

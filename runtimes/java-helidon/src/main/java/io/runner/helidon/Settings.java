@@ -16,7 +16,7 @@ public record Settings(String host, int port, int workFactor, boolean logRequest
 
     /** Thrown for an invalid setting; the message says which and why. */
     public static final class InvalidSetting extends Exception {
-        InvalidSetting(String message) {
+        public InvalidSetting(String message) {
             super(message, null, false, false);
         }
     }

@@ -1,6 +1,7 @@
 package io.runner.helidon.mp;
 
 import io.runner.helidon.Json;
+import io.runner.helidon.Settings;
 import io.runner.helidon.Work;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,9 +39,9 @@ public class ContractResource {
 
     @PostConstruct
     void init() {
-        MpSettings settings = Current.get();
-        workFactor = settings.base().workFactor();
-        boolean log = settings.base().logRequests();
+        Settings settings = Current.get();
+        workFactor = settings.workFactor();
+        boolean log = settings.logRequests();
         healthVirtual = Json.ascii(RuntimeDescription.health(true));
         healthPlatform = Json.ascii(RuntimeDescription.health(false));
         suffixVirtual = RuntimeDescription.suffix(true, log);
@@ -92,11 +93,14 @@ public class ContractResource {
         return json(Response.Status.OK, body);
     }
 
-    /** A JSON answer with its length stated, so the body is never chunked. */
+    /**
+     * A JSON answer. Jersey buffers it whole ({@link ContractApplication#BUFFER_BYTES}) and states its length;
+     * a Content-Length header set here instead was not honoured for large bodies (Helidon's Jersey adapter
+     * ended a 4 MB answer a few KB short).
+     */
     static Response json(Response.StatusType status, byte[] body) {
         return Response.status(status)
                 .type(MediaType.APPLICATION_JSON_TYPE)
-                .header("Content-Length", body.length)
                 .entity(body)
                 .build();
     }

@@ -16,9 +16,9 @@ public final class Main {
 
     public static void main(String[] args) {
         LogConfig.configureRuntime();
-        MpSettings settings;
+        Settings settings;
         try {
-            settings = MpSettings.fromEnv(System.getenv());
+            settings = Settings.fromEnv(System.getenv());
         } catch (Settings.InvalidSetting e) {
             System.err.println("helidon-mp: invalid setting: " + e.getMessage());
             System.exit(2);
@@ -28,14 +28,14 @@ public final class Main {
         try {
             server = start(settings);
         } catch (RuntimeException e) {
-            System.err.println("helidon-mp: cannot start the server on " + settings.base().host() + ":"
-                                       + settings.base().port() + ": " + e);
+            System.err.println("helidon-mp: cannot start the server on " + settings.host() + ":"
+                                       + settings.port() + ": " + e);
             System.exit(1);
             return;
         }
-        System.out.println("helidon-mp listening on http://" + settings.base().host() + ":" + server.port()
-                                   + " (WORK_FACTOR=" + settings.base().workFactor()
-                                   + ", LOG_REQUESTS=" + settings.base().logRequests()
+        System.out.println("helidon-mp listening on http://" + settings.host() + ":" + server.port()
+                                   + " (WORK_FACTOR=" + settings.workFactor()
+                                   + ", LOG_REQUESTS=" + settings.logRequests()
                                    + ", METRICS=" + settings.metrics()
                                    + ", runtime " + Runtime.version() + ")");
     }
@@ -44,14 +44,14 @@ public final class Main {
      * Start the MP server with these settings (the tests start it on port 0). One MP server runs per JVM at a
      * time: stop it before starting another.
      */
-    public static Server start(MpSettings settings) {
+    public static Server start(Settings settings) {
         Current.set(settings);
         // Helidon's metrics feature is switched by config: with METRICS=false there is no registry
         // work and no /metrics endpoint, as in a service built without metrics.
         System.setProperty("metrics.enabled", Boolean.toString(settings.metrics()));
         return Server.builder()
-                .host(settings.base().host())
-                .port(settings.base().port())
+                .host(settings.host())
+                .port(settings.port())
                 .build()
                 .start();
     }

@@ -3,6 +3,7 @@ package io.runner.helidon.mp;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 
+import io.runner.helidon.Settings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,8 +46,8 @@ public class RequestLog implements ContainerRequestFilter, ContainerResponseFilt
 
     @PostConstruct
     void init() {
-        MpSettings settings = Current.get();
-        log = settings.base().logRequests();
+        Settings settings = Current.get();
+        log = settings.logRequests();
         metrics = settings.metrics();
     }
 

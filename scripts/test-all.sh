@@ -22,6 +22,8 @@ step "runtimes/go-nethttp: go test"
 
 step "runtimes/stub: go test"
 (cd runtimes/stub && go vet ./... && go test ./...)
+step "runtimes/go-kit: go test"
+(cd runtimes/go-kit && go vet ./... && go test ./...)
 
 step "runtimes/node-http: node --test"
 (cd runtimes/node-http && npm test --silent)
@@ -31,6 +33,9 @@ step "runtimes/rust-axum: cargo test"
 
 step "runtimes/java-helidon: mvn test (JDK 25)"
 (cd runtimes/java-helidon && mvn -B -q test)
+
+step "runtimes/helidon-mp: mvn test (JDK 25)"
+(cd runtimes/helidon-mp && mvn -B -q test)
 
 echo
 echo "all test suites passed"

@@ -75,3 +75,37 @@ fn a_failed_build_names_the_command_and_log_and_is_not_cached() {
     assert!(!build_runtime(&rt, &cache, &log).unwrap().cached);
     assert!(build_runtime(&rt, &cache, &log).unwrap().cached);
 }
+
+#[test]
+fn the_deployable_size_adds_every_shipped_part_and_a_missing_part_fails_the_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let mut rt = py_runtime("jar", &src, 1, &[]);
+    // a jar and a folder of libs with a link in it: the link counts as itself
+    rt.build = vec![
+        "mkdir -p target/libs && printf 1234 > target/service.jar && printf 123456 > target/libs/a.jar \
+         && ln -sf /etc target/libs/etc-link"
+            .into(),
+    ];
+    rt.artifact = Some(src.join("target/service.jar"));
+    rt.deployable = vec![src.join("target/service.jar"), src.join("target/libs")];
+    let cache = BuildCache::for_experiment(&tmp.path().join("results"));
+    let log = tmp.path().join("build-jar.log");
+
+    let built = build_runtime(&rt, &cache, &log).unwrap();
+    assert_eq!(built.artifact_bytes, Some(4));
+    let link_len = std::fs::symlink_metadata(src.join("target/libs/etc-link"))
+        .unwrap()
+        .len();
+    assert_eq!(built.deployable_bytes, Some(4 + 6 + link_len));
+
+    rt.deployable.push(src.join("target/missing-image"));
+    rt.build.push("true # changed, so it runs again".into());
+    match build_runtime(&rt, &cache, &log) {
+        Err(e @ BuildError::MissingArtifact { .. }) => {
+            assert!(e.to_string().contains("missing-image"), "{e}")
+        }
+        other => panic!("a missing deployable part must fail the build: {other:?}"),
+    }
+}

@@ -15,4 +15,4 @@ pub mod steps;
 pub use cache::{BuildCache, CacheRecord};
 pub use error::BuildError;
 pub use input_hash::input_hash;
-pub use steps::{BuildOutcome, build_runtime, build_runtime_unless, run_logged};
+pub use steps::{BuildOutcome, build_runtime, build_runtime_unless, run_logged, shipped_jdk_bytes};

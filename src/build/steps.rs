@@ -1,7 +1,7 @@
 //! Running the build commands of one runtime.
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::cache::{BuildCache, CacheRecord};
@@ -19,6 +19,8 @@ pub struct BuildOutcome {
     pub seconds: f64,
     pub artifact_bytes: Option<u64>,
     pub input_hash: String,
+    /// Total size of what ships (`deployable`, else the artifact).
+    pub deployable_bytes: Option<u64>,
 }
 
 /// Builds `rt` unless its inputs match the last successful build; output of
@@ -68,6 +70,7 @@ pub fn build_runtime_unless(
             seconds: 0.0,
             artifact_bytes: artifact_bytes(rt),
             input_hash: before,
+            deployable_bytes: deployable_bytes(rt),
         });
     }
     cache.forget(&rt.name, &rt.dir);
@@ -86,8 +89,11 @@ pub fn build_runtime_unless(
         run_logged(&rt.name, &rt.dir, command, &env, log, cancelled)?;
     }
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &rt.artifact
-        && !path.exists()
+    if let Some(path) = rt
+        .artifact
+        .iter()
+        .chain(&rt.deployable)
+        .find(|p| !p.exists())
     {
         return Err(BuildError::MissingArtifact {
             runtime: rt.name.clone(),
@@ -102,6 +108,7 @@ pub fn build_runtime_unless(
         seconds,
         artifact_bytes: artifact_bytes(rt),
         input_hash: after,
+        deployable_bytes: deployable_bytes(rt),
     };
     let record = CacheRecord {
         input_hash: outcome.input_hash.clone(),
@@ -228,14 +235,47 @@ fn artifact_bytes(rt: &RuntimePlan) -> Option<u64> {
     rt.artifact.as_deref().and_then(|p| size_of(p).ok())
 }
 
+/// Total size of what ships; `None` when nothing is declared or a part is
+/// missing (a cached build whose output was removed).
+fn deployable_bytes(rt: &RuntimePlan) -> Option<u64> {
+    if rt.deployable.is_empty() {
+        return None;
+    }
+    rt.deployable.iter().map(|p| size_of(p).ok()).sum()
+}
+
+/// Size of the JDK a runtime with `java:` ships besides its deployable: its
+/// JDK home, unless a deployable part is itself a Java runtime image (a
+/// jlink image: `bin/java` and `lib/modules`), which replaces the JDK.
+pub fn shipped_jdk_bytes(rt: &RuntimePlan) -> Option<u64> {
+    let home = rt.java.as_ref()?.home.as_deref()?;
+    let is_image = |p: &PathBuf| p.join("bin/java").is_file() && p.join("lib/modules").is_file();
+    if rt.deployable.iter().any(is_image) {
+        return None;
+    }
+    size_of(home).ok()
+}
+
 fn size_of(path: &Path) -> std::io::Result<u64> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
         return Ok(meta.len());
     }
+    tree_size(path)
+}
+
+/// A folder's total; links inside it count as themselves, not as what they
+/// point to (a Debian JDK links into /etc; a link loop must not recurse).
+fn tree_size(dir: &Path) -> std::io::Result<u64> {
     let mut total = 0;
-    for entry in std::fs::read_dir(path)? {
-        total += size_of(&entry?.path())?;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let meta = entry.metadata()?; // does not follow a link
+        total += if meta.is_dir() {
+            tree_size(&entry.path())?
+        } else {
+            meta.len()
+        };
     }
     Ok(total)
 }

@@ -104,6 +104,7 @@ impl Driver for Fake {
             seconds: 0.5,
             artifact_bytes: None,
             input_hash: String::new(),
+            deployable_bytes: None,
         })
     }
 

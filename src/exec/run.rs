@@ -324,6 +324,8 @@ impl<'a, D: Driver> Executor<'a, D> {
                 row.build_seconds = Some(outcome.seconds);
                 row.build_cached = outcome.cached;
                 row.artifact_bytes = outcome.artifact_bytes;
+                row.deployable_bytes = outcome.deployable_bytes;
+                row.jdk_bytes = crate::build::shipped_jdk_bytes(rt);
                 self.configurations.save(self.ctx.run)?;
                 let _ = self.ctx.events.send(Event::BuildFinished {
                     runtime: rt.name.clone(),

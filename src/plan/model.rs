@@ -151,6 +151,9 @@ pub struct RuntimePlan {
     /// `target/service.jar`: its size (a directory's total) is recorded as
     /// the artifact size. `None`: no size is recorded.
     pub artifact: Option<PathBuf>,
+    /// What ships (absolute): `deployable`, else the artifact. Their total
+    /// size is the deployable size (configurations.csv).
+    pub deployable: Vec<PathBuf>,
     /// Programs this runtime needs on PATH (first word of build/start/after
     /// commands, e.g. `go`, `mvn`, `node`, `cargo`): checked by preflight.
     pub tools: Vec<String>,

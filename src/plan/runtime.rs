@@ -2,7 +2,7 @@
 //! defaults applied, JDK found, port chosen, tools listed. The draft
 //! becomes a [`super::RuntimePlan`] once its training requests are known.
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use minijinja::{Environment, Value};
@@ -182,6 +182,14 @@ pub fn plan_runtime<'s>(
         .artifact
         .as_deref()
         .map(|a| dir.join(r.one(&at("artifact"), a, &vars)));
+    let deployable: Vec<PathBuf> = match rt.deployable.as_ref() {
+        Some(list) => r
+            .list(&at("deployable"), Some(list), &vars)
+            .into_iter()
+            .map(|p| dir.join(p))
+            .collect(),
+        None => artifact.iter().cloned().collect(),
+    };
     // Training inputs: as declared, else the build's artifact.
     let train = train.map(|mut t| {
         t.inputs = match rt.train.as_ref().and_then(|s| s.inputs.as_ref()) {
@@ -226,6 +234,7 @@ pub fn plan_runtime<'s>(
         train: None,
         tags: rt.tags.clone().unwrap_or_default(),
         artifact,
+        deployable,
         tools,
         startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
         log_cap_bytes: super::gates::log_cap(&loaded.spec),

@@ -132,6 +132,7 @@ mod tests {
             train: None,
             tags: vec![],
             artifact: None,
+            deployable: Vec::new(),
             tools: vec!["go".into(), "/srv/bench/server".into()],
             startup_repeats: 0,
             log_cap_bytes: crate::plan::gates::DEFAULT_LOG_CAP,

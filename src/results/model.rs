@@ -145,6 +145,14 @@ pub struct ConfigurationRow {
     /// service reports none.
     #[serde(default)]
     pub runtime_reported: String,
+    // Deployable size (docs/run-directory.md); empty in runs recorded before it.
+    /// Total size of what ships (`deployable`, else the artifact).
+    #[serde(default)]
+    pub deployable_bytes: Option<u64>,
+    /// Size of the JDK home a runtime with `java:` runs on (shipped too,
+    /// unless the deployable is a jlink image that replaces it).
+    #[serde(default)]
+    pub jdk_bytes: Option<u64>,
 }
 
 /// lifecycle.csv: one row per service start (training starts included).

@@ -143,6 +143,11 @@ pub struct RuntimeSpec {
     /// The build's output (file or folder, relative to `dir`): its size is
     /// recorded as the artifact size.
     pub artifact: Option<String>,
+    /// What ships (files or folders, relative to `dir`), e.g. a jar and its
+    /// libs, or a jlink image: their total is the deployable size (default:
+    /// the `artifact`). A runtime with `java:` also has its JDK's size
+    /// reported beside it, since that is shipped too unless jlink replaced it.
+    pub deployable: Option<Vec<String>>,
     /// When this runtime's service is started anew (overrides the spec-wide `lifecycle`).
     pub lifecycle: Option<LifecycleSpec>,
     /// CPU and memory limits of the service's cgroup (needs a host with

@@ -130,6 +130,7 @@ pub fn py_runtime(
         train: None,
         tags: vec![],
         artifact: None,
+        deployable: Vec::new(),
         tools: vec!["python3".into()],
         startup_repeats: 0,
         log_cap_bytes: 16 << 20,

@@ -24,6 +24,8 @@ use axum::routing::get;
 use axum::serve::ListenerExt;
 use serde::Serialize;
 
+pub mod metrics;
+
 /// Largest accepted `size` for `/api/generated/{size}`.
 pub const MAX_SIZE: u32 = 1_048_576;
 /// `language` in every answer.
@@ -61,6 +63,8 @@ pub struct Settings {
     pub work_factor: u32,
     /// `LOG_REQUESTS` (true/false, default false).
     pub log_requests: bool,
+    /// `METRICS` (true/false, default false): count every request, serve /metrics.
+    pub metrics: bool,
     /// `TOKIO_WORKERS` (integer >= 1, default = `cpus`).
     pub workers: usize,
     /// CPUs this process may use (`std::thread::available_parallelism`,
@@ -94,14 +98,16 @@ impl Settings {
                 _ => return Err(format!("WORK_FACTOR={v:?} must be an integer >= 1")),
             },
         };
-        let log_requests = match get("LOG_REQUESTS") {
-            None => false,
+        let flag = |name: &str| match get(name) {
+            None => Ok(false),
             Some(v) => match v.to_ascii_lowercase().as_str() {
-                "true" | "1" => true,
-                "false" | "0" => false,
-                _ => return Err(format!("LOG_REQUESTS={v:?} must be true or false")),
+                "true" | "1" => Ok(true),
+                "false" | "0" => Ok(false),
+                _ => Err(format!("{name}={v:?} must be true or false")),
             },
         };
+        let log_requests = flag("LOG_REQUESTS")?;
+        let metrics = flag("METRICS")?;
         let workers = match get("TOKIO_WORKERS") {
             None => cpus,
             Some(v) => match v.parse::<usize>() {
@@ -109,7 +115,7 @@ impl Settings {
                 _ => return Err(format!("TOKIO_WORKERS={v:?} must be an integer between 1 and 4096")),
             },
         };
-        Ok(Settings { host, port, work_factor, log_requests, workers, cpus })
+        Ok(Settings { host, port, work_factor, log_requests, metrics, workers, cpus })
     }
 }
 
@@ -195,6 +201,8 @@ pub struct AppState {
     pub log_requests: bool,
     pub runtime_info: RuntimeInfo,
     health_body: Bytes,
+    /// The registry when `METRICS=true`.
+    pub metrics: Option<metrics::Metrics>,
 }
 
 #[derive(Serialize)]
@@ -234,7 +242,13 @@ impl AppState {
         };
         let health = Health { status: "UP", language: LANGUAGE, runtime: RUNTIME, runtime_info: &runtime_info };
         let health_body = Bytes::from(serde_json::to_vec(&health).unwrap_or_else(|_| b"{\"status\":\"UP\"}".to_vec()));
-        AppState { work_factor: settings.work_factor, log_requests: settings.log_requests, runtime_info, health_body }
+        AppState {
+            work_factor: settings.work_factor,
+            log_requests: settings.log_requests,
+            runtime_info,
+            health_body,
+            metrics: settings.metrics.then(metrics::Metrics::new),
+        }
     }
 
     /// [`AppState::new`], leaked to `'static` (one per process; tests leak a few).
@@ -354,7 +368,15 @@ pub fn router(state: &'static AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    if state.log_requests { router.layer(middleware::from_fn(log_request)) } else { router }
+    let router = if state.log_requests { router.layer(middleware::from_fn(log_request)) } else { router };
+    match &state.metrics {
+        // The counting layer wraps every route above; /metrics is added after
+        // it, so reading the metrics is not counted.
+        Some(metrics) => router
+            .layer(middleware::from_fn_with_state(metrics, metrics::count_request))
+            .route("/metrics", get(metrics::metrics_page).with_state(metrics)),
+        None => router,
+    }
 }
 
 /// Serves `state` on `listener` (HTTP/1.1 keep-alive, TCP_NODELAY on every

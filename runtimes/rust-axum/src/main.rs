@@ -45,11 +45,12 @@ async fn run(settings: Settings) -> ExitCode {
     let local = listener.local_addr().unwrap_or(addr);
     let state = AppState::leak(&settings);
     eprintln!(
-        "rust-axum-service: listening on http://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, {})",
+        "rust-axum-service: listening on http://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, METRICS={}, {})",
         settings.workers,
         settings.cpus,
         settings.work_factor,
         settings.log_requests,
+        settings.metrics,
         rust_axum_service::RUNTIME,
     );
     match serve(listener, state, shutdown_signal()).await {

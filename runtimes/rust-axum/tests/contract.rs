@@ -212,6 +212,7 @@ fn settings_refuse_bad_values_instead_of_defaulting() {
         [("PORT", "65536")],
         [("PORT", "http")],
         [("LOG_REQUESTS", "yes")],
+        [("METRICS", "on")],
         [("TOKIO_WORKERS", "0")],
         [("HOST", "localhost:80")],
     ] {

@@ -34,7 +34,7 @@ public final class Json {
         return length;
     }
 
-    static byte[] ascii(String s) {
+    public static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -112,7 +112,7 @@ public final class Json {
     }
 
     /** Quote and escape a Java string (used at startup and for error bodies, not on the hot path). */
-    static String quote(String s) {
+    public static String quote(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         Json j = new Json(b.length * 6 + 2);
         j.string(b, 0, b.length, escapeExtra(b, 0, b.length));

@@ -40,6 +40,10 @@ public final class Service {
 
     private final Settings settings;
     private final boolean log;
+    /** Null unless METRICS=true. */
+    private final RequestMetrics metrics;
+    /** Requests are timed when they are logged or counted. */
+    private final boolean timed;
     // constant tails of the answers, one per value of runtimeInfo.virtualThread (measured per request)
     private final byte[] healthVirtual;
     private final byte[] healthPlatform;
@@ -49,6 +53,8 @@ public final class Service {
     public Service(Settings settings) {
         this.settings = settings;
         this.log = settings.logRequests();
+        this.metrics = settings.metrics() ? new RequestMetrics() : null;
+        this.timed = log || metrics != null;
         this.healthVirtual = Json.ascii(health(true));
         this.healthPlatform = Json.ascii(health(false));
         this.suffixVirtual = utf8(suffix(true));
@@ -71,6 +77,11 @@ public final class Service {
                                            .socketKeepAlive(true)
                                            .build())
                 .directHandlers(jsonDirectHandlers())
+                .update(b -> {
+                    if (settings.metrics()) {
+                        b.addFeature(RequestMetrics.observeFeature());
+                    }
+                })
                 .routing(service::routing)
                 .build()
                 .start();
@@ -90,62 +101,67 @@ public final class Service {
     }
 
     private void health(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
+        long t0 = timed ? System.nanoTime() : 0L;
         byte[] body = Thread.currentThread().isVirtual() ? healthVirtual : healthPlatform;
-        sendFixed(req, res, Status.OK_200, body, t0);
+        sendFixed(req, res, "health", Status.OK_200, body, t0);
     }
 
     private void ready(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
-        sendFixed(req, res, Status.OK_200, READY, t0);
+        long t0 = timed ? System.nanoTime() : 0L;
+        sendFixed(req, res, "ready", Status.OK_200, READY, t0);
     }
 
     private void generated(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
+        long t0 = timed ? System.nanoTime() : 0L;
         String raw = req.path().pathParameters().get("size");
         int size = parseSize(raw);
         if (size <= 0) {
             byte[] body = size == 0 ? SIZE_NOT_INTEGER : SIZE_OUT_OF_RANGE;
-            sendFixed(req, res, Status.BAD_REQUEST_400, body, t0);
+            sendFixed(req, res, "generated", Status.BAD_REQUEST_400, body, t0);
             return;
         }
-        work(req, res, Work.generatedInput(size), t0);
+        work(req, res, "generated", Work.generatedInput(size), t0);
     }
 
     private void strings(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
+        long t0 = timed ? System.nanoTime() : 0L;
         // Helidon's routed parameter is decoded leniently (bad UTF-8 becomes
         // U+FFFD); the contract wants a 400 there, so decode the raw segment strictly.
         String rawPath = req.path().rawPath();
         byte[] value = Work.percentDecodeUtf8(rawPath.substring(rawPath.lastIndexOf('/') + 1));
         if (value == null) {
-            sendFixed(req, res, Status.BAD_REQUEST_400, BAD_STRING_VALUE, t0);
+            sendFixed(req, res, "strings", Status.BAD_REQUEST_400, BAD_STRING_VALUE, t0);
             return;
         }
-        work(req, res, value, t0);
+        work(req, res, "strings", value, t0);
     }
 
     /** Sends a prepared answer without work, and logs it (when logging is on). */
-    private void sendFixed(ServerRequest req, ServerResponse res, Status status, byte[] body, long t0) {
+    private void sendFixed(ServerRequest req, ServerResponse res, String endpoint, Status status, byte[] body,
+                           long t0) {
         send(req, res, status, body, body.length);
-        logRequest(req, 0, t0, status);
+        finished(req, endpoint, 0, t0, status);
     }
 
-    private void work(ServerRequest req, ServerResponse res, byte[] input, long t0) {
+    private void work(ServerRequest req, ServerResponse res, String endpoint, byte[] input, long t0) {
         Work work = Work.compute(input, settings.workFactor());
         Json json = work.toJson(Thread.currentThread().isVirtual() ? suffixVirtual : suffixPlatform);
         send(req, res, Status.OK_200, json.buffer(), json.length());
-        logRequest(req, input.length, t0, Status.OK_200);
+        finished(req, endpoint, input.length, t0, Status.OK_200);
     }
 
     private void methodNotAllowed(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
-        sendFixed(req, res, Status.METHOD_NOT_ALLOWED_405, METHOD_NOT_ALLOWED, t0);
+        long t0 = timed ? System.nanoTime() : 0L;
+        sendFixed(req, res, "method_not_allowed", Status.METHOD_NOT_ALLOWED_405, METHOD_NOT_ALLOWED, t0);
     }
 
     private void notFound(ServerRequest req, ServerResponse res) {
-        long t0 = log ? System.nanoTime() : 0L;
-        sendFixed(req, res, Status.NOT_FOUND_404, NOT_FOUND, t0);
+        if (metrics != null && RequestMetrics.isMetricsPath(req.path().path())) {
+            res.next(); // to the metrics observer, registered after these routes
+            return;
+        }
+        long t0 = timed ? System.nanoTime() : 0L;
+        sendFixed(req, res, "none", Status.NOT_FOUND_404, NOT_FOUND, t0);
     }
 
     private static void send(ServerRequest req, ServerResponse res, Status status, byte[] body, int length) {
@@ -160,37 +176,24 @@ public final class Service {
         }
     }
 
-    private void logRequest(ServerRequest req, int inputBytes, long t0, Status status) {
+    /** After a request's answer: its log line (LOG_REQUESTS) and its count and time (METRICS). */
+    private void finished(ServerRequest req, String endpoint, int inputBytes, long t0, Status status) {
+        if (!timed) {
+            return;
+        }
+        long nanos = System.nanoTime() - t0;
         if (log) {
-            long micros = (System.nanoTime() - t0) / 1_000;
             REQUEST_LOG.log(Level.INFO, req.prologue().method().text() + " " + req.path().rawPath()
-                    + " status=" + status.code() + " size=" + inputBytes + " elapsed_us=" + micros);
+                    + " status=" + status.code() + " size=" + inputBytes + " elapsed_us=" + nanos / 1_000);
+        }
+        if (metrics != null) {
+            metrics.record(endpoint, status.code(), nanos);
         }
     }
 
-    /**
-     * Parse {@code size}: one or more ASCII digits, value 1..MAX_SIZE.
-     *
-     * @return the size, 0 if not a decimal integer, -1 if out of range (including overflow)
-     */
+    /** Parse {@code size} (see {@link Work#parseSize}). */
     static int parseSize(String raw) {
-        int len = raw.length();
-        if (len == 0) {
-            return 0;
-        }
-        long value = 0;
-        boolean tooBig = false;
-        for (int i = 0; i < len; i++) {
-            char c = raw.charAt(i);
-            if (c < '0' || c > '9') {
-                return 0;
-            }
-            if (!tooBig) {
-                value = value * 10 + (c - '0');
-                tooBig = value > Work.MAX_SIZE;
-            }
-        }
-        return (tooBig || value < 1) ? -1 : (int) value;
+        return Work.parseSize(raw);
     }
 
     /** Protocol-level errors (bad request line, bad headers, ...) that never reach the routing: JSON too. */

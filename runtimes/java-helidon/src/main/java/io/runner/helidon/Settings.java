@@ -11,12 +11,18 @@ import java.util.Map;
  * @param port        listen port (PORT, default 8080; 0 = ephemeral, used by the tests)
  * @param workFactor  WORK_FACTOR, integer >= 1, default 1
  * @param logRequests LOG_REQUESTS, true/false, default false
+ * @param metrics     METRICS, true/false, default false: count and time every request, serve /metrics
  */
-public record Settings(String host, int port, int workFactor, boolean logRequests) {
+public record Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics) {
+
+    /** Settings without metrics (the tests' servers). */
+    public Settings(String host, int port, int workFactor, boolean logRequests) {
+        this(host, port, workFactor, logRequests, false);
+    }
 
     /** Thrown for an invalid setting; the message says which and why. */
     public static final class InvalidSetting extends Exception {
-        InvalidSetting(String message) {
+        public InvalidSetting(String message) {
             super(message, null, false, false);
         }
     }
@@ -29,7 +35,8 @@ public record Settings(String host, int port, int workFactor, boolean logRequest
         int port = integer(env, "PORT", 8080, 0, 65535);
         int workFactor = integer(env, "WORK_FACTOR", 1, 1, Integer.MAX_VALUE);
         boolean log = bool(env, "LOG_REQUESTS");
-        return new Settings(host, port, workFactor, log);
+        boolean metrics = bool(env, "METRICS");
+        return new Settings(host, port, workFactor, log, metrics);
     }
 
     private static int integer(Map<String, String> env, String name, int dflt, int min, int max) throws InvalidSetting {

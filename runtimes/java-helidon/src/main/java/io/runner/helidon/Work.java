@@ -42,6 +42,31 @@ public final class Work {
      * @return the UTF-8 (here ASCII) bytes of the input
      */
     /**
+     * Parse {@code size}: one or more ASCII digits, value 1..MAX_SIZE (shared by the SE and MP services).
+     *
+     * @return the size, 0 if not a decimal integer, -1 if out of range (including overflow)
+     */
+    public static int parseSize(String raw) {
+        int len = raw.length();
+        if (len == 0) {
+            return 0;
+        }
+        long value = 0;
+        boolean tooBig = false;
+        for (int i = 0; i < len; i++) {
+            char c = raw.charAt(i);
+            if (c < '0' || c > '9') {
+                return 0;
+            }
+            if (!tooBig) {
+                value = value * 10 + (c - '0');
+                tooBig = value > MAX_SIZE;
+            }
+        }
+        return (tooBig || value < 1) ? -1 : (int) value;
+    }
+
+    /**
      * Percent-decodes one raw path segment into bytes and checks they are valid
      * UTF-8; returns null for a malformed escape or invalid UTF-8 (a 400).
      */

@@ -118,14 +118,17 @@ class WorkTest {
         assertEquals(8080, d.port());
         assertEquals(1, d.workFactor());
         assertFalse(d.logRequests());
-        Settings s = Settings.fromEnv(Map.of("PORT", "9000", "WORK_FACTOR", "10", "LOG_REQUESTS", "true"));
+        assertFalse(d.metrics());
+        Settings s = Settings.fromEnv(Map.of("PORT", "9000", "WORK_FACTOR", "10", "LOG_REQUESTS", "true",
+                                             "METRICS", "1"));
+        assertTrue(s.metrics());
         assertEquals(9000, s.port());
         assertEquals(10, s.workFactor());
         assertTrue(s.logRequests());
         for (Map<String, String> bad : new Map[] {
                 Map.of("WORK_FACTOR", "0"), Map.of("WORK_FACTOR", "abc"), Map.of("WORK_FACTOR", "-3"),
                 Map.of("WORK_FACTOR", "99999999999"), Map.of("PORT", "x"), Map.of("PORT", "70000"),
-                Map.of("LOG_REQUESTS", "maybe")}) {
+                Map.of("LOG_REQUESTS", "maybe"), Map.of("METRICS", "on")}) {
             assertThrows(Settings.InvalidSetting.class, () -> Settings.fromEnv(bad), bad.toString());
         }
     }

@@ -1,0 +1,127 @@
+// Command server is the Go-Kit service of runtimes/CONTRACT.md (the 2020
+// study's Go side).
+//
+// Environment: PORT (default 8080), HOST (default 127.0.0.1), WORK_FACTOR
+// (integer >= 1, default 1), LOG_REQUESTS (true/false: one go-kit/log line
+// per request), METRICS (true/false: Go-Kit Prometheus metrics on /metrics),
+// plus the Go runtime's own GOMAXPROCS and GOMEMLIMIT.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	stdlog "log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"runner/go-kit/internal/service"
+)
+
+// shutdownTimeout bounds the graceful drain on SIGTERM/SIGINT.
+const shutdownTimeout = 5 * time.Second
+
+type config struct {
+	host        string
+	port        int
+	workFactor  int
+	logRequests bool
+	metrics     bool
+}
+
+func main() {
+	cfg, err := readConfig(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go-kit: %v\n", err)
+		os.Exit(2)
+	}
+	if err := run(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "go-kit: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func readConfig(getenv func(string) string) (config, error) {
+	cfg := config{host: "127.0.0.1", port: 8080, workFactor: 1}
+	if v := getenv("HOST"); v != "" {
+		cfg.host = v
+	}
+	if v := getenv("PORT"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return cfg, fmt.Errorf("PORT=%q: want an integer port in 0..65535", v)
+		}
+		cfg.port = p
+	}
+	if v := getenv("WORK_FACTOR"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("WORK_FACTOR=%q: want an integer >= 1", v)
+		}
+		cfg.workFactor = n
+	}
+	for name, dst := range map[string]*bool{"LOG_REQUESTS": &cfg.logRequests, "METRICS": &cfg.metrics} {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return cfg, fmt.Errorf("%s=%q: want true or false", name, v)
+			}
+			*dst = b
+		}
+	}
+	return cfg, nil
+}
+
+func run(cfg config) error {
+	logger := log.With(log.NewLogfmtLogger(log.NewSyncWriter(os.Stderr)), "ts", log.DefaultTimestampUTC)
+	handler := service.Build(service.Config{
+		WorkFactor:  cfg.workFactor,
+		LogRequests: cfg.logRequests,
+		Metrics:     cfg.metrics,
+		Logger:      logger,
+	})
+
+	// net sets TCP_NODELAY on every TCP connection by default, and
+	// http.Server keeps connections alive by default.
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          stdlog.New(log.NewStdlibAdapter(logger), "", 0),
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	_ = logger.Log("msg", "listening", "addr", ln.Addr().String(), "workFactor", cfg.workFactor,
+		"logRequests", cfg.logRequests, "metrics", cfg.metrics)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	stop() // a second signal kills the process the default way
+
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	_ = logger.Log("msg", "stopped")
+	return err
+}

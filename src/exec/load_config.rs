@@ -112,6 +112,7 @@ mod tests {
             measure,
             limits: Default::default(),
             derived_rate: None,
+            profiled: false,
         }
     }
 

@@ -34,6 +34,7 @@ pub mod load_config;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;
+pub mod profiling;
 pub mod progress;
 pub mod provenance;
 pub mod repeats;

@@ -150,6 +150,9 @@ pub struct RuntimePlan {
     /// Bytes kept of the head and of the tail of each of its service and
     /// training logs, per start (`logs.cap`).
     pub log_cap_bytes: u64,
+    /// What its `profile:` collects (`None`: not profiled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::profile::ProfilePlan>,
 }
 
 /// The JDK a runtime asked for and where it was found.
@@ -239,6 +242,10 @@ pub struct Cell {
     /// closed-loop pass (`load.mode` holds rate 0 until then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub derived_rate: Option<DerivedRate>,
+    /// The extra, profiled repeat (`profile:`): collectors attached, never
+    /// in the headline statistics.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub profiled: bool,
 }
 
 /// Where an `equal_load` cell's rate comes from.

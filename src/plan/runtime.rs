@@ -213,6 +213,7 @@ pub fn plan_runtime<'s>(
         tools,
         startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
         log_cap_bytes: super::gates::log_cap(&loaded.spec),
+        profile: None,
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

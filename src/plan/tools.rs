@@ -135,6 +135,7 @@ mod tests {
             tools: vec!["go".into(), "/srv/bench/server".into()],
             startup_repeats: 0,
             log_cap_bytes: crate::plan::gates::DEFAULT_LOG_CAP,
+            profile: None,
         };
         assert_eq!(needed_before_build(&rt), ["go"]);
         assert_eq!(needed_after_build(&rt), ["/srv/bench/server"]);

@@ -19,6 +19,8 @@ mod format;
 pub mod history;
 mod latency_charts;
 pub mod pairs;
+
+pub mod profiles;
 mod request_mix;
 mod run_data;
 pub mod search;

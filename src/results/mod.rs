@@ -10,6 +10,7 @@ pub mod derived_rates;
 pub mod environment;
 pub mod error;
 pub mod model;
+pub mod profiles;
 pub mod request_mix;
 pub mod resume;
 pub mod run_dir;

@@ -153,6 +153,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         }),
         startup: child.startup.or(base.startup),
         repeats: child.repeats.or(base.repeats),
+        profile: child.profile.or(base.profile),
     }
 }
 

@@ -27,6 +27,7 @@ pub mod explain;
 pub mod extends;
 pub mod gates;
 pub mod model;
+pub mod profile;
 pub mod search;
 pub mod source;
 pub mod tree;

@@ -17,6 +17,7 @@ use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::affinity::AffinitySetting;
 use super::byte_size::ByteSize;
 use super::gates::GatesSpec;
+use super::profile::ProfileSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -81,6 +82,8 @@ pub struct Spec {
     pub gates: Option<GatesSpec>,
     /// Caps on the service and training logs.
     pub logs: Option<LogsSpec>,
+    /// Profiled cells and their collectors for every runtime (a runtime's own `profile` wins).
+    pub profile: Option<ProfileSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -145,6 +148,8 @@ pub struct RuntimeSpec {
     pub startup: Option<StartupSpec>,
     /// This runtime's repeats (overrides the spec-wide `repeats`).
     pub repeats: Option<RepeatsSpec>,
+    /// This runtime's profiled cells and collectors (overrides the spec-wide `profile` whole).
+    pub profile: Option<ProfileSpec>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.

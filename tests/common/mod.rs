@@ -133,6 +133,7 @@ pub fn py_runtime(
         tools: vec!["python3".into()],
         startup_repeats: 0,
         log_cap_bytes: 16 << 20,
+        profile: None,
     }
 }
 

@@ -77,7 +77,7 @@ impl Plan {
         let cold = START_ALLOWANCE * cold_starts as u32;
         let most = self.walk(|_| true, CellWarmup::longest);
         let least = self.walk(
-            |cell| cell.repeat <= self.repeats_of(&cell.runtime).min(),
+            |cell| cell.profiled || cell.repeat <= self.repeats_of(&cell.runtime).min(),
             CellWarmup::shortest,
         );
         let adaptive = (least.cells, least.cells_time) != (most.cells, most.cells_time);

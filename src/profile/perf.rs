@@ -103,7 +103,8 @@ pub fn fold(runtime: &str, data: &Path) -> Result<Folded, ProfileError> {
     fold_script(&output.stdout, data)
 }
 
-/// Folds `perf script` text with inferno's collapser.
+/// Folds `perf script` text with inferno's collapser; each stack is
+/// weighed by its samples' period (for `cpu-clock`, nanoseconds on CPU).
 pub fn fold_script(script: &[u8], data: &Path) -> Result<Folded, ProfileError> {
     let mut folded = Vec::new();
     Folder::default()
@@ -131,6 +132,7 @@ server 1234 1234 100.010001:   10101010 cpu-clock:pppH: \n\
 \t          4a0000 main.main+0x20 (/srv/server)\n\
 \n";
         let f = fold_script(script, Path::new("perf.data")).unwrap();
-        assert_eq!(f.lines(), vec!["server;main.main;main.work 2"]);
+        // Weighed by each sample's period: ns of cpu-clock, 2 x 10101010.
+        assert_eq!(f.lines(), vec!["server;main.main;main.work 20202020"]);
     }
 }

@@ -162,6 +162,10 @@ impl Plan {
         for cell in &mut self.cells {
             cell.warmup = cell.warmup.shortened(shorten);
             cell.measure = match cell.measure {
+                // A profiled window stays long enough for its samplers.
+                Measure::Duration(d) if cell.profiled => {
+                    Measure::Duration(shorten(d).max(super::profile::QUICK_PROFILED_WINDOW.min(d)))
+                }
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
             };

@@ -12,6 +12,11 @@ use crate::spec::LoadedSpec;
 use crate::spec::profile::{Collector, ProfileSpec};
 use crate::spec::values::PortSpec;
 
+/// The shortest profiled window `--quick` leaves (a window planned shorter
+/// stays as planned): async-profiler's CPU and allocation halves each need
+/// load after two `jcmd` attaches, which take a second each on a busy host.
+pub const QUICK_PROFILED_WINDOW: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What is collected for one runtime.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProfilePlan {

@@ -187,6 +187,12 @@ fn draw(
     let folded_path = artifact(target, collector, "folded");
     let svg = artifact(target, collector, "svg");
     let total = folded.total();
+    if folded.stacks.is_empty() {
+        let why = format!(
+            "{what}: nothing sampled in the window (too short, or the service idle); profile a longer window"
+        );
+        return vec![rows.failed(collector, ArtifactState::Failed, why)];
+    }
     let title = format!("{what}: {}", target.cell_id);
     let mut out = Vec::new();
     match folded.write(&folded_path) {

@@ -63,7 +63,7 @@ pub fn summarise(
     let all: Vec<usize> = (0..second_p99_ms.len()).collect();
     PauseFacts {
         count: counted.unwrap_or(inside.len() as u64),
-        total_ms: durations.iter().sum(),
+        total_ms: durations.iter().fold(0.0, |a, b| a + b), // not `sum`: -0.0 when empty
         max_ms: durations.last().copied().unwrap_or(0.0),
         p99_ms,
         slow_seconds_paused: share(&slowest_tenth(second_p99_ms)),
@@ -127,6 +127,8 @@ mod tests {
     fn a_count_beyond_the_pauses_given_is_kept() {
         let f = summarise(&[pause(10.0, 1.0)], 0.0, 100.0, &[], Some(300));
         assert_eq!(f.count, 300);
+        let none = summarise(&[], 0.0, 100.0, &[], None);
+        assert!(none.total_ms == 0.0 && none.total_ms.is_sign_positive(), "no `-0.000 ms`");
         assert_eq!(f.seconds_paused, None);
     }
 }

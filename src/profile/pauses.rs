@@ -128,7 +128,10 @@ mod tests {
         let f = summarise(&[pause(10.0, 1.0)], 0.0, 100.0, &[], Some(300));
         assert_eq!(f.count, 300);
         let none = summarise(&[], 0.0, 100.0, &[], None);
-        assert!(none.total_ms == 0.0 && none.total_ms.is_sign_positive(), "no `-0.000 ms`");
+        assert!(
+            none.total_ms == 0.0 && none.total_ms.is_sign_positive(),
+            "no `-0.000 ms`"
+        );
         assert_eq!(f.seconds_paused, None);
     }
 }

@@ -495,8 +495,23 @@ fn perf_window(target: &Target) -> Vec<ProfileRow> {
     let rows = Rows { target };
     let data = artifact(target, Collector::Perf, "data");
     let pids = crate::sample::procfs::session_pids(target.sid);
-    let folded = perf::record(&target.runtime, &pids, target.length, &data)
-        .and_then(|_| perf::fold(&target.runtime, &data));
+    let jvm = jvm::find_jvm(&target.runtime, target.sid).ok();
+    let folded = perf::record(&target.runtime, &pids, target.length, &data).and_then(|_| {
+        // The JVM's JIT frames get names from /tmp/perf-<pid>.map, written
+        // by `Compiler.perfmap` for `perf script` and removed after it.
+        let map = jvm.and_then(|pid| {
+            let path = PathBuf::from(format!("/tmp/perf-{pid}.map"));
+            let ours = !path.exists();
+            let jcmd = jvm::jcmd_program(target.java_home.as_deref());
+            let _ = jvm::jcmd(&jcmd, &target.runtime, pid, &["Compiler.perfmap"]);
+            ours.then_some(path)
+        });
+        let folded = perf::fold(&target.runtime, &data);
+        if let Some(map) = map {
+            let _ = std::fs::remove_file(map);
+        }
+        folded
+    });
     match folded {
         Ok(f) => draw(
             target,

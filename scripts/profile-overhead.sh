@@ -7,6 +7,9 @@
 # Every load is bounded (WARMUP + DURATION per row) and aimed at 127.0.0.1.
 # Needs built services (go build; mvn package) and, for async-profiler,
 # runtimes/java-helidon/target/async-profiler (scripts/async-profiler.sh).
+# Each start is primed by PRIME (15s) of unmeasured load first, and each
+# run of rows ends with `none (again)`: the gap between the two `none` rows
+# is the drift of the host, to read every other gap against.
 # Prints figures; asserts nothing (a busy host moves them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +27,11 @@ cleanup() { [ -n "$service_pid" ] && kill "$service_pid" 2>/dev/null || true; rm
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$1/health" >/dev/null && return 0; sleep 0.1; done; echo "service on $1 never came up" >&2; exit 1; }
+wait_up() { # port: up, then primed (JIT, heap) by PRIME of unmeasured load
+  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$1/health" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$1/health" >/dev/null || { echo "service on $1 never came up" >&2; exit 1; }
+  "$runner" load --cpus 1 -c $conns -d "${PRIME:-15s}" "http://127.0.0.1:$1$path" >/dev/null
+}
 measure() { # label port [command run during the window]
   local label=$1 port=$2; shift 2
   "$runner" load --json --cpus 1 -c $conns --warmup "$warmup" -d "$duration" "http://127.0.0.1:$port$path" > "$tmp/load.json" &

@@ -95,6 +95,7 @@ pub fn measure_cell_observed(
         }
     };
     let config = measure_config(cell, service.addr(), load_cpus);
+    let profiling = super::profiling::open(ctx, service, cell);
     let t0 = Instant::now();
     let sampler = Sampler::start_with_cgroup(
         service.sid(),
@@ -142,6 +143,7 @@ pub fn measure_cell_observed(
         .map_err(crate::results::ResultsError::write(&hlog))?;
     let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
     (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
+    super::profiling::close(ctx, profiling, &report, &mut row)?;
     if let Some(why) = hung(ctx, service, cell) {
         row.status = CellStatus::Failed;
         row.reason = one_line(&format!(
@@ -292,6 +294,7 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
         mode,
         target_rps: target,
         started_at: started_at.to_string(),
+        profiled: cell.profiled,
         ..Default::default()
     }
 }

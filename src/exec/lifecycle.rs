@@ -36,6 +36,9 @@ pub fn start_measured(
     let mut command =
         ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
     command.limits = first_cell.limits.clone();
+    command
+        .env
+        .extend(super::profiling::start_env(ctx, rt, start_index));
     let fail =
         |reason: String, mut lifecycle: LifecycleRow, service: Option<Service>, cancelled: bool| {
             if let Some(service) = service {

@@ -114,6 +114,7 @@ mod tests {
             measure,
             limits: Default::default(),
             derived_rate: None,
+            profiled: false,
         }
     }
 

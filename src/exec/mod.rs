@@ -41,6 +41,7 @@ pub mod memory_phases;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;
+pub mod profiling;
 pub mod progress;
 pub mod provenance;
 pub mod repeats;

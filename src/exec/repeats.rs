@@ -112,7 +112,8 @@ impl Repeats {
                     stop: None,
                 });
         }
-        for row in recorded {
+        // A profiled repeat is no repeat of the statistics.
+        for row in recorded.iter().filter(|r| !r.profiled) {
             if let Some(config) = configs.get_mut(&row.config_id) {
                 config.measured.insert(row.repeat, usable_throughput(row));
             }

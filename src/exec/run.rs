@@ -422,7 +422,7 @@ impl<'a, D: Driver> Executor<'a, D> {
             }
             if recorded.contains(&cell.id)
                 || self.skipped.contains_key(&cell.runtime)
-                || !self.repeats.wants(cell)
+                || (!cell.profiled && !self.repeats.wants(cell))
             {
                 continue;
             }
@@ -572,7 +572,8 @@ impl<'a, D: Driver> Executor<'a, D> {
 
     fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
         self.measurements.append(row)?;
-        let stopped = self.repeats.record(row);
+        // The profiled repeat is no repeat of the statistics.
+        let stopped = (!row.profiled).then(|| self.repeats.record(row)).flatten();
         if row.status == CellStatus::Failed {
             self.cells_failed += 1;
         }

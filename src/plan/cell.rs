@@ -64,6 +64,7 @@ pub fn render_cells<'s>(
             measure,
             limits,
             derived_rate: None,
+            profiled: false,
         });
     }
     cells

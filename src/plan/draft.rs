@@ -53,6 +53,16 @@ impl RuntimeDraft {
         &self.runtime.name
     }
 
+    /// The runtime as planned so far.
+    pub fn runtime(&self) -> &RuntimePlan {
+        &self.runtime
+    }
+
+    /// For planning steps that complete a runtime from the whole spec (its `profile`).
+    pub fn runtime_mut(&mut self) -> &mut RuntimePlan {
+        &mut self.runtime
+    }
+
     /// How many repeats its configurations get (the cells render up to the max).
     pub fn repeats(&self) -> super::RepeatPolicy {
         self.runtime.repeats

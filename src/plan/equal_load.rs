@@ -113,6 +113,7 @@ pub fn equal_load_cells(
                     of_peak,
                     group: group_text(group),
                 }),
+                profiled: false,
                 axes,
             }
         })

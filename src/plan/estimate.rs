@@ -95,7 +95,7 @@ impl Plan {
         let outside_cells = cold + per_memory_process * memory_processes as u32;
         let most = self.walk(|_| true, CellWarmup::longest);
         let least = self.walk(
-            |cell| cell.repeat <= self.repeats_of(&cell.runtime).min(),
+            |cell| cell.profiled || cell.repeat <= self.repeats_of(&cell.runtime).min(),
             CellWarmup::shortest,
         );
         let adaptive = (least.cells, least.cells_time) != (most.cells, most.cells_time);
@@ -182,6 +182,10 @@ impl Plan {
         for cell in &mut self.cells {
             cell.warmup = cell.warmup.shortened(shorten);
             cell.measure = match cell.measure {
+                // A profiled window stays long enough for its samplers.
+                Measure::Duration(d) if cell.profiled => {
+                    Measure::Duration(shorten(d).max(super::profile::QUICK_PROFILED_WINDOW.min(d)))
+                }
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
             };

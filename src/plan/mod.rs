@@ -29,6 +29,7 @@ pub mod model;
 pub mod pinning;
 pub mod ports;
 pub mod postgres;
+pub mod profile;
 pub mod render;
 pub mod restart;
 pub mod runtime;
@@ -141,7 +142,7 @@ pub fn build_on(
     let dependencies =
         dependencies::plan_dependencies(loaded, &dependency_ports, host.cpus, &env, &mut problems);
 
-    let drafts: Vec<RuntimeDraft> = loaded
+    let mut drafts: Vec<RuntimeDraft> = loaded
         .runtimes
         .iter()
         .zip(ports)
@@ -153,6 +154,7 @@ pub fn build_on(
             runtime::plan_runtime(loaded, name, rt, placed, host, &env, &mut problems)
         })
         .collect();
+    profile::apply(loaded, &mut drafts, &mut problems);
 
     let points = matrix::points(&loaded.spec.axes);
     let names: Vec<&str> = drafts.iter().map(RuntimeDraft::name).collect();
@@ -169,6 +171,8 @@ pub fn build_on(
     let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
     let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
     cells.extend(equal_load);
+    let profiled = profile::profiled_cells(loaded, &drafts, &cells);
+    cells.extend(profiled);
 
     if cells.is_empty() && problems.is_empty() {
         return Err(SpecErrors::one(filter::nothing_kept(loaded)));

@@ -164,6 +164,9 @@ pub struct RuntimePlan {
     pub log_cap_bytes: u64,
     /// The dependencies it needs (its `needs`, else every one), in spec order.
     pub needs: Vec<String>,
+    /// What its `profile:` collects (`None`: not profiled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::profile::ProfilePlan>,
 }
 
 /// The JDK a runtime asked for and where it was found.
@@ -253,6 +256,10 @@ pub struct Cell {
     /// closed-loop pass (`load.mode` holds rate 0 until then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub derived_rate: Option<DerivedRate>,
+    /// The extra, profiled repeat (`profile:`): collectors attached, never
+    /// in the headline statistics.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub profiled: bool,
 }
 
 /// Where an `equal_load` cell's rate comes from.

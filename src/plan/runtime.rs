@@ -239,6 +239,7 @@ pub fn plan_runtime<'s>(
         startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
         log_cap_bytes: super::gates::log_cap(&loaded.spec),
         needs,
+        profile: None,
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

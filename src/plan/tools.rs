@@ -137,6 +137,7 @@ mod tests {
             startup_repeats: 0,
             log_cap_bytes: crate::plan::gates::DEFAULT_LOG_CAP,
             needs: vec![],
+            profile: None,
         };
         assert_eq!(needed_before_build(&rt), ["go"]);
         assert_eq!(needed_after_build(&rt), ["/srv/bench/server"]);

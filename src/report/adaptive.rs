@@ -103,6 +103,8 @@ mod tests {
             pinning: None,
             derived_rates: None,
             trainings: vec![],
+            profiled: vec![],
+            profiles: vec![],
         };
         data.measurements = warmups
             .iter()

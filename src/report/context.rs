@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::adaptive::AdaptiveView;
 use super::charts::Chart;
 use super::pairs::PAIR_RULE;
+use super::profiles::ProfilesView;
 use super::run_data::RunData;
 use super::summary::Summary;
 use super::training::TrainingView;
@@ -43,6 +44,8 @@ struct Data<'a> {
     schedule_caveat: Option<&'static str>,
     /// Adaptive repeats and automatic warmups (empty for a fixed design).
     adaptive: AdaptiveView,
+    /// Profiled repeats, their artifacts, and GC pauses beside the tail.
+    profiles: ProfilesView,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -85,6 +88,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         pair_rule: PAIR_RULE,
         schedule_caveat: run.schedule.caveat(),
         adaptive: AdaptiveView::of(run),
+        profiles: ProfilesView::of(run),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

@@ -23,6 +23,8 @@ mod latency_charts;
 pub mod memory_phases;
 pub mod outliers;
 pub mod pairs;
+
+pub mod profiles;
 mod request_mix;
 mod run_data;
 pub mod search;

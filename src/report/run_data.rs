@@ -12,6 +12,7 @@ use crate::results::model::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsRow,
     RunStatus, STATUS_FILE, TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
+use crate::results::profiles::{PROFILES_FILE, ProfileRow};
 use crate::results::read_csv;
 
 /// Everything the report needs from one run directory.
@@ -23,6 +24,7 @@ pub struct RunData {
     pub configurations: Vec<ConfigurationRow>,
     /// Empty when the run died before any service started.
     pub lifecycle: Vec<LifecycleRow>,
+    /// The measured rows: every statistic is over these (profiled repeats left out).
     pub measurements: Vec<MeasurementRow>,
     /// repeats.csv: per configuration its repeats and why it stopped; empty
     /// for runs from before the file existed.
@@ -41,6 +43,10 @@ pub struct RunData {
     pub derived_rates: Option<DerivedRates>,
     /// training/<runtime>.json of every trained runtime.
     pub trainings: Vec<TrainingView>,
+    /// The extra, profiled repeats (`profile:`), kept out of `measurements`.
+    pub profiled: Vec<MeasurementRow>,
+    /// profiles.csv: the artifacts of the profiled repeats.
+    pub profiles: Vec<ProfileRow>,
 }
 
 impl RunData {
@@ -61,10 +67,11 @@ impl RunData {
         )?;
         let configurations = read_table(&dir.join(CONFIGURATIONS_FILE), "configurations.csv")?;
         let lifecycle = read_csv(&dir.join(LIFECYCLE_FILE))?.unwrap_or_default();
-        let measurements = read_table(
+        let all: Vec<MeasurementRow> = read_table(
             &dir.join(MEASUREMENTS_FILE),
             "measurements.csv, one row per measured cell",
         )?;
+        let (profiled, measurements) = all.into_iter().partition(|r| r.profiled);
         let plan = read_plan(&dir.join(PLAN_FILE))?;
         let repeats = read_csv(&dir.join(REPEATS_FILE))?.unwrap_or_default();
         Ok(RunData {
@@ -82,6 +89,8 @@ impl RunData {
             pinning: plan.pinning,
             derived_rates: read_optional_json(&dir.join(DERIVED_RATES_FILE))?,
             trainings: trainings(dir)?,
+            profiled,
+            profiles: read_csv(&dir.join(PROFILES_FILE))?.unwrap_or_default(),
         })
     }
 

@@ -12,6 +12,7 @@ pub mod environment;
 pub mod error;
 pub mod memory_phases;
 pub mod model;
+pub mod profiles;
 pub mod request_mix;
 pub mod resume;
 pub mod run_dir;

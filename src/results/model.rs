@@ -331,6 +331,26 @@ pub struct MeasurementRow {
     pub gen_rss_bytes: Option<u64>,
     #[serde(default)]
     pub gen_peak_rss_bytes: Option<u64>,
+    // Profiling (issue 18): whether this row is the extra, profiled repeat
+    // (never in the headline statistics), and the GC pauses of the window
+    // (JVM GC log or Go runtime statistics; empty where none were
+    // collected) beside the tail: of the seconds whose p99 is among the
+    // window's slowest tenth, the share that held a pause, and of all its
+    // seconds. Defaults for rows written before these columns existed.
+    #[serde(default)]
+    pub profiled: bool,
+    #[serde(default)]
+    pub gc_pauses: Option<u64>,
+    #[serde(default)]
+    pub gc_pause_total_ms: Option<f64>,
+    #[serde(default)]
+    pub gc_pause_max_ms: Option<f64>,
+    #[serde(default)]
+    pub gc_pause_p99_ms: Option<f64>,
+    #[serde(default)]
+    pub gc_slow_seconds_paused: Option<f64>,
+    #[serde(default)]
+    pub gc_seconds_paused: Option<f64>,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

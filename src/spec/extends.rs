@@ -155,6 +155,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         startup: child.startup.or(base.startup),
         repeats: child.repeats.or(base.repeats),
         needs: child.needs.or(base.needs),
+        profile: child.profile.or(base.profile),
     }
 }
 

@@ -30,6 +30,7 @@ pub mod extends;
 pub mod gates;
 pub mod memory;
 pub mod model;
+pub mod profile;
 pub mod search;
 pub mod source;
 pub mod tree;

@@ -17,6 +17,7 @@ use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::affinity::AffinitySetting;
 use super::byte_size::ByteSize;
 use super::gates::GatesSpec;
+use super::profile::ProfileSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -89,6 +90,8 @@ pub struct Spec {
     /// Memory in phases (idle, load, after) on fresh processes per runtime,
     /// apart from the latency cells.
     pub memory: Option<super::memory::MemorySpec>,
+    /// Profiled cells and their collectors for every runtime (a runtime's own `profile` wins).
+    pub profile: Option<ProfileSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -161,6 +164,8 @@ pub struct RuntimeSpec {
     /// The `dependencies` this runtime uses (default: every one); each is
     /// up before its service starts, and `{{ deps.<name>.port }}` names it.
     pub needs: Option<Vec<String>>,
+    /// This runtime's profiled cells and collectors (overrides the spec-wide `profile` whole).
+    pub profile: Option<ProfileSpec>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.

@@ -135,6 +135,7 @@ pub fn py_runtime(
         startup_repeats: 0,
         log_cap_bytes: 16 << 20,
         needs: vec![],
+        profile: None,
     }
 }
 

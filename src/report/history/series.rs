@@ -241,6 +241,8 @@ mod tests {
             pinning: None,
             derived_rates: None,
             trainings: Vec::new(),
+            profiled: Vec::new(),
+            profiles: Vec::new(),
             configurations: vec![],
             lifecycle: vec![],
             measurements,

@@ -80,5 +80,6 @@ pub fn assemble(
             })
             .collect(),
         gates: super::gates::Gates::of(spec),
+        hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
     }
 }

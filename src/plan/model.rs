@@ -48,6 +48,8 @@ pub struct Plan {
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).
     pub gates: super::gates::Gates,
+    /// Where the services and the load generator run (the spec's `hosts:`).
+    pub hosts: super::hosts::Hosts,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.

@@ -26,6 +26,7 @@ pub mod error;
 pub mod explain;
 pub mod extends;
 pub mod gates;
+pub mod hosts;
 pub mod model;
 pub mod search;
 pub mod source;

@@ -17,6 +17,7 @@ use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::affinity::AffinitySetting;
 use super::byte_size::ByteSize;
 use super::gates::GatesSpec;
+use super::hosts::HostsSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
@@ -81,6 +82,8 @@ pub struct Spec {
     pub gates: Option<GatesSpec>,
     /// Caps on the service and training logs.
     pub logs: Option<LogsSpec>,
+    /// Where the services and the load generator run (default: all here).
+    pub hosts: Option<HostsSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.

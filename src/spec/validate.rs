@@ -103,6 +103,9 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     if let Some(gates) = &spec.gates {
         super::gates::check_gates(gates, &mut out);
     }
+    if let Some(hosts) = &spec.hosts {
+        super::hosts::check_hosts(hosts, &mut out);
+    }
     if let Some((message, help)) = spec.repeats.problem() {
         out.push(finding("repeats", message, help));
     }

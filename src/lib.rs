@@ -13,6 +13,7 @@ pub mod load;
 pub mod plan;
 pub mod preflight;
 pub mod process;
+pub mod remote;
 pub mod report;
 pub mod results;
 pub mod sample;

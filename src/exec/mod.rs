@@ -36,6 +36,7 @@ mod orchestration_tests;
 pub mod processes;
 pub mod progress;
 pub mod provenance;
+pub mod remote_load;
 pub mod repeats;
 pub mod request_mix;
 pub mod run;

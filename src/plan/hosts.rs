@@ -7,6 +7,9 @@ use serde::Serialize;
 
 use crate::spec::hosts::{HostSpec, HostsSpec};
 
+/// Where runner keeps its binary on a host, under the login's home.
+pub const DEFAULT_REMOTE_DIR: &str = ".cache/runner";
+
 /// Where the services and the load generator run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hosts {
@@ -40,6 +43,8 @@ pub struct SshTarget {
     pub port: Option<u16>,
     pub identity: Option<PathBuf>,
     pub known_hosts: Option<PathBuf>,
+    /// Folder on the host for the runner binary (relative: to the login's home).
+    pub dir: String,
 }
 
 impl Host {
@@ -109,6 +114,7 @@ fn host(spec: &HostSpec, base_dir: &Path) -> Host {
                 port: map.port,
                 identity: path(&map.identity),
                 known_hosts: path(&map.known_hosts),
+                dir: map.dir.clone().unwrap_or_else(|| DEFAULT_REMOTE_DIR.into()),
             }),
             address: map.reach_address(),
         },

@@ -71,6 +71,9 @@ pub struct HostMap {
     /// when this is the service host). Default: the address of `ssh` when it
     /// is an IP.
     pub address: Option<String>,
+    /// Folder on the host where runner copies its own binary (default
+    /// `.cache/runner`, under the login's home).
+    pub dir: Option<String>,
 }
 
 /// The one keyword a host may be instead of a map.
@@ -210,6 +213,7 @@ fn check_host(field: &str, host: &HostSpec, out: &mut Vec<Finding>) {
                 ("port", map.port.is_some()),
                 ("identity", map.identity.is_some()),
                 ("known_hosts", map.known_hosts.is_some()),
+                ("dir", map.dir.is_some()),
             ] {
                 if set {
                     out.push(Finding {

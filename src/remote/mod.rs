@@ -10,6 +10,7 @@
 //! `merge` adds the hosts' HdrHistograms exactly. See docs/hosts.md.
 pub mod drive;
 pub mod error;
+pub mod fingerprint;
 pub mod install;
 pub mod merge;
 pub mod protocol;

@@ -118,16 +118,20 @@ impl Session {
             Ok(Response::Hello { protocol, .. }) if protocol == PROTOCOL_VERSION => Ok(Some(s)),
             Ok(other) => Err(s.unexpected(&other)),
             Err(RemoteError::ConnectionLost { .. }) if s.exit_code() == Some(ABSENT) => Ok(None),
-            Err(RemoteError::ConnectionLost { stderr, .. }) => {
-                let status = s
-                    .exit_code()
-                    .map_or_else(|| "no exit status".into(), |c| format!("exit status {c}"));
-                Err(RemoteError::Ssh {
+            Err(RemoteError::ConnectionLost { stderr, during, .. }) => match s.exit_code() {
+                // ssh itself failed (255: connect, auth, host key) or the command did.
+                Some(code) => Err(RemoteError::Ssh {
                     host: s.host.clone(),
-                    status,
+                    status: format!("exit status {code}"),
                     stderr: stderr.trim().to_string(),
-                })
-            }
+                }),
+                // Killed by a signal: the connection went away while opening.
+                None => Err(RemoteError::ConnectionLost {
+                    host: s.host.clone(),
+                    during,
+                    stderr,
+                }),
+            },
             Err(e) => Err(e),
         }
     }

@@ -275,7 +275,14 @@ mod tests {
         };
         assert_eq!(
             findings(&h),
-            ["hosts.service", "hosts.load[0].ssh", "hosts.load[1].port"]
+            [
+                "hosts.service",
+                "hosts.load[0].ssh",
+                "hosts.load[1].port",
+                // No address to aim the remote load at, and local + remote mixed.
+                "hosts.service.address",
+                "hosts.load"
+            ]
         );
     }
 

@@ -312,4 +312,59 @@ for ns in ctl l1 l2; do
         case " ${sshd_pids[*]} " in *" $pid "*) ;; *) fail "pid $pid still runs in $ns: $(tr '\0' ' ' < /proc/$pid/cmdline)" ;; esac
     done
 done
+if [ "${1:-}" = --figures ]; then
+    echo "== figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
+    (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)
+    go_spec() { # file, hosts block
+        cat > "$1" <<EOF
+experiment: { name: hosts-figures, title: load local vs remote, description: scripts/test-hosts.sh --figures }
+env: { WORK_FACTOR: "10", LOG_REQUESTS: "false" }
+runtimes:
+  go-stdlib:
+    dir: $root/runtimes/go-nethttp
+    start: ./build/server
+    env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0" }
+    health: { path: /health, timeout: 60s }
+workload: { method: GET, path: "/api/generated/{{ payload }}", expect: { status: 200 } }
+axes: { payload: [128], concurrency: [48] }
+load: { mode: closed, timeout: 10s }
+repeats: 3
+startup: { repeats: 0 }
+warmup: { service: 3s, cell: 2s }
+measure: { duration: 5s }
+results: $tmp/figures
+$2
+EOF
+    }
+    go_spec "$tmp/go-local.yaml" ""
+    go_spec "$tmp/go-remote.yaml" "hosts:
+  service: { address: $NET.1 }
+  load:
+$(host_yaml l1)"
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-local.yaml" > "$tmp/go-local.out" 2>&1 || { cat "$tmp/go-local.out"; fail "go local"; }
+    local_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-remote.yaml" > "$tmp/go-remote.out" 2>&1 || { cat "$tmp/go-remote.out"; fail "go remote"; }
+    remote_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    python3 - "$local_run" "$remote_run" <<'PY'
+import csv, json, pathlib, statistics, sys
+for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
+    run = pathlib.Path(run)
+    rows = list(csv.DictReader(open(run / "measurements.csv")))
+    tput = [float(r["throughput_rps"]) for r in rows]
+    p99 = [float(r["latency_p99_ms"]) for r in rows]
+    st = [r["status"] for r in rows]
+    print(f"  FIGURE load {label}: throughput {statistics.mean(tput):8.0f} rps (repeats {', '.join(f'{t:.0f}' for t in tput)}), "
+          f"p99 {statistics.mean(p99):6.2f} ms (repeats {', '.join(f'{p:.2f}' for p in p99)}); status {', '.join(st)}")
+    hosts_dir = run / "load-hosts"
+    parts = [p for f in sorted(hosts_dir.glob("*.csv")) for p in csv.DictReader(open(f))] if hosts_dir.exists() else []
+    if parts:
+        opens = [float(p["session_open_ms"]) for p in parts]
+        rtts = [float(p["rtt_ms"]) for p in parts]
+        print(f"  FIGURE SSH path: session open {statistics.median(opens):.0f} ms median per load "
+              f"(range {min(opens):.0f}-{max(opens):.0f}), protocol ping RTT {statistics.median(rtts):.3f} ms median")
+        env = json.loads((run / "environment.json").read_text())
+        for h in env.get("hosts", []):
+            print(f"  FIGURE first session to {h['name']} (binary copy included): {h['session_open_ms']:.0f} ms; rtt {h['rtt_ms']:.3f} ms")
+PY
+fi
 echo "test-hosts: OK"

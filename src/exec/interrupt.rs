@@ -51,7 +51,12 @@ impl Interrupt {
     /// "SIGINT", "SIGTERM", the reason given to [`Interrupt::stop_because`],
     /// or "interrupted" when set by [`Interrupt::trigger`].
     pub fn describe(&self) -> String {
-        if let Some(why) = self.reason.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(why) = self
+            .reason
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
             return why;
         }
         match self.signal.load(Ordering::SeqCst) {

@@ -15,7 +15,11 @@ use crate::results::{LOAD_HOSTS_DIR, LoadHostRow, ResultsError, RunDir, write_cs
 static LAST: Mutex<Option<HostsLoad>> = Mutex::new(None);
 
 /// Runs `config` where the plan says the load runs.
-pub fn run(plan: &Plan, config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, LoadError> {
+pub fn run(
+    plan: &Plan,
+    config: &LoadConfig,
+    control: &LoadControl,
+) -> Result<LoadReport, LoadError> {
     if !plan.hosts.remote_load() {
         return load::run(config, control);
     }
@@ -39,7 +43,12 @@ pub fn write_hosts(run: &RunDir, cell_id: &str) -> Result<(), ResultsError> {
     let Some(hosts) = LAST.lock().unwrap_or_else(|p| p.into_inner()).take() else {
         return Ok(());
     };
-    let first = hosts.hosts.iter().map(|h| h.started_unix_ns).min().unwrap_or(0);
+    let first = hosts
+        .hosts
+        .iter()
+        .map(|h| h.started_unix_ns)
+        .min()
+        .unwrap_or(0);
     let ms = |us: u64| us as f64 / 1000.0;
     let rows: Vec<LoadHostRow> = hosts
         .hosts

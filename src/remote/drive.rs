@@ -82,9 +82,12 @@ pub fn drive(
         why: e.to_string(),
     };
     let loads: Vec<&Host> = hosts.load.iter().filter(|h| h.ssh().is_some()).collect();
-    let service = hosts.service.address.ok_or_else(|| LoadError::InvalidConfig {
-        what: "the load hosts are remote but `hosts.service.address` is not set".into(),
-    })?;
+    let service = hosts
+        .service
+        .address
+        .ok_or_else(|| LoadError::InvalidConfig {
+            what: "the load hosts are remote but `hosts.service.address` is not set".into(),
+        })?;
     let target = SocketAddr::new(service, config.target.port());
     let mut aimed = config.clone();
     if aimed.host_header == config.target.to_string() {
@@ -118,12 +121,21 @@ pub fn drive(
                 let (failed, progress) = (&failed, &progress);
                 scope.spawn(move || {
                     let remote_start = (start_at as i64 + offset).max(0) as u64;
-                    let r = one_host(session, part, &[service], remote_start, bound, control, failed, |ok, err| {
-                        let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
-                        let (last_ok, last_err) = p[i];
-                        control.add(ok.saturating_sub(last_ok), err.saturating_sub(last_err));
-                        p[i] = (ok, err);
-                    });
+                    let r = one_host(
+                        session,
+                        part,
+                        &[service],
+                        remote_start,
+                        bound,
+                        control,
+                        failed,
+                        |ok, err| {
+                            let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
+                            let (last_ok, last_err) = p[i];
+                            control.add(ok.saturating_sub(last_ok), err.saturating_sub(last_err));
+                            p[i] = (ok, err);
+                        },
+                    );
                     if r.is_err() {
                         failed.store(true, Ordering::Relaxed);
                     }
@@ -133,7 +145,10 @@ pub fn drive(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(RemoteError::protocol("a load host thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(RemoteError::protocol("a load host thread panicked")))
+            })
             .collect()
     });
     let mut per_host = Vec::new();
@@ -157,7 +172,11 @@ pub fn drive(
     }
     let reports: Vec<LoadReport> = per_host.iter().map(|h| h.report.clone()).collect();
     let merged = merge(&reports).map_err(|e| LoadError::Remote {
-        host: loads.iter().map(|h| h.name.as_str()).collect::<Vec<_>>().join(", "),
+        host: loads
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
         why: e.to_string(),
     })?;
     Ok(HostsLoad {
@@ -182,7 +201,10 @@ fn open_all(loads: &[&Host]) -> Result<Vec<Session>, (String, RemoteError)> {
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(("?".into(), RemoteError::protocol("a session thread panicked")))
+                    Err((
+                        "?".into(),
+                        RemoteError::protocol("a session thread panicked"),
+                    ))
                 })
             })
             .collect()

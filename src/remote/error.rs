@@ -5,7 +5,9 @@ use std::io;
 /// host (its SSH destination) and says what to check.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
-    #[error("cannot run `ssh` for {host}: {cause}; install OpenSSH's client (apt-get install openssh-client)")]
+    #[error(
+        "cannot run `ssh` for {host}: {cause}; install OpenSSH's client (apt-get install openssh-client)"
+    )]
     SpawnSsh { host: String, cause: io::Error },
     #[error(
         "ssh to {host} failed ({status}): {stderr}; check that `ssh {host}` works non-interactively \

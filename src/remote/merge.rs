@@ -17,7 +17,9 @@ use crate::load::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats};
 pub enum MergeError {
     #[error("no load host returned a report")]
     Empty,
-    #[error("the load hosts' histograms cannot be added ({0}): are all hosts the same runner build?")]
+    #[error(
+        "the load hosts' histograms cannot be added ({0}): are all hosts the same runner build?"
+    )]
     Histogram(String),
 }
 
@@ -77,12 +79,8 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport, MergeError> {
 /// not hide a saturated one in an average).
 fn generator(reports: &[LoadReport]) -> GeneratorUsage {
     let sum = |f: fn(&GeneratorUsage) -> f64| reports.iter().map(|r| f(&r.generator)).sum::<f64>();
-    let max = |f: fn(&GeneratorUsage) -> f64| {
-        reports
-            .iter()
-            .map(|r| f(&r.generator))
-            .fold(0.0, f64::max)
-    };
+    let max =
+        |f: fn(&GeneratorUsage) -> f64| reports.iter().map(|r| f(&r.generator)).fold(0.0, f64::max);
     GeneratorUsage {
         user_s: sum(|g| g.user_s),
         system_s: sum(|g| g.system_s),

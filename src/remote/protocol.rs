@@ -59,7 +59,10 @@ pub enum Response {
         unix_ns: u64,
     },
     /// Once a second during a load: requests completed so far.
-    Progress { completed: u64, errors: u64 },
+    Progress {
+        completed: u64,
+        errors: u64,
+    },
     /// A load ended; `started_unix_ns` is when its measured window opened on
     /// the remote clock.
     LoadDone {
@@ -67,7 +70,9 @@ pub enum Response {
         started_unix_ns: u64,
     },
     /// The request could not be carried out.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 /// Writes `msg` as one line and flushes.

@@ -68,7 +68,9 @@ pub fn serve() -> Result<(), RemoteError> {
                 allowed,
                 start_at_unix_ns,
             } => {
-                if let Outcome::SessionClosed = run_load(&mut out, &requests, *config, &allowed, start_at_unix_ns)? {
+                if let Outcome::SessionClosed =
+                    run_load(&mut out, &requests, *config, &allowed, start_at_unix_ns)?
+                {
                     return Ok(());
                 }
             }
@@ -102,8 +104,14 @@ fn run_load(
                     "refusing to send load to {}: it is not the declared service host ({}); \
                      only the hosts of the spec's `hosts:` may be loaded",
                     config.target,
-                    if allowed.is_empty() { "none declared".to_string() } else {
-                        allowed.iter().map(IpAddr::to_string).collect::<Vec<_>>().join(", ")
+                    if allowed.is_empty() {
+                        "none declared".to_string()
+                    } else {
+                        allowed
+                            .iter()
+                            .map(IpAddr::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     }
                 ),
             },

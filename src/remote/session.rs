@@ -187,7 +187,10 @@ impl Session {
         let sent = Instant::now();
         let local_before = unix_ns();
         match self.call(&Request::Ping { seq }, "measuring the round trip")? {
-            Response::Pong { seq: s, unix_ns: remote } if s == seq => {
+            Response::Pong {
+                seq: s,
+                unix_ns: remote,
+            } if s == seq => {
                 let rtt = sent.elapsed();
                 let mid = local_before + u64::try_from(rtt.as_nanos() / 2).unwrap_or(0);
                 Ok((rtt, remote as i64 - mid as i64))
@@ -221,7 +224,8 @@ impl Session {
     }
 
     fn exit_code(&mut self) -> Option<i32> {
-        self.wait_exit(Duration::from_secs(2)).and_then(|s| s.code())
+        self.wait_exit(Duration::from_secs(2))
+            .and_then(|s| s.code())
     }
 
     fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {

@@ -16,7 +16,9 @@ pub struct SplitError {
 /// `n` shares of `total`, the first `total % n` one larger.
 fn shares(total: u64, n: usize) -> Vec<u64> {
     let n64 = n as u64;
-    (0..n64).map(|i| total / n64 + u64::from(i < total % n64)).collect()
+    (0..n64)
+        .map(|i| total / n64 + u64::from(i < total % n64))
+        .collect()
 }
 
 /// `config` as `hosts` configurations whose sum is `config`. Each host's mix

@@ -22,7 +22,9 @@ pub fn command(target: &SshTarget, remote_command: &str) -> Command {
         cmd.arg("-p").arg(port.to_string());
     }
     if let Some(identity) = &target.identity {
-        cmd.arg("-i").arg(identity).args(["-o", "IdentitiesOnly=yes"]);
+        cmd.arg("-i")
+            .arg(identity)
+            .args(["-o", "IdentitiesOnly=yes"]);
     }
     if let Some(known) = &target.known_hosts {
         cmd.arg("-o")

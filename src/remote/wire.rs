@@ -297,7 +297,10 @@ pub fn read_hlog(text: &str) -> Result<Vec<(String, Histogram<u64>)>, RemoteErro
         let LogEntry::Interval(interval) = entry else {
             continue;
         };
-        let tag = interval.tag().map(|t| t.as_str().to_string()).unwrap_or_default();
+        let tag = interval
+            .tag()
+            .map(|t| t.as_str().to_string())
+            .unwrap_or_default();
         let bytes = STANDARD
             .decode(interval.encoded_histogram())
             .map_err(|e| RemoteError::protocol(format!("histogram `{tag}`: {e}")))?;

@@ -48,11 +48,19 @@ pub struct HostEnvironment {
 /// with another fingerprint. The round trip is measured, not compared.
 pub fn host_differences(a: &[HostEnvironment], b: &[HostEnvironment]) -> Vec<String> {
     let names = |hs: &[HostEnvironment]| -> Vec<String> {
-        hs.iter().map(|h| format!("{} {}", h.role, h.name)).collect()
+        hs.iter()
+            .map(|h| format!("{} {}", h.role, h.name))
+            .collect()
     };
     let (na, nb) = (names(a), names(b));
     if na != nb {
-        let show = |n: &[String]| if n.is_empty() { "(none: all local)".to_string() } else { n.join(", ") };
+        let show = |n: &[String]| {
+            if n.is_empty() {
+                "(none: all local)".to_string()
+            } else {
+                n.join(", ")
+            }
+        };
         return vec![format!("remote hosts: {} vs {}", show(&na), show(&nb))];
     }
     a.iter()
@@ -98,7 +106,10 @@ mod tests {
         assert!(host_differences(&a, &same).is_empty());
         let d = host_differences(&a, &[host("u@10.0.0.2", 8)]);
         assert_eq!(d.len(), 1);
-        assert!(d[0].starts_with("load host u@10.0.0.2 fingerprint"), "{d:?}");
+        assert!(
+            d[0].starts_with("load host u@10.0.0.2 fingerprint"),
+            "{d:?}"
+        );
         let d = host_differences(&a, &[host("u@10.0.0.2", 4), host("u@10.0.0.3", 4)]);
         assert!(d[0].starts_with("remote hosts:"), "{d:?}");
         assert_eq!(

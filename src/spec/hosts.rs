@@ -132,7 +132,11 @@ pub fn check_hosts(hosts: &HostsSpec, out: &mut Vec<Finding>) {
     for (field, host) in &all {
         check_host(field, host, out);
     }
-    let service = hosts.service.as_ref().map(HostSpec::map).unwrap_or_default();
+    let service = hosts
+        .service
+        .as_ref()
+        .map(HostSpec::map)
+        .unwrap_or_default();
     if hosts.service.as_ref().is_some_and(HostSpec::is_remote) {
         out.push(Finding {
             field: "hosts.service.ssh".into(),
@@ -159,10 +163,9 @@ pub fn check_hosts(hosts: &HostsSpec, out: &mut Vec<Finding>) {
                 .into(),
         });
     }
-    let local_loads = hosts
-        .load
-        .as_ref()
-        .map_or(0, |l| l.as_slice().iter().filter(|h| !h.is_remote()).count());
+    let local_loads = hosts.load.as_ref().map_or(0, |l| {
+        l.as_slice().iter().filter(|h| !h.is_remote()).count()
+    });
     if remote_load && local_loads > 0 {
         out.push(Finding {
             field: "hosts.load".into(),

@@ -108,3 +108,60 @@ pub fn unix_ns() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Arrival, LoadConfig, RequestSpec, StopCondition};
+    use std::io::Cursor;
+    use std::time::Duration;
+
+    #[test]
+    fn a_load_request_survives_the_line_both_ways() {
+        let mut config = LoadConfig::closed(
+            "10.213.0.1:8080".parse().unwrap(),
+            RequestSpec {
+                body: Some(bytes::Bytes::from_static(b"{\"a\":\n1}")),
+                headers: vec![("X-Test".into(), "1".into())],
+                weight: Some(2.0),
+                ..RequestSpec::get("/work/64")
+            },
+            4,
+        );
+        config.arrival = Arrival::Open {
+            rate: 250.5,
+            connections: 4,
+            ramp: Some(Duration::from_millis(1500)),
+        };
+        config.stop = StopCondition::Duration(Duration::from_secs(3));
+        config.warmup = Duration::from_millis(250);
+        let request = Request::Load {
+            config: Box::new(WireLoadConfig::from(&config)),
+            allowed: vec!["10.213.0.1".parse().unwrap()],
+            start_at_unix_ns: Some(42),
+        };
+        let mut line = Vec::new();
+        send(&mut line, &request).unwrap();
+        assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1, "one line");
+        assert!(line.starts_with(br#"{"op":"load""#));
+        let back: Request = receive(&mut Cursor::new(line)).unwrap().unwrap();
+        assert_eq!(back, request);
+        let Request::Load { config: wire, .. } = back else {
+            unreachable!()
+        };
+        let again = wire.into_config().unwrap();
+        assert_eq!(again.requests, config.requests);
+        assert_eq!(again.arrival, config.arrival);
+        assert_eq!(again.stop, config.stop);
+        assert_eq!(again.warmup, config.warmup);
+        assert_eq!(again.target, config.target);
+    }
+
+    #[test]
+    fn end_of_input_is_none_and_garbage_is_a_protocol_error() {
+        let none: Option<Request> = receive(&mut Cursor::new(Vec::new())).unwrap();
+        assert!(none.is_none());
+        let err = receive::<Request>(&mut Cursor::new(b"{\"op\":\"dance\"}\n".to_vec()));
+        assert!(matches!(err, Err(RemoteError::Protocol(_))), "{err:?}");
+    }
+}

@@ -21,6 +21,11 @@ use crate::load::{self, LoadControl};
 /// clock problem between the hosts, not a plan.
 const MAX_START_DELAY: Duration = Duration::from_secs(30);
 
+/// How long a session may sit without a request before it ends itself: the
+/// controlling runner sends the next request at once, so a longer silence
+/// means a path that dropped without a FIN, before sshd's keepalive noticed.
+const IDLE_LIMIT: Duration = Duration::from_secs(120);
+
 /// What the stdin reader passes on.
 enum Input {
     Request(Request),
@@ -34,12 +39,13 @@ pub fn serve() -> Result<(), RemoteError> {
     let requests = read_stdin();
     let mut out = io::stdout().lock();
     loop {
-        let request = match requests.recv() {
+        let request = match requests.recv_timeout(IDLE_LIMIT) {
             Ok(Input::Request(r)) => r,
             Ok(Input::Bad(what)) => {
                 send(&mut out, &Response::Error { message: what })?;
                 continue;
             }
+            // Closed, or idle past the limit: end, and with us all we started.
             Ok(Input::Closed) | Err(_) => return Ok(()),
         };
         match request {

@@ -124,7 +124,7 @@ pub fn check_hosts(hosts: &HostsSpec, out: &mut Vec<Finding>) {
                     });
                 }
                 for (i, h) in list.iter().enumerate() {
-                    all.push((format!("hosts.load[{i}]"), h));
+                    all.push((format!("hosts.load.{i}"), h));
                 }
             }
         }
@@ -280,8 +280,8 @@ mod tests {
             findings(&h),
             [
                 "hosts.service",
-                "hosts.load[0].ssh",
-                "hosts.load[1].port",
+                "hosts.load.0.ssh",
+                "hosts.load.1.port",
                 // No address to aim the remote load at, and local + remote mixed.
                 "hosts.service.address",
                 "hosts.load"

@@ -4,7 +4,7 @@
 //!
 //! The per-second timeline keeps counts exact too, but it carries only
 //! each host's p50/p99 of the second, so its merged p50/p99 are the highest
-//! host's (a bound, said so in docs/load.md); the window's percentiles come
+//! host's (a bound, said so in docs/hosts.md); the window's percentiles come
 //! from the merged histograms.
 use std::collections::BTreeMap;
 

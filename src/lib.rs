@@ -14,6 +14,7 @@ pub mod plan;
 pub mod preflight;
 pub mod process;
 pub mod profile;
+pub mod remote;
 pub mod report;
 pub mod results;
 pub mod sample;

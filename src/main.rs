@@ -113,6 +113,10 @@ enum Command {
     },
     /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
     Load(Box<runner::load::cli::LoadArgs>),
+    /// The far end of an SSH session from another runner (JSON lines on
+    /// stdin/stdout, docs/hosts.md); ends, with all it started, when stdin closes.
+    #[command(hide = true)]
+    Remote,
     /// Build, train and measure every cell of a spec, one service at a time,
     /// recording everything under results/<experiment>/<run-id>/.
     Exec {
@@ -224,6 +228,13 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         )),
+        Command::Remote => match runner::remote::serve() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: runner remote: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Load(args) => match runner::load::cli::run(*args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

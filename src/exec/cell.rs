@@ -137,6 +137,7 @@ pub fn measure_cell_observed(
     };
     write_timeline(ctx, cell, &report)?;
     super::request_mix::write(ctx.run, cell, &report)?;
+    super::remote_load::write_hosts(ctx.run, &cell.id)?;
     let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
     File::create(&hlog)
         .and_then(|f| report.write_hlog(BufWriter::new(f)))
@@ -236,8 +237,9 @@ pub fn guarded_run(
                 }
             }
         });
-        let result = load::run(config, &control);
+        let result = super::remote_load::run(ctx.plan, config, &control);
         done.store(true, Ordering::Relaxed);
+        super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         result
     });
     (result, died.load(Ordering::Relaxed))

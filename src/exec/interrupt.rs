@@ -1,14 +1,16 @@
 //! SIGINT / SIGTERM to the runner: set a flag the executor checks between
 //! steps (and that cancels a running load), so the service is stopped, no
 //! partial row is written and the run is marked interrupted.
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The interruption flag and which signal set it.
 #[derive(Debug, Clone, Default)]
 pub struct Interrupt {
     flag: Arc<AtomicBool>,
     signal: Arc<AtomicI32>,
+    /// Set by [`Interrupt::stop_because`]: what stopped the run instead of a signal.
+    reason: Arc<Mutex<Option<String>>>,
 }
 
 impl Interrupt {
@@ -39,8 +41,24 @@ impl Interrupt {
         self.flag.store(true, Ordering::SeqCst);
     }
 
-    /// "SIGINT", "SIGTERM", or "interrupted" when set by [`Interrupt::trigger`].
+    /// Stops the run as a signal would, for `why` (a lost load host: the
+    /// cell is not recorded, so `--resume` measures it once the host is back).
+    pub fn stop_because(&self, why: String) {
+        *self.reason.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+        self.trigger();
+    }
+
+    /// "SIGINT", "SIGTERM", the reason given to [`Interrupt::stop_because`],
+    /// or "interrupted" when set by [`Interrupt::trigger`].
     pub fn describe(&self) -> String {
+        if let Some(why) = self
+            .reason
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            return why;
+        }
         match self.signal.load(Ordering::SeqCst) {
             signal_hook::consts::SIGINT => "SIGINT".into(),
             signal_hook::consts::SIGTERM => "SIGTERM".into(),

@@ -44,6 +44,7 @@ pub mod processes;
 pub mod profiling;
 pub mod progress;
 pub mod provenance;
+pub mod remote_load;
 pub mod repeats;
 pub mod request_mix;
 pub mod run;

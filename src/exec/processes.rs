@@ -64,7 +64,9 @@ impl Driver for Processes {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        capture(&standard_probes(&jdks), VERSION_TIMEOUT)
+        let mut env = capture(&standard_probes(&jdks), VERSION_TIMEOUT);
+        env.hosts = crate::remote::fingerprint::hosts_environment(&plan.hosts);
+        env
     }
 
     fn build(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String> {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::cell::{CellContext, guarded_run};
 use super::load_config::warmup_config;
 use super::warmup_rule::{WarmupState, warmup_state};
-use crate::load::{self, LoadControl};
+use crate::load::LoadControl;
 use crate::plan::{AutoWarmup, Cell, CellWarmup};
 use crate::results::WarmupEnd;
 use crate::service::Service;
@@ -108,7 +108,8 @@ fn auto(
                 }
             }
         });
-        let _ = load::run(&config, &control);
+        let result = super::remote_load::run(ctx.plan, &config, &control);
+        super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         done.store(true, Ordering::Relaxed);
     });
     let end = if stable.load(Ordering::Relaxed) {

@@ -33,7 +33,7 @@ pub struct WorkerConnects {
 }
 
 /// The whole generator's connect phase, as the report gives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct ConnectStats {
     /// Connections the run keeps open.
     pub wanted: usize,

@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Why a load run (or a probe) could not be carried out.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +52,10 @@ pub enum LoadError {
         hard: u64,
         why: String,
     },
+    /// A load run on another host (over SSH, see `crate::remote`) could not
+    /// be carried out; `why` already says what to do.
+    #[error("load host {host}: {why}")]
+    Remote { host: String, why: String },
 }
 
 /// Class of a failed request; each has its own counter in [`ErrorCounts`].
@@ -72,7 +76,7 @@ pub enum ErrorClass {
 
 /// Failed requests by class. Counts are exact: every request that started
 /// in the measured window ends up either in `LoadReport::ok` or here.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorCounts {
     pub connect_refused: u64,
     pub connect_timeout: u64,

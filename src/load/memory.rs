@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 /// The generator process's resident memory, in bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct GeneratorMemory {
     /// VmRSS before the connect phase: what the connections added is
     /// `rss_bytes - rss_before_bytes`.

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::connect_phase::ConnectStats;
 use super::error::ErrorCounts;
@@ -14,7 +14,7 @@ use super::memory::GeneratorMemory;
 use super::per_request::RequestFigures;
 
 /// One second of the measured window, all workers merged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SecondStats {
     /// Seconds since the start of the measured window.
     pub second: u64,
@@ -28,7 +28,7 @@ pub struct SecondStats {
 }
 
 /// The generator's own CPU use during the measured window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GeneratorUsage {
     pub user_s: f64,
     pub system_s: f64,
@@ -48,7 +48,7 @@ impl GeneratorUsage {
 }
 
 /// Open loop: how well the schedule was kept in the measured window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScheduleStats {
     /// Requests the schedule called for.
     pub scheduled: u64,

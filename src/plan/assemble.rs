@@ -91,5 +91,6 @@ pub fn assemble(
             .and_then(|s| s.during_measure)
             .unwrap_or(true),
         memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
+        hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
     }
 }

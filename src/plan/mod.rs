@@ -20,6 +20,7 @@ pub mod equal_load;
 pub mod estimate;
 pub mod filter;
 pub mod gates;
+pub mod hosts;
 pub mod java;
 pub mod last_run;
 pub mod limits;

@@ -55,6 +55,8 @@ pub struct Plan {
     pub sample_during_measure: bool,
     /// `memory:`: memory phases on fresh processes, after the cells.
     pub memory: Option<super::memory::MemoryPlan>,
+    /// Where the services and the load generator run (the spec's `hosts:`).
+    pub hosts: super::hosts::Hosts,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.

@@ -72,6 +72,7 @@ pub fn capture(probes: &[VersionProbe], timeout: Duration) -> Environment {
         runner_version: env!("CARGO_PKG_VERSION").to_string(),
         captured_at: rfc3339_now(),
         cgroup: Some(crate::cgroup::host().report()),
+        hosts: Vec::new(),
     }
 }
 

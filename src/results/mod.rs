@@ -10,6 +10,8 @@ pub mod dependencies;
 pub mod derived_rates;
 pub mod environment;
 pub mod error;
+pub mod host_environment;
+pub mod load_hosts;
 pub mod memory_phases;
 pub mod model;
 pub mod profiles;
@@ -27,6 +29,8 @@ pub use dependencies::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
 };
 pub use error::ResultsError;
+pub use host_environment::{HostEnvironment, HostRole, host_differences};
+pub use load_hosts::{LOAD_HOSTS_DIR, LoadHostRow};
 pub use memory_phases::{MEMORY_PHASES_FILE, MemoryPhaseRow, MemoryPhaseStatus};
 pub use model::*;
 pub use request_mix::{REQUESTS_DIR, RequestMixRow};

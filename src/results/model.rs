@@ -78,6 +78,10 @@ pub struct Environment {
     /// and why. Absent in runs recorded before cgroups.
     #[serde(default)]
     pub cgroup: Option<crate::cgroup::CgroupReport>,
+    /// The remote hosts (spec `hosts:`), fingerprinted before the run;
+    /// absent when everything ran here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<super::host_environment::HostEnvironment>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

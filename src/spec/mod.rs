@@ -28,6 +28,7 @@ pub mod error;
 pub mod explain;
 pub mod extends;
 pub mod gates;
+pub mod hosts;
 pub mod memory;
 pub mod model;
 pub mod profile;

@@ -17,6 +17,7 @@ use super::adaptive::{CellWarmupSpec, RepeatsSpec};
 use super::affinity::AffinitySetting;
 use super::byte_size::ByteSize;
 use super::gates::GatesSpec;
+use super::hosts::HostsSpec;
 use super::profile::ProfileSpec;
 use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
@@ -92,6 +93,8 @@ pub struct Spec {
     pub memory: Option<super::memory::MemorySpec>,
     /// Profiled cells and their collectors for every runtime (a runtime's own `profile` wins).
     pub profile: Option<ProfileSpec>,
+    /// Where the services and the load generator run (default: all here).
+    pub hosts: Option<HostsSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.

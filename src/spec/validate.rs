@@ -111,6 +111,9 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     if let Some(memory) = &spec.memory {
         super::memory::check_memory(memory, &mut out);
     }
+    if let Some(hosts) = &spec.hosts {
+        super::hosts::check_hosts(hosts, &mut out);
+    }
     if let Some((message, help)) = spec.repeats.problem() {
         out.push(finding("repeats", message, help));
     }

@@ -287,6 +287,10 @@ pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
     if fa != fb {
         out.push(format!("host fingerprint: {fa:?} vs {fb:?}"));
     }
+    out.extend(crate::results::host_differences(
+        &a.environment.hosts,
+        &b.environment.hosts,
+    ));
     let tools: BTreeSet<&String> = a
         .environment
         .toolchains

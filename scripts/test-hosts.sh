@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# Load hosts over SSH, tested for real (called by .ci/run): network
+# namespaces of our own joined by a bridge, an OpenSSH server (Debian's
+# openssh-server) in each load host's namespace with generated keys, and the
+# controlling runner and its service in a namespace too.
+#
+#   ctl (10.213.0.1: runner exec + the fixture service)
+#   l1  (10.213.0.11: sshd) , l2 (10.213.0.12: sshd)
+#   br  (the bridge; every veth pair is created inside the namespaces)
+#
+# Network safety: every address exists only inside namespaces this script
+# creates (named rnr-test-<pid>-*); the root namespace gets no address, no
+# link, no route. Everything created is removed on exit, also on failure:
+# processes by PID (and by the namespaces' own pid lists), namespaces by name.
+# Every load is bounded in time (seconds).
+#
+# Checks: a run with the load on one remote host (the binary copied there by
+# hash, the same run directory and reports as a local run, per-host file and
+# fingerprint), a run with two load hosts (connections split, counts of the
+# merged row equal to the hosts' sum, window skew), and that killing the SSH
+# connection mid-run leaves nothing running on the load host and a run that
+# `--resume` completes.
+#
+# Needs root (namespaces), iproute2, python3, and sshd (installed by .ci/run:
+# apt-get install -y openssh-server; the system's sshd service is never used).
+# Prints figures: session open time, RTT, window skew.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runner=${RUNNER:-$root/target/debug/runner}
+SSHD=${SSHD:-/usr/sbin/sshd}
+P="rnr-test-$$-"
+NET=10.213.0
+fail() { echo "test-hosts: FAIL: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+[ -x "$SSHD" ] || fail "no $SSHD: apt-get install -y openssh-server"
+command -v ip >/dev/null || fail "no ip(8): apt-get install -y iproute2"
+[ -x "$runner" ] || fail "no runner binary at $runner (cargo build, or set RUNNER)"
+
+tmp=$(mktemp -d /tmp/rnr-test-hosts.XXXXXX)
+chmod 755 "$tmp"
+pids=()
+namespaces=()
+
+cleanup() {
+    set +e
+    for pid in "${pids[@]}"; do
+        kill -TERM "$pid" 2>/dev/null
+    done
+    sleep 0.3
+    for pid in "${pids[@]}"; do
+        kill -KILL "$pid" 2>/dev/null
+    done
+    # Whatever still runs inside our own namespaces, by PID.
+    for ns in "${namespaces[@]}"; do
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do
+            kill -KILL "$pid" 2>/dev/null
+        done
+    done
+    for ns in "${namespaces[@]}"; do
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ns_add() {
+    ip netns add "$P$1"
+    namespaces+=("$P$1")
+    ip -n "$P$1" link set lo up
+}
+
+in_ns() { local n=$1; shift; ip netns exec "$P$n" "$@"; }
+
+echo "== namespaces ${P}{br,ctl,l1,l2} on $NET.0/24"
+ns_add br
+ip -n "${P}br" link add br0 type bridge
+ip -n "${P}br" link set br0 up
+join() { # name, address
+    ns_add "$1"
+    ip -n "${P}br" link add "v-$1" type veth peer name eth0 netns "$P$1"
+    ip -n "${P}br" link set "v-$1" master br0 up
+    ip -n "$P$1" addr add "$2/24" dev eth0
+    ip -n "$P$1" link set eth0 up
+}
+join ctl "$NET.1"
+join l1 "$NET.11"
+join l2 "$NET.12"
+# Nothing of ours may exist in the root namespace.
+if ip -o addr show | grep -q "$NET\."; then fail "an address of $NET.0/24 is in the root namespace"; fi
+
+echo "== keys and sshd in l1, l2"
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" -C rnr-test-client
+cp "$tmp/id.pub" "$tmp/authorized_keys"
+: > "$tmp/known_hosts"
+mkdir -p /run/sshd # sshd's privilege separation directory (Debian's own path)
+sshd_pids=()
+for h in l1 l2; do
+    addr=$NET.1${h#l}
+    mkdir -p "$tmp/$h"
+    ssh-keygen -q -t ed25519 -N '' -f "$tmp/$h/host_key"
+    echo "[$addr]:2222 $(cut -d' ' -f1,2 "$tmp/$h/host_key.pub")" >> "$tmp/known_hosts"
+    cat > "$tmp/$h/sshd_config" <<EOF
+Port 2222
+ListenAddress $addr
+HostKey $tmp/$h/host_key
+PidFile $tmp/$h/sshd.pid
+AuthorizedKeysFile $tmp/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+# A silent path (no FIN, no RST) is noticed in ~6 s, as the client does.
+ClientAliveInterval 2
+ClientAliveCountMax 3
+EOF
+    in_ns "$h" "$SSHD" -D -e -f "$tmp/$h/sshd_config" 2> "$tmp/$h/sshd.log" &
+    pids+=($!)
+done
+for h in l1 l2; do
+    for _ in $(seq 50); do [ -s "$tmp/$h/sshd.pid" ] && break; sleep 0.1; done
+    [ -s "$tmp/$h/sshd.pid" ] || fail "sshd in $h did not start: $(cat "$tmp/$h/sshd.log")"
+    pids+=("$(cat "$tmp/$h/sshd.pid")")
+    sshd_pids+=("$(cat "$tmp/$h/sshd.pid")")
+done
+for h in l1 l2; do
+    addr=$NET.1${h#l}
+    for _ in $(seq 50); do
+        in_ns ctl ssh -o BatchMode=yes -o ConnectTimeout=2 -p 2222 -i "$tmp/id" \
+            -o UserKnownHostsFile="$tmp/known_hosts" -o StrictHostKeyChecking=yes \
+            "root@$addr" true 2>/dev/null && break
+        sleep 0.1
+    done || true
+    in_ns ctl ssh -o BatchMode=yes -p 2222 -i "$tmp/id" -o UserKnownHostsFile="$tmp/known_hosts" \
+        -o StrictHostKeyChecking=yes "root@$addr" true || fail "ssh to $addr does not work: $(cat "$tmp/$h/sshd.log")"
+done
+
+host_yaml() { # host name -> one YAML list item
+    local addr=$NET.1${1#l}
+    echo "    - { ssh: root@$addr, port: 2222, identity: $tmp/id, known_hosts: $tmp/known_hosts, dir: $tmp/$1/runner }"
+}
+
+write_spec() { # file, concurrency list, duration, warmup, load hosts...
+    local file=$1 conc=$2 duration=$3 warmup=$4; shift 4
+    {
+        cat <<EOF
+experiment: { name: hosts-test, title: load hosts over SSH, description: scripts/test-hosts.sh }
+runtimes:
+  py:
+    dir: $root/tests/fixtures/exec
+    start: python3 service.py
+    health: { path: /health, timeout: 10s, interval: 50ms }
+    stop: { signal: TERM, grace: 3s }
+    env: { BIND: "0.0.0.0" }
+workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
+axes: { payload: [64], concurrency: [$conc] }
+repeats: 1
+startup: { repeats: 0 }
+warmup: { service: $warmup, cell: $warmup }
+measure: { duration: $duration }
+results: $tmp/results
+hosts:
+  service: { address: $NET.1 }
+  load:
+EOF
+        for h in "$@"; do host_yaml "$h"; done
+    } > "$file"
+}
+
+newest_run() { find "$tmp/results/hosts-test" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1; }
+
+echo "== one remote load host (l1)"
+write_spec "$tmp/one.yaml" "2, 4" 2s 1s l1
+"$runner" validate "$tmp/one.yaml"
+in_ns ctl timeout 120 "$runner" exec "$tmp/one.yaml" > "$tmp/one.out" 2>&1 || { cat "$tmp/one.out"; fail "runner exec with one load host"; }
+one=$(newest_run)
+ls "$tmp/l1/runner"/runner-* >/dev/null || fail "the runner binary was not copied to l1"
+[ ! -e "$tmp/l2/runner" ] || fail "l2 got a binary it was not asked to run"
+python3 - "$one" 1 <<'PY'
+import csv, json, pathlib, sys
+run, hosts = pathlib.Path(sys.argv[1]), int(sys.argv[2])
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if len(rows) != 2: fail(f"{len(rows)} rows, want 2")
+for name in ["report.md", "report.html", "summary-by-cell.csv", "environment.json"]:
+    if not (run / name).exists(): fail(f"no {name}")
+for r in rows:
+    if r["status"] == "failed": fail(f"cell {r['cell_id']} failed: {r['reason']}")
+    if r["status"] == "suspect": print(f"  {r['cell_id']} suspect: {r['reason']}")
+    if int(r["requests"]) <= 0: fail(f"cell {r['cell_id']} has no ok requests")
+    stem = r["cell_id"].replace("/", "__")
+    if not (run / "histograms" / f"{stem}.hlog").exists(): fail(f"no histogram for {r['cell_id']}")
+    parts = list(csv.DictReader(open(run / "load-hosts" / f"{stem}.csv")))
+    if len(parts) != hosts: fail(f"{len(parts)} load hosts in {stem}.csv, want {hosts}")
+    if sum(int(p["ok"]) for p in parts) != int(r["requests"]): fail(f"hosts' ok do not add up to the row's in {stem}")
+    if sum(int(p["connections"]) for p in parts) != int(r["concurrency"]): fail(f"connections do not add up in {stem}")
+    for p in parts:
+        print(f"  {r['cell_id']:<22} {p['host']:<20} conns {p['connections']:>2} ok {int(p['ok']):>6} "
+              f"p99 {float(p['p99_ms']):7.2f} ms  rtt {float(p['rtt_ms']):.3f} ms  "
+              f"open {float(p['session_open_ms']):6.1f} ms{' (copied)' if p['installed'] == 'true' else ''}  "
+              f"window start +{float(p['window_start_ms']):.3f} ms")
+env = json.loads((run / "environment.json").read_text())
+load_hosts = [h for h in env.get("hosts", []) if h["role"] == "load"]
+if len(load_hosts) != hosts: fail(f"environment.json records {len(load_hosts)} load hosts, want {hosts}")
+for h in load_hosts:
+    if not h["host"]["kernel"] or h["host"]["logical_cpus"] < 1: fail(f"empty fingerprint for {h['name']}")
+    if h.get("rtt_ms") is None: fail(f"no RTT for {h['name']}")
+    print(f"  fingerprint {h['name']}: {h['fingerprint']}; rtt {h['rtt_ms']:.3f} ms")
+PY
+"$runner" report "$one" > /dev/null || fail "runner report cannot re-render the run"
+
+echo "== two load hosts (l1, l2)"
+write_spec "$tmp/two.yaml" "4, 8" 2s 1s l1 l2
+in_ns ctl timeout 120 "$runner" exec "$tmp/two.yaml" > "$tmp/two.out" 2>&1 || { cat "$tmp/two.out"; fail "runner exec with two load hosts"; }
+two=$(newest_run)
+ls "$tmp/l2/runner"/runner-* >/dev/null || fail "the runner binary was not copied to l2"
+python3 - "$two" 2 <<'PY'
+import csv, json, pathlib, sys
+run, hosts = pathlib.Path(sys.argv[1]), int(sys.argv[2])
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+skews = []
+for r in csv.DictReader(open(run / "measurements.csv")):
+    stem = r["cell_id"].replace("/", "__")
+    parts = list(csv.DictReader(open(run / "load-hosts" / f"{stem}.csv")))
+    if len(parts) != hosts: fail(f"{len(parts)} hosts in {stem}.csv")
+    if sum(int(p["ok"]) for p in parts) != int(r["requests"]): fail(f"ok do not add up in {stem}")
+    if sorted(int(p["connections"]) for p in parts) != [int(r["concurrency"]) // 2] * 2: fail(f"connections not split evenly in {stem}")
+    skew = max(float(p["window_start_ms"]) for p in parts)
+    skews.append(skew)
+    # The merged p99 lies within the hosts' p99s (it is the p99 of all their values).
+    p99s = [float(p["p99_ms"]) for p in parts]
+    if not (min(p99s) - 0.01 <= float(r["latency_p99_ms"]) <= max(p99s) + 0.01): fail(f"merged p99 {r['latency_p99_ms']} outside the hosts' {p99s}")
+    print(f"  {r['cell_id']:<22} ok {r['requests']:>6} p99 {float(r['latency_p99_ms']):.2f} ms (hosts {p99s}); window skew {skew:.3f} ms")
+print(f"  FIGURE window skew between two load hosts: max {max(skews):.3f} ms over {len(skews)} cells")
+PY
+
+echo "== the SSH connection killed mid-run"
+# No warmups: the one load after the fingerprint is the measurement.
+write_spec "$tmp/kill.yaml" "2" 8s 0s l1
+in_ns ctl timeout 120 "$runner" exec "$tmp/kill.yaml" > "$tmp/kill.out" 2>&1 &
+run_pid=$!
+pids+=($run_pid)
+remote_of_l1() { # the remote runner: a process of l1's namespace running from our copy
+    for pid in $(ip netns pids "${P}l1"); do
+        exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+        case "$exe" in "$tmp/l1/runner/runner-"*) echo "$pid"; return ;; esac
+    done
+}
+remote_pid=""
+for _ in $(seq 600); do
+    kill -0 "$run_pid" 2>/dev/null || break
+    # The measurement's session lives for seconds (the fingerprint's does not).
+    pid=$(remote_of_l1)
+    if [ -n "$pid" ]; then
+        sleep 1.5
+        [ "$(remote_of_l1)" = "$pid" ] && remote_pid=$pid && break
+    fi
+    sleep 0.1
+done
+[ -n "$remote_pid" ] || { cat "$tmp/kill.out"; fail "no long-lived runner remote appeared on l1"; }
+# The local ssh client of that session: a child of the runner in ctl, by PID.
+ssh_pid=""
+for pid in $(ip netns pids "${P}ctl"); do
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+    [ "$exe" = "$(readlink -f "$(command -v ssh)")" ] && ssh_pid=$pid
+done
+[ -n "$ssh_pid" ] || fail "no ssh client found in ctl"
+kill -KILL "$ssh_pid"
+echo "  killed ssh (pid $ssh_pid); remote runner was pid $remote_pid"
+left=""
+for _ in $(seq 100); do
+    left=""
+    for pid in $(ip netns pids "${P}l1"); do
+        case " ${sshd_pids[*]} " in *" $pid "*) ;; *) left="$left $pid" ;; esac
+    done
+    [ -z "$left" ] && break
+    sleep 0.1
+done
+[ -z "$left" ] || fail "still running on l1 after the SSH connection was killed:$(for p in $left; do echo -n " $p:$(tr '\0' ' ' < /proc/$p/cmdline)"; done)"
+echo "  nothing left on l1 but its sshd"
+rc=0
+wait "$run_pid" || rc=$?
+[ "$rc" = 130 ] || { cat "$tmp/kill.out"; fail "runner exec exited $rc after the lost host, want 130 (interrupted)"; }
+killed=$(newest_run)
+python3 - "$killed" <<'PY'
+import json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+status = json.loads((run / "status.json").read_text())
+msg = status.get("message") or ""
+if status["state"] != "interrupted" or "SSH connection" not in msg or "--resume" not in msg:
+    sys.exit(f"test-hosts: FAIL: status after a lost host: {status['state']}: {msg}")
+print(f"  recorded: {status['state']}: {msg}")
+PY
+in_ns ctl timeout 120 "$runner" exec "$tmp/kill.yaml" --resume "$killed" > "$tmp/resume.out" 2>&1 || { cat "$tmp/resume.out"; fail "--resume after the lost host"; }
+python3 - "$killed" <<'PY'
+import csv, json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+status = json.loads((run / "status.json").read_text())
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if status["state"] != "complete" or len(rows) != 1 or rows[0]["status"] == "failed":
+    sys.exit(f"test-hosts: FAIL: resumed run: {status['state']}, {len(rows)} rows")
+print(f"  resumed: complete, {rows[0]['requests']} ok")
+PY
+for ns in ctl l1 l2; do
+    for pid in $(ip netns pids "$P$ns"); do
+        case " ${sshd_pids[*]} " in *" $pid "*) ;; *) fail "pid $pid still runs in $ns: $(tr '\0' ' ' < /proc/$pid/cmdline)" ;; esac
+    done
+done
+if [ "${1:-}" = --figures ]; then
+    echo "== figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
+    (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)
+    go_spec() { # file, hosts block
+        cat > "$1" <<EOF
+experiment: { name: hosts-figures, title: load local vs remote, description: scripts/test-hosts.sh --figures }
+env: { WORK_FACTOR: "10", LOG_REQUESTS: "false" }
+runtimes:
+  go-stdlib:
+    dir: $root/runtimes/go-nethttp
+    start: ./build/server
+    env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0" }
+    health: { path: /health, timeout: 60s }
+workload: { method: GET, path: "/api/generated/{{ payload }}", expect: { status: 200 } }
+axes: { payload: [128], concurrency: [48] }
+load: { mode: closed, timeout: 10s }
+repeats: 3
+startup: { repeats: 0 }
+warmup: { service: 3s, cell: 2s }
+measure: { duration: 5s }
+results: $tmp/figures
+$2
+EOF
+    }
+    go_spec "$tmp/go-local.yaml" ""
+    go_spec "$tmp/go-remote.yaml" "hosts:
+  service: { address: $NET.1 }
+  load:
+$(host_yaml l1)"
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-local.yaml" > "$tmp/go-local.out" 2>&1 || { cat "$tmp/go-local.out"; fail "go local"; }
+    local_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-remote.yaml" > "$tmp/go-remote.out" 2>&1 || { cat "$tmp/go-remote.out"; fail "go remote"; }
+    remote_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    python3 - "$local_run" "$remote_run" <<'PY'
+import csv, json, pathlib, statistics, sys
+for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
+    run = pathlib.Path(run)
+    rows = list(csv.DictReader(open(run / "measurements.csv")))
+    tput = [float(r["throughput_rps"]) for r in rows]
+    p99 = [float(r["latency_p99_ms"]) for r in rows]
+    st = [r["status"] for r in rows]
+    print(f"  FIGURE load {label}: throughput {statistics.mean(tput):8.0f} rps (repeats {', '.join(f'{t:.0f}' for t in tput)}), "
+          f"p99 {statistics.mean(p99):6.2f} ms (repeats {', '.join(f'{p:.2f}' for p in p99)}); status {', '.join(st)}")
+    hosts_dir = run / "load-hosts"
+    parts = [p for f in sorted(hosts_dir.glob("*.csv")) for p in csv.DictReader(open(f))] if hosts_dir.exists() else []
+    if parts:
+        opens = [float(p["session_open_ms"]) for p in parts]
+        rtts = [float(p["rtt_ms"]) for p in parts]
+        print(f"  FIGURE SSH path: session open {statistics.median(opens):.0f} ms median per load "
+              f"(range {min(opens):.0f}-{max(opens):.0f}), protocol ping RTT {statistics.median(rtts):.3f} ms median")
+        env = json.loads((run / "environment.json").read_text())
+        for h in env.get("hosts", []):
+            print(f"  FIGURE first session to {h['name']} (binary copy included): {h['session_open_ms']:.0f} ms; rtt {h['rtt_ms']:.3f} ms")
+PY
+fi
+echo "test-hosts: OK"

@@ -1,0 +1,25 @@
+//! Stage `remote`: hosts reached over OpenSSH, agentless. runner copies its
+//! own binary to a host when that build is absent (`install`, by sha256)
+//! and runs `runner remote` there over `ssh` (`session`), speaking JSON
+//! lines on stdin/stdout (`protocol`, `wire`). The far side (`server`) runs
+//! what it is asked in its own process and ends it all when the session's
+//! stdin closes, so a dropped connection leaves nothing running.
+//!
+//! `drive` runs one load on the declared load hosts: `split` shares the
+//! connections and rate, the window starts at one coordinated instant, and
+//! `merge` adds the hosts' HdrHistograms exactly. See docs/hosts.md.
+pub mod drive;
+pub mod error;
+pub mod fingerprint;
+pub mod install;
+pub mod merge;
+pub mod protocol;
+pub mod server;
+pub mod session;
+pub mod split;
+pub mod ssh;
+pub mod wire;
+
+pub use drive::{HostLoad, HostsLoad, drive};
+pub use error::RemoteError;
+pub use server::serve;

@@ -24,6 +24,10 @@ use crate::load::{
     RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
 };
 
+fn default_connect_rate() -> f64 {
+    crate::load::DEFAULT_CONNECT_RATE
+}
+
 /// [`LoadConfig`] on the wire (durations in nanoseconds, bodies in hex).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireLoadConfig {
@@ -37,7 +41,9 @@ pub struct WireLoadConfig {
     pub threads: usize,
     pub cpu_affinity: Option<Vec<usize>>,
     pub mix_seed: u64,
-    /// Connections per second of the paced connect phase.
+    /// Connections per second of the paced connect phase (absent: the
+    /// generator's default, as for `runner load`).
+    #[serde(default = "default_connect_rate")]
     pub connect_rate: f64,
 }
 

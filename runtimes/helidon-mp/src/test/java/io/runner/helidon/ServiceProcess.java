@@ -37,6 +37,8 @@ final class ServiceProcess implements AutoCloseable {
                                                "io.runner.helidon.mp.Main");
         pb.environment().putAll(env);
         Process p = pb.start();
+        // A test JVM stopped by a signal (not SIGKILL) takes its services with it.
+        Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader out = reader(p.getInputStream())) {

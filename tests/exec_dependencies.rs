@@ -254,17 +254,24 @@ fn postgres_serves_a_weighted_crud_mix_is_reset_between_repeats_and_leaves_nothi
     assert_no_postgres_left(&pids, &scratch, db_port(&run));
 }
 
-#[test]
-fn nothing_of_postgres_is_left_after_sigint_of_the_runner() {
-    needs_postgres!();
+/// A runner measuring a long CRUD cell, PostgreSQL and the service up: the
+/// folder, the scratch folder, the runner and PostgreSQL's processes.
+fn runner_mid_cell() -> (tempfile::TempDir, PathBuf, std::process::Child, Vec<i32>) {
     let (tmp, scratch) = test_dir();
     let spec = crud_spec(tmp.path(), "60s", 1, "100ms");
-    let mut child = start_runner(&spec, &scratch);
+    let child = start_runner(&spec, &scratch);
     let pids = postgres_pids(&scratch);
     assert!(wait_for(Duration::from_secs(30), || tmp
         .path()
         .join("pids-crud")
         .exists()));
+    (tmp, scratch, child, pids)
+}
+
+#[test]
+fn nothing_of_postgres_is_left_after_sigint_of_the_runner() {
+    needs_postgres!();
+    let (tmp, scratch, mut child, pids) = runner_mid_cell();
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     assert!(wait_for(Duration::from_secs(30), || child
@@ -278,14 +285,7 @@ fn nothing_of_postgres_is_left_after_sigint_of_the_runner() {
 #[test]
 fn nothing_of_postgres_is_left_after_sigkill_of_the_runner() {
     needs_postgres!();
-    let (tmp, scratch) = test_dir();
-    let spec = crud_spec(tmp.path(), "60s", 1, "100ms");
-    let mut child = start_runner(&spec, &scratch);
-    let pids = postgres_pids(&scratch);
-    assert!(wait_for(Duration::from_secs(30), || tmp
-        .path()
-        .join("pids-crud")
-        .exists()));
+    let (tmp, scratch, mut child, pids) = runner_mid_cell();
     child.kill().unwrap();
     assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
     assert_no_postgres_left(&pids, &scratch, db_port(&run_dir(tmp.path())));

@@ -125,8 +125,25 @@ pub fn async_start(
     lib: &Path,
     event: AsyncEvent,
 ) -> Result<(), ProfileError> {
+    agent_load(
+        jcmd_path,
+        runtime,
+        pid,
+        lib,
+        &format!("start,{}", event.option()),
+    )
+}
+
+/// `jcmd <pid> JVMTI.agent_load <lib> "<options>"`: async-profiler's commands.
+fn agent_load(
+    jcmd_path: &Path,
+    runtime: &str,
+    pid: i32,
+    lib: &Path,
+    options: &str,
+) -> Result<(), ProfileError> {
     let lib_text = lib.display().to_string();
-    let option = agent_option(&format!("start,{}", event.option()));
+    let option = agent_option(options);
     jcmd(
         jcmd_path,
         runtime,
@@ -145,21 +162,19 @@ pub fn async_stop(
     event: AsyncEvent,
     file: &Path,
 ) -> Result<(), ProfileError> {
-    let lib_text = lib.display().to_string();
     // Allocation stacks are weighed in bytes (`total`), CPU stacks in samples.
     let total = if event == AsyncEvent::Alloc {
         ",total"
     } else {
         ""
     };
-    let option = agent_option(&format!("stop,collapsed{total},file={}", file.display()));
-    jcmd(
+    agent_load(
         jcmd_path,
         runtime,
         pid,
-        &["JVMTI.agent_load", &lib_text, &option],
+        lib,
+        &format!("stop,collapsed{total},file={}", file.display()),
     )
-    .map(drop)
 }
 
 #[cfg(test)]

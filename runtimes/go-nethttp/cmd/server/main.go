@@ -29,6 +29,7 @@ type config struct {
 	port        int
 	workFactor  int
 	logRequests bool
+	metrics     bool
 }
 
 func main() {
@@ -69,6 +70,13 @@ func readConfig(getenv func(string) string) (config, error) {
 		}
 		cfg.logRequests = b
 	}
+	if v := getenv("METRICS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("METRICS=%q: want true or false", v)
+		}
+		cfg.metrics = b
+	}
 	return cfg, nil
 }
 
@@ -77,6 +85,7 @@ func run(cfg config) error {
 	handler := service.New(service.Config{
 		WorkFactor:  cfg.workFactor,
 		LogRequests: cfg.logRequests,
+		Metrics:     cfg.metrics,
 		Logger:      logger,
 	})
 
@@ -101,6 +110,7 @@ func run(cfg config) error {
 		slog.String("addr", ln.Addr().String()),
 		slog.Int("workFactor", cfg.workFactor),
 		slog.Bool("logRequests", cfg.logRequests),
+		slog.Bool("metrics", cfg.metrics),
 		slog.Int("gomaxprocs", info.Parallelism),
 		slog.String("memoryLimit", info.MemoryLimit))
 

@@ -29,6 +29,7 @@ const (
 type Config struct {
 	WorkFactor  int          // >= 1
 	LogRequests bool         // one log line per request
+	Metrics     bool         // count and time every request, serve GET /metrics
 	Logger      *slog.Logger // used when LogRequests; nil means slog.Default()
 }
 
@@ -128,6 +129,7 @@ type Service struct {
 	info       atomic.Pointer[RuntimeInfo] // refreshed by /health
 	mux        *http.ServeMux
 	users      *users.Store // the users API's store (users.go)
+	handler    http.Handler // mux, wrapped in the request metrics with METRICS=true (metrics.go)
 }
 
 // New returns the service's handler.
@@ -160,12 +162,18 @@ func New(cfg Config) *Service {
 	}
 	s.registerUsers(m)
 	m.HandleFunc("/", s.notFound)
+	s.handler = m
+	if cfg.Metrics {
+		metrics := newRequestMetrics()
+		m.Handle(metricsPattern, metrics.handler())
+		s.handler = metrics.wrap(m)
+	}
 	return s
 }
 
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 func (s *Service) health(w http.ResponseWriter, r *http.Request) {

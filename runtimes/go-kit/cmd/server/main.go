@@ -23,21 +23,14 @@ import (
 	"github.com/go-kit/log"
 
 	"runner/go-kit/internal/service"
+	"runner/go-nethttp/contract"
 )
 
 // shutdownTimeout bounds the graceful drain on SIGTERM/SIGINT.
 const shutdownTimeout = 5 * time.Second
 
-type config struct {
-	host        string
-	port        int
-	workFactor  int
-	logRequests bool
-	metrics     bool
-}
-
 func main() {
-	cfg, err := readConfig(os.Getenv)
+	cfg, err := contract.ReadSettings(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go-kit: %v\n", err)
 		os.Exit(2)
@@ -48,43 +41,12 @@ func main() {
 	}
 }
 
-func readConfig(getenv func(string) string) (config, error) {
-	cfg := config{host: "127.0.0.1", port: 8080, workFactor: 1}
-	if v := getenv("HOST"); v != "" {
-		cfg.host = v
-	}
-	if v := getenv("PORT"); v != "" {
-		p, err := strconv.Atoi(v)
-		if err != nil || p < 0 || p > 65535 {
-			return cfg, fmt.Errorf("PORT=%q: want an integer port in 0..65535", v)
-		}
-		cfg.port = p
-	}
-	if v := getenv("WORK_FACTOR"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("WORK_FACTOR=%q: want an integer >= 1", v)
-		}
-		cfg.workFactor = n
-	}
-	for name, dst := range map[string]*bool{"LOG_REQUESTS": &cfg.logRequests, "METRICS": &cfg.metrics} {
-		if v := getenv(name); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return cfg, fmt.Errorf("%s=%q: want true or false", name, v)
-			}
-			*dst = b
-		}
-	}
-	return cfg, nil
-}
-
-func run(cfg config) error {
+func run(cfg contract.Settings) error {
 	logger := log.With(log.NewLogfmtLogger(log.NewSyncWriter(os.Stderr)), "ts", log.DefaultTimestampUTC)
 	handler := service.Build(service.Config{
-		WorkFactor:  cfg.workFactor,
-		LogRequests: cfg.logRequests,
-		Metrics:     cfg.metrics,
+		WorkFactor:  cfg.WorkFactor,
+		LogRequests: cfg.LogRequests,
+		Metrics:     cfg.Metrics,
 		Logger:      logger,
 	})
 
@@ -95,14 +57,14 @@ func run(cfg config) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          stdlog.New(log.NewStdlibAdapter(logger), "", 0),
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	_ = logger.Log("msg", "listening", "addr", ln.Addr().String(), "workFactor", cfg.workFactor,
-		"logRequests", cfg.logRequests, "metrics", cfg.metrics)
+	_ = logger.Log("msg", "listening", "addr", ln.Addr().String(), "workFactor", cfg.WorkFactor,
+		"logRequests", cfg.LogRequests, "metrics", cfg.Metrics)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -18,22 +18,15 @@ import (
 	"syscall"
 	"time"
 
+	"runner/go-nethttp/contract"
 	"runner/go-nethttp/internal/service"
 )
 
 // shutdownTimeout bounds the graceful drain on SIGTERM/SIGINT.
 const shutdownTimeout = 5 * time.Second
 
-type config struct {
-	host        string
-	port        int
-	workFactor  int
-	logRequests bool
-	metrics     bool
-}
-
 func main() {
-	cfg, err := readConfig(os.Getenv)
+	cfg, err := contract.ReadSettings(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
 		os.Exit(2)
@@ -44,48 +37,12 @@ func main() {
 	}
 }
 
-func readConfig(getenv func(string) string) (config, error) {
-	cfg := config{host: "127.0.0.1", port: 8080, workFactor: 1}
-	if v := getenv("HOST"); v != "" {
-		cfg.host = v
-	}
-	if v := getenv("PORT"); v != "" {
-		p, err := strconv.Atoi(v)
-		if err != nil || p < 0 || p > 65535 {
-			return cfg, fmt.Errorf("PORT=%q: want an integer port in 0..65535", v)
-		}
-		cfg.port = p
-	}
-	if v := getenv("WORK_FACTOR"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("WORK_FACTOR=%q: want an integer >= 1", v)
-		}
-		cfg.workFactor = n
-	}
-	if v := getenv("LOG_REQUESTS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return cfg, fmt.Errorf("LOG_REQUESTS=%q: want true or false", v)
-		}
-		cfg.logRequests = b
-	}
-	if v := getenv("METRICS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return cfg, fmt.Errorf("METRICS=%q: want true or false", v)
-		}
-		cfg.metrics = b
-	}
-	return cfg, nil
-}
-
-func run(cfg config) error {
+func run(cfg contract.Settings) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	handler := service.New(service.Config{
-		WorkFactor:  cfg.workFactor,
-		LogRequests: cfg.logRequests,
-		Metrics:     cfg.metrics,
+		WorkFactor:  cfg.WorkFactor,
+		LogRequests: cfg.LogRequests,
+		Metrics:     cfg.Metrics,
 		Logger:      logger,
 	})
 
@@ -97,7 +54,7 @@ func run(cfg config) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		return err
 	}
@@ -108,9 +65,9 @@ func run(cfg config) error {
 	info := service.CurrentRuntimeInfo()
 	logger.Info("listening",
 		slog.String("addr", ln.Addr().String()),
-		slog.Int("workFactor", cfg.workFactor),
-		slog.Bool("logRequests", cfg.logRequests),
-		slog.Bool("metrics", cfg.metrics),
+		slog.Int("workFactor", cfg.WorkFactor),
+		slog.Bool("logRequests", cfg.LogRequests),
+		slog.Bool("metrics", cfg.Metrics),
 		slog.Int("gomaxprocs", info.Parallelism),
 		slog.String("memoryLimit", info.MemoryLimit))
 

@@ -9,10 +9,6 @@ package service
 import (
 	"context"
 	"errors"
-	"math"
-	"runtime"
-	"runtime/debug"
-	"strconv"
 	"unicode/utf8"
 
 	"runner/go-nethttp/contract"
@@ -23,29 +19,12 @@ const (
 	serverModel = "goroutine per connection (go-kit)"
 )
 
-// RuntimeInfo is the "runtimeInfo" object of /health and the work answers.
-type RuntimeInfo struct {
-	CPUs              int    `json:"cpus"`
-	Parallelism       int    `json:"parallelism"`
-	ParallelismSource string `json:"parallelismSource"`
-	MemoryLimit       string `json:"memoryLimit"`
-	ServerModel       string `json:"serverModel"`
-}
+// RuntimeInfo is the "runtimeInfo" object of /health and the work answers,
+// go-nethttp's with this service's server model.
+type RuntimeInfo = contract.RuntimeInfo
 
 // CurrentRuntimeInfo reads CPUs, GOMAXPROCS and the soft memory limit.
-func CurrentRuntimeInfo() RuntimeInfo {
-	limit := "off"
-	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-		limit = strconv.FormatInt(l, 10)
-	}
-	return RuntimeInfo{
-		CPUs:              runtime.NumCPU(),
-		Parallelism:       runtime.GOMAXPROCS(0),
-		ParallelismSource: "GOMAXPROCS",
-		MemoryLimit:       limit,
-		ServerModel:       serverModel,
-	}
-}
+func CurrentRuntimeInfo() RuntimeInfo { return *contract.CurrentRuntimeInfo(serverModel) }
 
 // Errors the Service returns; the transport maps each to its status.
 var (

@@ -6,16 +6,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"math"
 	"net/http"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"runner/go-nethttp/contract"
 	"runner/go-nethttp/internal/users"
 	"runner/go-nethttp/internal/work"
 )
@@ -34,29 +33,11 @@ type Config struct {
 }
 
 // RuntimeInfo is the "runtimeInfo" object of /health and the work answers.
-type RuntimeInfo struct {
-	CPUs              int    `json:"cpus"`
-	Parallelism       int    `json:"parallelism"`
-	ParallelismSource string `json:"parallelismSource"`
-	MemoryLimit       string `json:"memoryLimit"`
-	ServerModel       string `json:"serverModel"`
-}
+type RuntimeInfo = contract.RuntimeInfo
 
 // CurrentRuntimeInfo reads the runtime's view of CPUs, GOMAXPROCS and the
-// soft memory limit (GOMEMLIMIT / debug.SetMemoryLimit).
-func CurrentRuntimeInfo() *RuntimeInfo {
-	limit := "off"
-	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-		limit = strconv.FormatInt(l, 10)
-	}
-	return &RuntimeInfo{
-		CPUs:              runtime.NumCPU(),
-		Parallelism:       runtime.GOMAXPROCS(0),
-		ParallelismSource: "GOMAXPROCS",
-		MemoryLimit:       limit,
-		ServerModel:       serverModel,
-	}
-}
+// soft memory limit, with this service's server model.
+func CurrentRuntimeInfo() *RuntimeInfo { return contract.CurrentRuntimeInfo(serverModel) }
 
 type healthResponse struct {
 	Status      string       `json:"status"`

@@ -5,6 +5,7 @@
 //! runner exits (even by SIGKILL) the kernel closes that pipe, `read` returns
 //! and the guard SIGKILLs the group. It lives in its own session, so a Ctrl-C
 //! on the terminal does not reach it, and it holds no other resources.
+use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -45,19 +46,12 @@ impl Guard {
     /// `cgroup.kill` is `kill` and whose directories are `dirs`
     /// ([`crate::cgroup::ServiceCgroup::guard_targets`]).
     pub fn arm_with_cgroup(pgid: i32, kill: Option<&Path>, dirs: &[PathBuf]) -> io::Result<Guard> {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", SCRIPT, "runner-guard", &pgid.to_string()])
-            .arg(kill.map(Path::as_os_str).unwrap_or_default())
-            .args(dirs)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let how = Containment {
-            new_session: true,
-            ..Default::default()
-        };
+        let pgid = pgid.to_string();
+        let mut args: Vec<&OsStr> =
+            vec![pgid.as_ref(), kill.map(Path::as_os_str).unwrap_or_default()];
+        args.extend(dirs.iter().map(|d| d.as_os_str()));
         Ok(Guard {
-            child: spawn_contained(cmd, &how)?,
+            child: spawn_watchdog(SCRIPT, "runner-guard", &args)?,
         })
     }
 
@@ -71,6 +65,24 @@ impl Guard {
         drop(self.child.stdin.take());
         let _ = self.child.wait();
     }
+}
+
+/// Spawns `sh -c script name args...` in a session of its own with a pipe
+/// on its stdin: a watchdog whose `read` returns when the runner dies (the
+/// pipe closes, even on SIGKILL), which then does what `script` says. The
+/// guard of a service and the guard of a dependency's scratch folder.
+pub(super) fn spawn_watchdog(script: &str, name: &str, args: &[&OsStr]) -> io::Result<Child> {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", script, name])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let how = Containment {
+        new_session: true,
+        ..Default::default()
+    };
+    spawn_contained(cmd, &how)
 }
 
 #[cfg(test)]

@@ -6,9 +6,7 @@
 use std::ffi::CString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
-use crate::process::{Containment, spawn_contained};
+use std::process::Child;
 
 /// Blocks on a pipe only the runner writes; at its end (the runner gone, or
 /// disarmed) removes the folder if it is still there. The wait first gives
@@ -54,17 +52,8 @@ impl Scratch {
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
         }
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", SCRIPT, "runner-scratch-guard"])
-            .arg(&path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let how = Containment {
-            new_session: true,
-            ..Default::default()
-        };
-        let guard = spawn_contained(cmd, &how)?;
+        let guard =
+            super::guard::spawn_watchdog(SCRIPT, "runner-scratch-guard", &[path.as_os_str()])?;
         Ok(Scratch {
             path,
             guard: Some(guard),

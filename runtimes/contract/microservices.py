@@ -54,7 +54,7 @@ def validate(order):
             bad.add(path)
         elif not isinstance(v, str):
             raise TypeMismatch(path)
-        elif not pattern.match(v):
+        elif not pattern.fullmatch(v):  # not .match: its `$` also matches before a final "\n"
             bad.add(path)
 
     def integer(obj, key, path, lo, hi):
@@ -147,10 +147,15 @@ def price(order):
     }
 
 
+def not_json(constant):
+    """json.loads accepts NaN, Infinity and -Infinity; JSON (and every service's parser) does not."""
+    raise ValueError(f"{constant} is not JSON")
+
+
 def answer(body_text):
     """(status, body) for one POST /api/orders/calculate body."""
     try:
-        order = json.loads(body_text)
+        order = json.loads(body_text, parse_constant=not_json)
     except ValueError:
         return 400, None
     try:
@@ -207,6 +212,7 @@ ORDER_CASES = [
     ("malformed-empty", ""),
     ("malformed-trailing-comma", '{"orderId": "ORD-1",}'),
     ("malformed-garbage", "not json"),
+    ("malformed-nan", '{"orderId":"ORD-1","customer":{"id":"C-1","region":"EU"},"items":[{"sku":"A","quantity":1,"unitPriceCents":NaN}]}'),
     # invalid values: 422 naming every invalid field, sorted
     ("invalid-everything", {"orderId": "", "customer": {"id": "C 1", "region": "MARS"}, "items": [item("bad sku", 0, -1, "FREE")]}),
     ("invalid-missing-all", {}),
@@ -218,6 +224,8 @@ ORDER_CASES = [
     ("invalid-region-lowercase", order([item("A", 1, 1)], region="eu")),
     ("invalid-null-customer", {"orderId": "ORD-1", "customer": None, "items": [item("A", 1, 1)]}),
     ("invalid-order-id-too-long", order([item("A", 1, 1)], order_id="X" * 65)),
+    # a pattern matches the whole string: a final newline is not allowed by `$`
+    ("invalid-trailing-newline", order([item("A\n", 1, 1)], order_id="ORD-1\n")),
     # wrong JSON types: 422 naming the field (one per case; no coercion)
     ("type-quantity-string", order([{"sku": "A", "quantity": "2", "unitPriceCents": 1}])),
     ("type-quantity-fraction", order([{"sku": "A", "quantity": 2.5, "unitPriceCents": 1}])),

@@ -1,8 +1,12 @@
 //! The `runner` contract service (see `../CONTRACT.md`) on axum + tokio.
 //!
 //! `main.rs` only reads the environment, builds the tokio runtime and calls
-//! [`serve`]; everything a request touches lives here so the tests drive the
-//! very same router over a real socket.
+//! [`serve`]; everything a request touches lives in this crate so the tests
+//! drive the very same router over a real socket. The microservices
+//! scenarios live in their own modules: [`orders`] (the order API),
+//! [`products`] (CRUD on PostgreSQL), [`dashboard`] (the fan-out), with the
+//! request-body rules they share in [`body_rules`] and their environment in
+//! [`scenario_settings`].
 //!
 //! The release profile uses `panic = "abort"`: a panic in a handler would kill
 //! the whole service. No handler path indexes, unwraps or allocates an
@@ -20,11 +24,18 @@ use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use serde::Serialize;
 
+pub mod body_rules;
+pub mod dashboard;
 pub mod metrics;
+pub mod orders;
+pub mod products;
+pub mod scenario_settings;
+
+use scenario_settings::ScenarioSettings;
 
 /// Largest accepted `size` for `/api/generated/{size}`.
 pub const MAX_SIZE: u32 = 1_048_576;
@@ -38,7 +49,6 @@ pub const SERVER_MODEL: &str = "tokio multi-thread";
 pub const PARALLELISM_SOURCE: &str = "TOKIO_WORKERS";
 
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
-const ALLOW_GET_HEAD: HeaderValue = HeaderValue::from_static("GET, HEAD");
 
 const READY_BODY: &str = r#"{"status":"READY"}"#;
 const NOT_FOUND_BODY: &str = r#"{"error":"not found"}"#;
@@ -70,6 +80,8 @@ pub struct Settings {
     /// CPUs this process may use (`std::thread::available_parallelism`,
     /// which honours the affinity mask and cgroup CPU quota).
     pub cpus: usize,
+    /// The microservices scenarios: database, pool, downstreams, deadline.
+    pub scenarios: ScenarioSettings,
 }
 
 impl Settings {
@@ -115,7 +127,8 @@ impl Settings {
                 _ => return Err(format!("TOKIO_WORKERS={v:?} must be an integer between 1 and 4096")),
             },
         };
-        Ok(Settings { host, port, work_factor, log_requests, metrics, workers, cpus })
+        let scenarios = ScenarioSettings::from_lookup(get)?;
+        Ok(Settings { host, port, work_factor, log_requests, metrics, workers, cpus, scenarios })
     }
 }
 
@@ -203,6 +216,10 @@ pub struct AppState {
     health_body: Bytes,
     /// The registry when `METRICS=true`.
     pub metrics: Option<metrics::Metrics>,
+    /// The products pool when `DATABASE_URL` is set.
+    pub products: Option<products::ProductStore>,
+    /// The fan-out's client when the downstream URLs are set.
+    pub dashboard: Option<dashboard::Fanout>,
 }
 
 #[derive(Serialize)]
@@ -248,6 +265,10 @@ impl AppState {
             runtime_info,
             health_body,
             metrics: settings.metrics.then(metrics::Metrics::new),
+            products: (settings.scenarios.database.clone())
+                .map(|config| products::ProductStore::new(config, settings.scenarios.db_pool_size)),
+            dashboard: (settings.scenarios.downstreams.clone())
+                .map(|urls| dashboard::Fanout::new(urls, settings.scenarios.downstream_timeout)),
         }
     }
 
@@ -271,6 +292,15 @@ fn json(status: StatusCode, body: impl Into<Body>) -> Response {
 
 fn static_json(status: StatusCode, body: &'static str) -> Response {
     json(status, Body::from(body))
+}
+
+/// `value` serialised as the body of a `status` answer (a 500 in the
+/// impossible case that serde_json refuses it).
+fn serialized(status: StatusCode, value: &impl Serialize) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(body) => json(status, body),
+        Err(_) => static_json(StatusCode::INTERNAL_SERVER_ERROR, INTERNAL_ERROR_BODY),
+    }
 }
 
 fn answer(state: &AppState, input: &str) -> Response {
@@ -335,10 +365,10 @@ async fn not_found() -> Response {
     static_json(StatusCode::NOT_FOUND, NOT_FOUND_BODY)
 }
 
+/// The JSON 405; axum adds the route's own `Allow` header (`GET,HEAD`,
+/// `POST`, `GET,HEAD,PUT`, ...) to it.
 async fn method_not_allowed() -> Response {
-    let mut response = static_json(StatusCode::METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED_BODY);
-    response.headers_mut().insert(header::ALLOW, ALLOW_GET_HEAD);
-    response
+    static_json(StatusCode::METHOD_NOT_ALLOWED, METHOD_NOT_ALLOWED_BODY)
 }
 
 /// One `tracing` line per request (installed only with LOG_REQUESTS=true, so
@@ -357,14 +387,18 @@ async fn log_request(request: Request, next: Next) -> Response {
     response
 }
 
-/// The service's router: the four endpoints, JSON 404 and JSON 405.
-/// GET routes also answer HEAD (axum's default).
+/// The service's router: the four endpoints, the three microservices
+/// scenarios, JSON 404 and JSON 405. GET routes also answer HEAD (axum's default).
 pub fn router(state: &'static AppState) -> Router {
     let router = Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready))
         .route("/api/generated/{size}", get(generated))
         .route("/api/strings/{value}", get(strings))
+        .route("/api/orders/calculate", post(orders::calculate))
+        .route("/api/products", get(products::list).post(products::create))
+        .route("/api/products/{id}", get(products::read).put(products::update))
+        .route("/api/dashboard/{user_id}", get(dashboard::dashboard))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);

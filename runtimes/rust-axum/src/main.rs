@@ -44,6 +44,7 @@ async fn run(settings: Settings) -> ExitCode {
     };
     let local = listener.local_addr().unwrap_or(addr);
     let state = AppState::leak(&settings);
+    open_database(state).await;
     eprintln!(
         "rust-axum-service: listening on http://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, METRICS={}, {})",
         settings.workers,
@@ -62,6 +63,20 @@ async fn run(settings: Settings) -> ExitCode {
             eprintln!("rust-axum-service: server error: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Opens the whole products pool before serving (minimum = maximum), so no
+/// measured request pays for a connection. A database that is down is not a
+/// failed start: the product endpoints answer 503 until it is reachable and
+/// the pool then opens connections as requests need them.
+async fn open_database(state: &AppState) {
+    let Some(store) = &state.products else { return };
+    match store.open_all().await {
+        Ok(open) => eprintln!("rust-axum-service: database pool ready ({open} connections open)"),
+        Err(err) => eprintln!(
+            "rust-axum-service: database unreachable at start ({err}); the product endpoints answer 503 until it is"
+        ),
     }
 }
 

@@ -124,16 +124,25 @@ impl Invalid {
     }
 }
 
-/// Parses a request body; text that is not JSON (empty, truncated, trailing
-/// comma, `NaN`) is the contract's 400 with serde_json's line and column.
-pub fn parse(body: &[u8]) -> Result<Value, Response> {
-    serde_json::from_slice(body).map_err(|err| {
+/// A body that is not JSON at all: the contract's 400.
+#[derive(Debug)]
+pub struct Malformed(pub serde_json::Error);
+
+impl Malformed {
+    /// `400 {"error": "body is not JSON: <serde_json's reason at line L column C>"}`.
+    pub fn into_response(self) -> Response {
         #[derive(Serialize)]
-        struct Malformed {
+        struct Answer {
             error: String,
         }
-        crate::serialized(StatusCode::BAD_REQUEST, &Malformed { error: format!("body is not JSON: {err}") })
-    })
+        crate::serialized(StatusCode::BAD_REQUEST, &Answer { error: format!("body is not JSON: {}", self.0) })
+    }
+}
+
+/// Parses a request body; text that is not JSON (empty, truncated, trailing
+/// comma, `NaN`) is [`Malformed`].
+pub fn parse(body: &[u8]) -> Result<Value, Malformed> {
+    serde_json::from_slice(body).map_err(Malformed)
 }
 
 /// The value of `key` in `object`, with absent and `null` alike (`None`):
@@ -326,7 +335,8 @@ mod tests {
     #[test]
     fn not_json_is_a_400() {
         for text in ["", "{", "{\"a\":1,}", "not json", "{\"a\":NaN}"] {
-            assert_eq!(parse(text.as_bytes()).unwrap_err().status(), StatusCode::BAD_REQUEST, "{text:?}");
+            let refused = parse(text.as_bytes()).unwrap_err();
+            assert_eq!(refused.into_response().status(), StatusCode::BAD_REQUEST, "{text:?}");
         }
         assert_eq!(parse(b" [1] ").unwrap(), json!([1]));
     }

@@ -290,7 +290,7 @@ pub fn price<'a>(order: &Order<'a>) -> PricedOrder<'a> {
 pub async fn calculate(body: Bytes) -> Response {
     let value = match body_rules::parse(&body) {
         Ok(value) => value,
-        Err(bad_request) => return bad_request,
+        Err(malformed) => return malformed.into_response(),
     };
     match validate(&value) {
         Ok(order) => crate::serialized(StatusCode::OK, &price(&order)),

@@ -218,9 +218,9 @@ impl ProductStore {
     }
 }
 
-/// The store, or the 503 of a service started without `DATABASE_URL`.
-fn store(state: &AppState) -> Result<&ProductStore, Response> {
-    state.products.as_ref().ok_or_else(|| crate::static_json(StatusCode::SERVICE_UNAVAILABLE, NO_DATABASE_BODY))
+/// The 503 of a service started without `DATABASE_URL`.
+fn no_database() -> Response {
+    crate::static_json(StatusCode::SERVICE_UNAVAILABLE, NO_DATABASE_BODY)
 }
 
 fn unavailable(err: &DbError) -> Response {
@@ -250,10 +250,7 @@ fn product_id(id: Result<Path<String>, PathRejection>) -> Option<i64> {
 
 /// `GET /api/products/{id}`.
 pub async fn read(State(state): State<&'static AppState>, id: Result<Path<String>, PathRejection>) -> Response {
-    let store = match store(state) {
-        Ok(store) => store,
-        Err(unconfigured) => return unconfigured,
-    };
+    let Some(store) = &state.products else { return no_database() };
     match product_id(id) {
         Some(id) => product_answer(StatusCode::OK, store.read(id).await),
         None => not_found(),
@@ -262,13 +259,10 @@ pub async fn read(State(state): State<&'static AppState>, id: Result<Path<String
 
 /// `POST /api/products` -> 201.
 pub async fn create(State(state): State<&'static AppState>, body: Bytes) -> Response {
-    let store = match store(state) {
-        Ok(store) => store,
-        Err(unconfigured) => return unconfigured,
-    };
+    let Some(store) = &state.products else { return no_database() };
     let value = match body_rules::parse(&body) {
         Ok(value) => value,
-        Err(bad_request) => return bad_request,
+        Err(malformed) => return malformed.into_response(),
     };
     match validate(&value) {
         Ok(fields) => product_answer(StatusCode::CREATED, store.create(&fields).await),
@@ -283,13 +277,10 @@ pub async fn update(
     id: Result<Path<String>, PathRejection>,
     body: Bytes,
 ) -> Response {
-    let store = match store(state) {
-        Ok(store) => store,
-        Err(unconfigured) => return unconfigured,
-    };
+    let Some(store) = &state.products else { return no_database() };
     let value = match body_rules::parse(&body) {
         Ok(value) => value,
-        Err(bad_request) => return bad_request,
+        Err(malformed) => return malformed.into_response(),
     };
     let fields = match validate(&value) {
         Ok(fields) => fields,
@@ -339,10 +330,7 @@ pub async fn list(State(state): State<&'static AppState>, query: Result<Query<Pa
     struct BadQuery {
         error: String,
     }
-    let store = match store(state) {
-        Ok(store) => store,
-        Err(unconfigured) => return unconfigured,
-    };
+    let Some(store) = &state.products else { return no_database() };
     let bounds = match &query {
         Ok(Query(query)) => page_bounds(query).map_err(str::to_owned),
         Err(rejection) => Err(format!("bad query: {rejection}")),

@@ -10,7 +10,9 @@
 //! early wrong type would be a 422 instead of a 400), and wants an array
 //! where an object belongs to be a type error (derived structs also accept a
 //! JSON array of their fields). Parsing to a `Value` first and checking it
-//! here mirrors `contract/microservices.py` rule for rule. serde_json never
+//! here mirrors `contract/microservices.py` rule for rule (valid orders take
+//! a typed fast path first, src/orders_fast.rs, and fall back to this walk
+//! for anything else). serde_json never
 //! coerces: `"2"` is a string, `2.0` and `2.5` are floats, so neither is an
 //! integer here. (An integer literal beyond `u64` is read as a float by
 //! serde_json and is reported as a wrong type, not as out of range.)

@@ -3,7 +3,8 @@
 //! `main.rs` only reads the environment, builds the tokio runtime and calls
 //! [`serve`]; everything a request touches lives in this crate so the tests
 //! drive the very same router over a real socket. The microservices
-//! scenarios live in their own modules: [`orders`] (the order API),
+//! scenarios live in their own modules: [`orders`] (the order API, with a
+//! typed fast path for valid orders in `orders_fast`),
 //! [`products`] (CRUD on PostgreSQL), [`dashboard`] (the fan-out), with the
 //! request-body rules they share in [`body_rules`] and their environment in
 //! [`scenario_settings`].
@@ -32,6 +33,7 @@ pub mod body_rules;
 pub mod dashboard;
 pub mod metrics;
 pub mod orders;
+mod orders_fast;
 pub mod products;
 pub mod scenario_settings;
 

@@ -20,6 +20,11 @@ pgbin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 as_pg() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=runner-pg --regid=runner-pg --init-groups "$@"; else "$@"; fi; }
+# Runs in a subshell `( ... ) &` and replaces it (exec, and setpriv execs in
+# turn), so the `$!` recorded in pids is the server's own PID: a function run
+# with `&` would leave a bash in between, which `stop` would end while the
+# server, never signalled, lived on without its folder.
+exec_as_pg() { if [ "$(id -u)" = 0 ]; then exec setpriv --reuid=runner-pg --regid=runner-pg --init-groups "$@"; else exec "$@"; fi; }
 psql_db() { PGOPTIONS=--client-min-messages=warning "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$(cat "$dir/pg-port")" -U bench "$@"; }
 wait_http() {
   for _ in $(seq 1 100); do
@@ -45,9 +50,9 @@ start)
   as_pg "$pgbin/initdb" -D "$dir/pg/data" -U bench --auth=trust --no-locale --encoding=UTF8 --no-sync >"$dir/initdb.log"
   port="$(free_port)"
   echo "$port" >"$dir/pg-port"
-  as_pg "$pgbin/postgres" -D "$dir/pg/data" -c listen_addresses=127.0.0.1 -c port="$port" \
+  (exec_as_pg "$pgbin/postgres" -D "$dir/pg/data" -c listen_addresses=127.0.0.1 -c port="$port" \
     -c unix_socket_directories="$dir/pg" -c fsync=off -c synchronous_commit=off \
-    -c full_page_writes=off -c max_connections=100 >"$dir/postgres.log" 2>&1 &
+    -c full_page_writes=off -c max_connections=100) >"$dir/postgres.log" 2>&1 &
   echo $! >>"$dir/pids"
   for _ in $(seq 1 100); do "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$port" && break; sleep 0.1; done
   psql_db -d postgres -c 'CREATE DATABASE bench' >/dev/null

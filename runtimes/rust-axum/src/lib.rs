@@ -267,9 +267,15 @@ impl AppState {
             runtime_info,
             health_body,
             metrics: settings.metrics.then(metrics::Metrics::new),
-            products: (settings.scenarios.database.clone())
+            products: settings
+                .scenarios
+                .database
+                .clone()
                 .map(|config| products::ProductStore::new(config, settings.scenarios.db_pool_size)),
-            dashboard: (settings.scenarios.downstreams.clone())
+            dashboard: settings
+                .scenarios
+                .downstreams
+                .clone()
                 .map(|urls| dashboard::Fanout::new(urls, settings.scenarios.downstream_timeout)),
         }
     }

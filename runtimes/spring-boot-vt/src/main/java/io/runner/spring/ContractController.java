@@ -47,7 +47,7 @@ public class ContractController {
 
     /** {@code size} arrives percent-decoded; {@link Work#parseSize} checks its characters before the value. */
     @GetMapping("/api/generated/{size}")
-    public ResponseEntity<byte[]> generated(@PathVariable("size") String size) {
+    public ResponseEntity<byte[]> generated(@PathVariable("size") String size, HttpServletRequest request) {
         int n = Work.parseSize(size);
         if (n == 0) {
             return Responses.error(mapper, 400, "size must be a decimal integer");
@@ -55,7 +55,7 @@ public class ContractController {
         if (n < 0) {
             return Responses.error(mapper, 400, "size must be between 1 and " + Work.MAX_SIZE);
         }
-        return work(Work.generatedInput(n));
+        return work(Work.generatedInput(n), request);
     }
 
     /**
@@ -70,10 +70,11 @@ public class ContractController {
         if (input == null) {
             return Responses.error(mapper, 400, "value is not valid UTF-8 after percent-decoding");
         }
-        return work(input);
+        return work(input, request);
     }
 
-    private ResponseEntity<byte[]> work(byte[] input) {
+    private ResponseEntity<byte[]> work(byte[] input, HttpServletRequest request) {
+        RequestObservation.inputSize(request, input.length);
         Json json = Work.compute(input, workFactor).toJson(runtime.workSuffix(Thread.currentThread().isVirtual()));
         return Responses.json(200, Arrays.copyOf(json.buffer(), json.length()));
     }

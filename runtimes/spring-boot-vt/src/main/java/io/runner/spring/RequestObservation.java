@@ -39,9 +39,14 @@ public class RequestObservation extends OncePerRequestFilter {
         this.metrics = metrics.getIfAvailable();
     }
 
-    /** Record the input size of this request (a body's bytes; the work's input is the path's length). */
+    /** Record the input size of this request: a body's bytes. */
     static void inputSize(HttpServletRequest request, byte[] body) {
-        request.setAttribute(INPUT_SIZE, body == null ? 0 : body.length);
+        inputSize(request, body == null ? 0 : body.length);
+    }
+
+    /** Record the input size of this request (the work's input bytes; 0 when not recorded). */
+    static void inputSize(HttpServletRequest request, int size) {
+        request.setAttribute(INPUT_SIZE, size);
     }
 
     @Override
@@ -65,7 +70,7 @@ public class RequestObservation extends OncePerRequestFilter {
             if (log) {
                 Object size = request.getAttribute(INPUT_SIZE);
                 REQUESTS.info("{} {} status={} size={} elapsed_us={}", request.getMethod(), request.getRequestURI(),
-                        status, size == null ? request.getRequestURI().length() : size, nanos / 1000);
+                        status, size == null ? 0 : size, nanos / 1000);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.runner.spring;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
@@ -17,8 +18,14 @@ import io.runner.helidon.Settings.InvalidSetting;
  * {@link DataSourceAutoConfiguration} is excluded because the contract wants the service to start without
  * DATABASE_URL: {@link DatabaseConfig} builds the pool only when it is set, and the JPA and repository
  * auto-configurations back off when there is no DataSource.
+ * <p>
+ * The request and answer types are bound by our own {@code ObjectMapper} calls ({@link JsonBodies},
+ * {@link Responses}), which Spring's AOT processing cannot see; {@link RegisterReflectionForBinding} gives a
+ * GraalVM native image (README, "Native image") their reflection metadata.
  */
 @SpringBootApplication(exclude = DataSourceAutoConfiguration.class)
+@RegisterReflectionForBinding({OrderRequest.class, OrderRequest.Customer.class, OrderRequest.Item.class,
+        Pricing.Priced.class, Pricing.Line.class, ProductBody.class, ProductView.class, ProductView.Page.class})
 public class Application {
 
     public static void main(String[] args) {

@@ -54,7 +54,9 @@ def validate(order):
             bad.add(path)
         elif not isinstance(v, str):
             raise TypeMismatch(path)
-        elif not pattern.match(v):
+        elif not pattern.fullmatch(v):
+            # fullmatch: Python's `$` also matches before a trailing newline ("ORD-1\n"),
+            # Go's, Rust's and Java's matches() do not
             bad.add(path)
 
     def integer(obj, key, path, lo, hi):
@@ -147,10 +149,15 @@ def price(order):
     }
 
 
+def reject_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
 def answer(body_text):
     """(status, body) for one POST /api/orders/calculate body."""
     try:
-        order = json.loads(body_text)
+        # NaN, Infinity and -Infinity are not JSON (RFC 8259); Python's json accepts them unless told
+        order = json.loads(body_text, parse_constant=reject_constant)
     except ValueError:
         return 400, None
     try:
@@ -207,6 +214,8 @@ ORDER_CASES = [
     ("malformed-empty", ""),
     ("malformed-trailing-comma", '{"orderId": "ORD-1",}'),
     ("malformed-garbage", "not json"),
+    ("malformed-whitespace", " \n"),
+    ("malformed-nan", '{"orderId":"ORD-1","customer":{"id":"C-1","region":"EU"},"items":[{"sku":"A","quantity":NaN,"unitPriceCents":1}]}'),
     # invalid values: 422 naming every invalid field, sorted
     ("invalid-everything", {"orderId": "", "customer": {"id": "C 1", "region": "MARS"}, "items": [item("bad sku", 0, -1, "FREE")]}),
     ("invalid-missing-all", {}),
@@ -218,6 +227,7 @@ ORDER_CASES = [
     ("invalid-region-lowercase", order([item("A", 1, 1)], region="eu")),
     ("invalid-null-customer", {"orderId": "ORD-1", "customer": None, "items": [item("A", 1, 1)]}),
     ("invalid-order-id-too-long", order([item("A", 1, 1)], order_id="X" * 65)),
+    ("invalid-order-id-trailing-newline", order([item("A", 1, 1)], order_id="ORD-1\n")),
     # wrong JSON types: 422 naming the field (one per case; no coercion)
     ("type-quantity-string", order([{"sku": "A", "quantity": "2", "unitPriceCents": 1}])),
     ("type-quantity-fraction", order([{"sku": "A", "quantity": 2.5, "unitPriceCents": 1}])),

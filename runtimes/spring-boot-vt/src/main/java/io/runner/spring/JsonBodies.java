@@ -42,7 +42,8 @@ public class JsonBodies {
 
     /** Parse and validate; throws {@link BodyRejected} for a 400 or a 422. */
     public <T> T read(byte[] body, Class<T> type) {
-        if (body == null || body.length == 0) {
+        if (isBlank(body)) {
+            // Jackson reports "no content" as a MismatchedInputException (a 422 below); it is not JSON: 400
             throw BodyRejected.malformed("the body is empty, expected a JSON object");
         }
         T value;
@@ -65,6 +66,19 @@ public class JsonBodies {
             throw BodyRejected.invalid(invalid);
         }
         return value;
+    }
+
+    /** Empty, or only JSON whitespace (space, tab, CR, LF). */
+    private static boolean isBlank(byte[] body) {
+        if (body == null) {
+            return true;
+        }
+        for (byte b : body) {
+            if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static BodyRejected reject(JsonProcessingException e) {

@@ -2,6 +2,9 @@ package io.runner.spring;
 
 import java.util.List;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
+
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -14,7 +17,8 @@ import jakarta.validation.constraints.Size;
  * Every field is a reference type so that a missing or null field reaches validation (and is reported with
  * the others) instead of failing in Jackson. Numbers are {@code Long}: any JSON integer up to 2^63 is
  * bound and then range-checked, as the reference does; a fraction, string or boolean fails in Jackson
- * (coercion off, see {@link JsonConfig}) and is reported alone.
+ * (coercion off, see {@link JsonConfig}) and is reported alone. A {@code null} line is not an object, so a
+ * type error as in the reference ({@code contentNulls = FAIL}), reported alone as {@code items[i]}.
  */
 public record OrderRequest(
         @NotNull(message = "is required")
@@ -23,7 +27,8 @@ public record OrderRequest(
         @NotNull(message = "is required") @Valid Customer customer,
         @NotNull(message = "is required")
         @Size(min = 1, max = 100, message = "must hold 1 to 100 items")
-        List<@NotNull(message = "must be an object") @Valid Item> items) {
+        @JsonSetter(contentNulls = Nulls.FAIL)
+        List<@Valid Item> items) {
 
     public record Customer(
             @NotNull(message = "is required")

@@ -118,6 +118,31 @@ class ServiceTest {
         assertEquals(422, call("POST", "/api/orders/calculate", "null").statusCode(), "the literal null");
     }
 
+    /**
+     * Bodies beyond the vectors, with the invalid lists microservices.py's answer() gives them: a null
+     * line (a type error, alone), integers past 64 bits (a range error), 1e2 (a fraction), "" for an
+     * object, a number for the discount code, -0 (the integer 0).
+     */
+    @Test
+    void edgeCasesAgreeWithTheReference() throws Exception {
+        String head = "{\"orderId\":\"ORD-1\",\"customer\":{\"id\":\"C-1\",\"region\":\"EU\"},\"items\":";
+        Map<String, String> cases = Map.of(
+                head + "[null,{\"sku\":\"b\",\"quantity\":1,\"unitPriceCents\":1}]}", "items[0]",
+                head + "[{\"sku\":\"A\",\"quantity\":100000000000000000000000000000,\"unitPriceCents\":1}]}",
+                "items[0].quantity",
+                head + "[{\"sku\":\"A\",\"quantity\":1e2,\"unitPriceCents\":1}]}", "items[0].quantity",
+                "{\"orderId\":\"ORD-1\",\"customer\":\"\",\"items\":[{\"sku\":\"A\",\"quantity\":1,\"unitPriceCents\":1}]}",
+                "customer",
+                head + "[{\"sku\":\"A\",\"quantity\":1,\"unitPriceCents\":1,\"discountCode\":5}]}",
+                "items[0].discountCode",
+                head + "[{\"sku\":\"A\",\"quantity\":-0,\"unitPriceCents\":1}]}", "items[0].quantity");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            HttpResponse<String> r = call("POST", "/api/orders/calculate", c.getKey());
+            assertEquals(422, r.statusCode(), c.getKey() + " -> " + r.body());
+            assertEquals("[\"" + c.getValue() + "\"]", Vectors.tree(r.body()).get("invalid").toString(), c.getKey());
+        }
+    }
+
     @Test
     void healthReportsTheVirtualThreadItRanOn() throws Exception {
         HttpResponse<String> r = call("GET", "/health", null);

@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 . ../../scripts/jdk25.sh
 runs="${1:-3}"
 shift || true
-jar=target/service.jar
+jar="${JAR:-target/service.jar}"  # JAR=PATH: another layout of the same build (see README)
 [ -f "$jar" ] || { echo "startup.sh: $jar is missing; run: mvn -B -q -DskipTests package" >&2; exit 1; }
 echo "java: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1); flags: -XX:ActiveProcessorCount=$(nproc) $*"
 for i in $(seq 1 "$runs"); do

@@ -212,6 +212,7 @@ ORDER_CASES = [
     ("malformed-empty", ""),
     ("malformed-trailing-comma", '{"orderId": "ORD-1",}'),
     ("malformed-garbage", "not json"),
+    ("malformed-whitespace", " \n"),
     ("malformed-nan", '{"orderId":"ORD-1","customer":{"id":"C-1","region":"EU"},"items":[{"sku":"A","quantity":1,"unitPriceCents":NaN}]}'),
     # invalid values: 422 naming every invalid field, sorted
     ("invalid-everything", {"orderId": "", "customer": {"id": "C 1", "region": "MARS"}, "items": [item("bad sku", 0, -1, "FREE")]}),
@@ -226,6 +227,7 @@ ORDER_CASES = [
     ("invalid-order-id-too-long", order([item("A", 1, 1)], order_id="X" * 65)),
     # a pattern matches the whole string: a final newline is not allowed by `$`
     ("invalid-trailing-newline", order([item("A\n", 1, 1)], order_id="ORD-1\n")),
+    ("invalid-order-id-trailing-newline", order([item("A", 1, 1)], order_id="ORD-1\n")),
     # wrong JSON types: 422 naming the field (one per case; no coercion)
     ("type-quantity-string", order([{"sku": "A", "quantity": "2", "unitPriceCents": 1}])),
     ("type-quantity-fraction", order([{"sku": "A", "quantity": 2.5, "unitPriceCents": 1}])),

@@ -54,7 +54,7 @@ def validate(order):
             bad.add(path)
         elif not isinstance(v, str):
             raise TypeMismatch(path)
-        elif not pattern.match(v):
+        elif not pattern.fullmatch(v):  # not match: its $ also matches before a final newline
             bad.add(path)
 
     def integer(obj, key, path, lo, hi):
@@ -218,6 +218,8 @@ ORDER_CASES = [
     ("invalid-region-lowercase", order([item("A", 1, 1)], region="eu")),
     ("invalid-null-customer", {"orderId": "ORD-1", "customer": None, "items": [item("A", 1, 1)]}),
     ("invalid-order-id-too-long", order([item("A", 1, 1)], order_id="X" * 65)),
+    # a final newline is not part of the pattern (Python's re.match with $ would let it through)
+    ("invalid-order-id-trailing-newline", order([item("A", 1, 1)], order_id="ORD-1\n")),
     # wrong JSON types: 422 naming the field (one per case; no coercion)
     ("type-quantity-string", order([{"sku": "A", "quantity": "2", "unitPriceCents": 1}])),
     ("type-quantity-fraction", order([{"sku": "A", "quantity": 2.5, "unitPriceCents": 1}])),

@@ -25,6 +25,18 @@ step "runtimes/stub: go test"
 step "runtimes/go-kit: go test"
 (cd runtimes/go-kit && go vet ./... && go test ./...)
 
+# go-gin's products and dashboard tests run on a throwaway PostgreSQL and the
+# three stubs (runtimes/contract/test-deps.sh), stopped whatever the outcome.
+step "runtimes/go-gin: go test (with test-deps.sh's PostgreSQL and stubs)"
+gin_deps="$(mktemp -d)"
+if (runtimes/contract/test-deps.sh start "$gin_deps" >/dev/null && . "$gin_deps/env" &&
+  cd runtimes/go-gin && go vet ./... && go test -count=1 ./...); then
+  runtimes/contract/test-deps.sh stop "$gin_deps"
+else
+  runtimes/contract/test-deps.sh stop "$gin_deps"
+  exit 1
+fi
+
 step "runtimes/node-http: node --test"
 (cd runtimes/node-http && npm test --silent)
 

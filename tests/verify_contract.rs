@@ -23,5 +23,5 @@ fn the_real_services_are_equivalent() {
         "stderr:\n{stderr}"
     );
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(report["verdict"]["answered"], 7);
+    assert_eq!(report["verdict"]["answered"], 8);
 }

@@ -2,9 +2,10 @@
 // "Microservices" scenarios for the Go services: the order API's validation
 // and pricing, the product body's validation, canonical ids, the list's query
 // parameters and the dashboard's aggregate. It holds no HTTP server, no
-// database and no client, so go-gin (and any other Go service) serves the
-// same rules around its own framework, and the rules are tested once against
-// runtimes/contract/microservices.json.
+// database and no client (those are its subpackages store, on pgxpool, and
+// downstream, the errgroup fan-out), so go-nethttp and go-gin serve the
+// same rules around their own framework, and the rules are tested once
+// against runtimes/contract/microservices.json.
 //
 // Bodies are decoded into generic JSON values (json.Decoder with UseNumber)
 // and walked by hand, not bound to structs: encoding/json matches member

@@ -22,11 +22,11 @@ import (
 	"syscall"
 	"time"
 
-	"runner/go-gin/internal/downstream"
 	"runner/go-gin/internal/service"
-	"runner/go-gin/internal/store"
 	"runner/go-nethttp/contract"
 	"runner/go-nethttp/microservices"
+	"runner/go-nethttp/microservices/downstream"
+	"runner/go-nethttp/microservices/store"
 )
 
 // shutdownTimeout bounds the graceful drain on SIGTERM/SIGINT.

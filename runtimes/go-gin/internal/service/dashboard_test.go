@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"runner/go-gin/internal/downstream"
 	"runner/go-nethttp/microservices"
+	"runner/go-nethttp/microservices/downstream"
 )
 
 // The dashboard vectors against test-deps.sh's three stubs (998: profile

@@ -6,31 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"runner/go-gin/internal/store"
 	"runner/go-nethttp/microservices"
+	"runner/go-nethttp/microservices/store"
 )
 
-// reseed puts the products table back to products.sql, as runner's
-// postgres dependency does before a verify (simple protocol: the file is
-// several statements).
-func reseed(t *testing.T, databaseURL string) {
-	t.Helper()
-	seed, err := os.ReadFile(filepath.Join("..", "..", "..", "contract", "products.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, databaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := conn.PgConn().Exec(ctx, "DROP SCHEMA public CASCADE; CREATE SCHEMA public;\n"+string(seed)).Close(); err != nil {
-		t.Fatal(err)
-	}
-}
+// seedFile is the products table's schema and seed.
+var seedFile = filepath.Join("..", "..", "..", "contract", "products.sql")
 
 // Every product vector, in order, through the real engine on the real pool
 // against test-deps.sh's PostgreSQL freshly seeded.
@@ -43,7 +24,9 @@ func TestProductVectorsOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reseed(t, databaseURL)
+	if err := store.Reseed(context.Background(), databaseURL, seedFile); err != nil {
+		t.Fatal(err)
+	}
 	products, err := store.Open(context.Background(), databaseURL, microservices.DefaultPoolSize)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"runner/go-gin/internal/store"
 	"runner/go-nethttp/microservices"
+	"runner/go-nethttp/microservices/store"
 )
 
 // maxBodyBytes bounds a request body (the largest valid order is ~10 KB).

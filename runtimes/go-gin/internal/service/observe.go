@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -35,8 +36,8 @@ func requestLogger(out io.Writer) gin.HandlerFunc {
 			size, _ := p.Keys[sizeKey].(int)
 			line := fmt.Sprintf("%s method=%s path=%s status=%d size=%d elapsed=%s",
 				p.TimeStamp.UTC().Format(time.RFC3339Nano), p.Method, strconv.Quote(p.Path), p.StatusCode, size, p.Latency)
-			if p.ErrorMessage != "" {
-				line += " error=" + strconv.Quote(p.ErrorMessage)
+			if msg := strings.TrimSpace(p.ErrorMessage); msg != "" {
+				line += " error=" + strconv.Quote(msg)
 			}
 			return line + "\n"
 		},

@@ -17,13 +17,31 @@ cargo test --locked
 step "runner: load generator freeze test (release)"
 cargo test --locked --release --test load_freeze
 
-step "runtimes/go-nethttp: go test"
-(cd runtimes/go-nethttp && go vet ./... && go test ./...)
+# The Go services' products and dashboard tests run on a throwaway PostgreSQL
+# and the three stubs (runtimes/contract/test-deps.sh), stopped whatever the
+# outcome; without them those tests say they were skipped.
+with_test_deps() {
+  local deps
+  deps="$(mktemp -d)"
+  if (runtimes/contract/test-deps.sh start "$deps" >/dev/null && . "$deps/env" &&
+    cd "$1" && go vet ./... && go test -count=1 ./...); then
+    runtimes/contract/test-deps.sh stop "$deps"
+  else
+    runtimes/contract/test-deps.sh stop "$deps"
+    return 1
+  fi
+}
+
+step "runtimes/go-nethttp: go test (with test-deps.sh's PostgreSQL and stubs)"
+with_test_deps runtimes/go-nethttp
 
 step "runtimes/stub: go test"
 (cd runtimes/stub && go vet ./... && go test ./...)
 step "runtimes/go-kit: go test"
 (cd runtimes/go-kit && go vet ./... && go test ./...)
+
+step "runtimes/go-gin: go test (with test-deps.sh's PostgreSQL and stubs)"
+with_test_deps runtimes/go-gin
 
 step "runtimes/node-http: node --test"
 (cd runtimes/node-http && npm test --silent)

@@ -24,5 +24,5 @@ fn the_real_services_are_equivalent() {
         "stderr:\n{stderr}"
     );
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(report["verdict"]["answered"], 8);
+    assert_eq!(report["verdict"]["answered"], 9);
 }

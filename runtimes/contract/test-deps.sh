@@ -44,6 +44,8 @@ case "$cmd" in
 start)
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
+  # runner-pg must reach DIR/pg even when DIR came from mktemp -d (0700)
+  [ "$(id -u)" = 0 ] && chmod go+x "$dir"
   : >"$dir/pids"
   mkdir -p "$dir/pg"
   [ "$(id -u)" = 0 ] && chown runner-pg:runner-pg "$dir/pg" && chmod 0700 "$dir/pg"
@@ -55,6 +57,9 @@ start)
     -c full_page_writes=off -c max_connections=100) >"$dir/postgres.log" 2>&1 &
   echo $! >>"$dir/pids"
   for _ in $(seq 1 100); do "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$port" && break; sleep 0.1; done
+  # $! above may be a shell around postgres rather than postgres: record the
+  # postmaster's own PID too, or `stop` leaves the server running.
+  head -n 1 "$dir/pg/data/postmaster.pid" >>"$dir/pids"
   psql_db -d postgres -c 'CREATE DATABASE bench' >/dev/null
   seed
   (cd "$here/../stub" && go build -trimpath -o build/stub .)

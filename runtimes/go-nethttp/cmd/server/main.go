@@ -1,8 +1,10 @@
 // Command server is the Go net/http service of runtimes/CONTRACT.md.
 //
 // Environment: PORT (default 8080), HOST (default 127.0.0.1), WORK_FACTOR
-// (integer >= 1, default 1), LOG_REQUESTS (true/false, default false), plus
-// the Go runtime's own GOMAXPROCS and GOMEMLIMIT.
+// (integer >= 1, default 1), LOG_REQUESTS (true/false, default false), the
+// microservices scenarios' DATABASE_URL, DB_POOL_SIZE, PROFILE_URL,
+// ORDERS_URL, RECOMMENDATIONS_URL and DOWNSTREAM_TIMEOUT_MS, plus the Go
+// runtime's own GOMAXPROCS and GOMEMLIMIT.
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"runner/go-nethttp/contract"
 	"runner/go-nethttp/internal/service"
+	"runner/go-nethttp/microservices"
 )
 
 // shutdownTimeout bounds the graceful drain on SIGTERM/SIGINT.
@@ -31,20 +34,31 @@ func main() {
 		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
 		os.Exit(2)
 	}
-	if err := run(cfg); err != nil {
+	ms, err := microservices.ReadSettings(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
+		os.Exit(2)
+	}
+	if err := run(cfg, ms); err != nil {
 		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfg contract.Settings) error {
+func run(cfg contract.Settings, ms microservices.Settings) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	handler := service.New(service.Config{
+	svc := service.Config{
 		WorkFactor:  cfg.WorkFactor,
 		LogRequests: cfg.LogRequests,
 		Metrics:     cfg.Metrics,
 		Logger:      logger,
-	})
+	}
+	closeScenarios, err := withScenarios(&svc, ms)
+	defer closeScenarios()
+	if err != nil {
+		return err
+	}
+	handler := service.New(svc)
 
 	// net sets TCP_NODELAY on every TCP connection by default, and
 	// http.Server keeps connections alive by default.

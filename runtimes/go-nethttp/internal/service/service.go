@@ -30,6 +30,11 @@ type Config struct {
 	LogRequests bool         // one log line per request
 	Metrics     bool         // count and time every request, serve GET /metrics
 	Logger      *slog.Logger // used when LogRequests; nil means slog.Default()
+	// The microservices scenarios (microservices.go): Products is nil
+	// without DATABASE_URL and Dashboards without the downstream URLs, and
+	// the endpoints then answer 503.
+	Products   ProductStore
+	Dashboards Dashboards
 }
 
 // RuntimeInfo is the "runtimeInfo" object of /health and the work answers.
@@ -111,6 +116,8 @@ type Service struct {
 	mux        *http.ServeMux
 	users      *users.Store // the users API's store (users.go)
 	handler    http.Handler // mux, wrapped in the request metrics with METRICS=true (metrics.go)
+	products   ProductStore // the microservices scenarios (microservices.go)
+	dashboards Dashboards
 }
 
 // New returns the service's handler.
@@ -124,6 +131,8 @@ func New(cfg Config) *Service {
 		log:        cfg.Logger,
 		version:    runtime.Version(),
 		mux:        http.NewServeMux(),
+		products:   cfg.Products,
+		dashboards: cfg.Dashboards,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -142,6 +151,7 @@ func New(cfg Config) *Service {
 		m.HandleFunc(p, s.methodNotAllowed)
 	}
 	s.registerUsers(m)
+	s.registerMicroservices(m)
 	m.HandleFunc("/", s.notFound)
 	s.handler = m
 	if cfg.Metrics {

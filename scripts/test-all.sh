@@ -17,31 +17,30 @@ cargo test --locked
 step "runner: load generator freeze test (release)"
 cargo test --locked --release --test load_freeze
 
-# The Go services' products and dashboard tests run on a throwaway PostgreSQL
-# and the three stubs (runtimes/contract/test-deps.sh), stopped whatever the
-# outcome; without them those tests say they were skipped.
-with_test_deps() {
-  local deps
-  deps="$(mktemp -d)"
-  if (runtimes/contract/test-deps.sh start "$deps" >/dev/null && . "$deps/env" &&
-    cd "$1" && go vet ./... && go test -count=1 ./...); then
-    runtimes/contract/test-deps.sh stop "$deps"
-  else
-    runtimes/contract/test-deps.sh stop "$deps"
-    return 1
-  fi
-}
+step "runtimes/contract: the microservices vectors are what microservices.py writes"
+python3 runtimes/contract/microservices.py --check
 
-step "runtimes/go-nethttp: go test (with test-deps.sh's PostgreSQL and stubs)"
-with_test_deps runtimes/go-nethttp
+# The services' products and dashboard tests run on one throwaway PostgreSQL
+# and the three stubs (runtimes/contract/test-deps.sh), stopped by PID at exit
+# whatever the outcome; each suite reseeds the table itself. Without them
+# those tests say they were skipped.
+step "runtimes/contract: PostgreSQL and the three stubs for the services' tests"
+deps="$(mktemp -d)"
+trap 'runtimes/contract/test-deps.sh stop "$deps"' EXIT
+runtimes/contract/test-deps.sh start "$deps" >/dev/null
+. "$deps/env"
+
+step "runtimes/go-nethttp: go test"
+(cd runtimes/go-nethttp && go vet ./... && go test -count=1 ./...)
 
 step "runtimes/stub: go test"
 (cd runtimes/stub && go vet ./... && go test ./...)
+
 step "runtimes/go-kit: go test"
 (cd runtimes/go-kit && go vet ./... && go test ./...)
 
-step "runtimes/go-gin: go test (with test-deps.sh's PostgreSQL and stubs)"
-with_test_deps runtimes/go-gin
+step "runtimes/go-gin: go test"
+(cd runtimes/go-gin && go vet ./... && go test -count=1 ./...)
 
 step "runtimes/node-http: node --test"
 (cd runtimes/node-http && npm test --silent)
@@ -54,6 +53,9 @@ step "runtimes/java-helidon: mvn test (JDK 25)"
 
 step "runtimes/helidon-mp: mvn test (JDK 25)"
 (cd runtimes/helidon-mp && mvn -B -q test)
+
+step "runtimes/spring-boot-vt: mvn test (JDK 25)"
+(cd runtimes/spring-boot-vt && mvn -B -q test)
 
 echo
 echo "all test suites passed"

@@ -28,6 +28,13 @@ pub enum Difference {
         reason: String,
         log: String,
     },
+    /// A dependency did not stop cleanly at the end (its port held, its
+    /// scratch folder left): the next run could not start it.
+    DependencyStop {
+        dependency: String,
+        reason: String,
+        log: String,
+    },
     /// No HTTP answer to a request.
     NoAnswer {
         request: String,

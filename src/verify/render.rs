@@ -196,6 +196,18 @@ fn difference(out: &mut String, d: &Difference, requests: &[VerifyPlan]) {
             let _ = writeln!(out, "- {runtime}: {stage} failed: {}", indent(reason));
             let _ = writeln!(out, "  log: {log}");
         }
+        Difference::DependencyStop {
+            dependency,
+            reason,
+            log,
+        } => {
+            let _ = writeln!(
+                out,
+                "- dependency {dependency}: did not stop cleanly: {}",
+                indent(reason)
+            );
+            let _ = writeln!(out, "  log: {log}");
+        }
         Difference::NoAnswer {
             request,
             runtime,

@@ -81,7 +81,11 @@ fn write_product_sliver(dir: &Path) {
         .iter()
         .filter(|c| PRODUCT_STEPS.contains(&c["name"].as_str().unwrap()))
         .collect();
-    assert_eq!(steps.len(), PRODUCT_STEPS.len(), "the shared vectors changed");
+    assert_eq!(
+        steps.len(),
+        PRODUCT_STEPS.len(),
+        "the shared vectors changed"
+    );
     std::fs::write(
         dir.join("products.json"),
         serde_json::to_string_pretty(&steps).unwrap(),
@@ -204,7 +208,12 @@ fn report(dir: &Path) -> serde_json::Value {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("verify-"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("verify-")
+        })
         .unwrap();
     serde_json::from_slice(&std::fs::read(folder.join("verify.json")).unwrap()).unwrap()
 }
@@ -237,7 +246,10 @@ fn two_runtimes_each_see_a_fresh_seed_match_every_vector_and_leave_nothing() {
     // Every order case of the shared file, and the sliver of products steps
     // (all but `read-absent` with an expected response).
     let orders = shared_orders();
-    let answered = orders.iter().filter(|c| c.get("response").is_some()).count();
+    let answered = orders
+        .iter()
+        .filter(|c| c.get("response").is_some())
+        .count();
     assert!(
         stdout.contains(&format!(
             "EQUIVALENT: 2 runtime(s) gave the expected status and identical compared fields for all {} request(s), \
@@ -248,19 +260,23 @@ fn two_runtimes_each_see_a_fresh_seed_match_every_vector_and_leave_nothing() {
         "{stdout}"
     );
     assert!(!stdout.contains('✗'), "{stdout}");
-    for row in ["order simple-eu ", "create ", "read-created ", "list-across-created "] {
+    for row in [
+        "order simple-eu ",
+        "create ",
+        "read-created ",
+        "list-across-created ",
+    ] {
         assert!(
-            stdout.lines().any(|l| l.starts_with(row) && l.matches('✓').count() == 2),
+            stdout
+                .lines()
+                .any(|l| l.starts_with(row) && l.matches('✓').count() == 2),
             "no row for {row}: {stdout}"
         );
     }
     // Both runtimes created id 1001: the second found the seed, not the first one's row.
     let report = report(tmp.path());
     let records = report["runtimes"].as_array().unwrap();
-    let notes: Vec<String> = records
-        .iter()
-        .map(|r| r["notes"].to_string())
-        .collect();
+    let notes: Vec<String> = records.iter().map(|r| r["notes"].to_string()).collect();
     assert!(notes[0].contains("dependency db started in"), "{notes:?}");
     assert!(notes[1].contains("dependency db reset in"), "{notes:?}");
     let create = report["requests"]
@@ -303,7 +319,10 @@ fn a_wrong_price_in_one_runtime_is_named_with_its_field_and_the_expected_value()
         )),
         "{stdout}"
     );
-    assert!(!stdout.contains(": right "), "the right one is not named: {stdout}");
+    assert!(
+        !stdout.contains(": right "),
+        "the right one is not named: {stdout}"
+    );
     assert!(
         !stdout.contains("- create"),
         "the wrong one's database was reset too: {stdout}"
@@ -371,7 +390,9 @@ fn nothing_is_left_after_sigint_while_a_runtime_starts() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(
-        stderr.contains("verify: interrupted by SIGINT: every service and dependency it started is stopped"),
+        stderr.contains(
+            "verify: interrupted by SIGINT: every service and dependency it started is stopped"
+        ),
         "{stderr}"
     );
     assert_nothing_left(tmp.path(), &scratch, port, seen);

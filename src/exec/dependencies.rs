@@ -5,6 +5,8 @@
 //! repeats; a graceful stop and the scratch folder removed. During each
 //! measured window every dependency the cell's runtime needs is sampled
 //! with [`crate::sample`] apart from the service, and its `stats` read.
+//! `runner verify` starts, resets and stops its runtimes' dependencies with
+//! this same code ([`Dependencies::start_at`] with a [`Site`] of its own).
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -339,7 +341,9 @@ fn bounded(
 ) -> Result<(), String> {
     let deadline = Instant::now() + COMMAND_TIMEOUT;
     let late = || Instant::now() > deadline;
-    run_logged(&dep.name, &dep.dir, command, env, log, &|| cancelled() || late())
+    run_logged(&dep.name, &dep.dir, command, env, log, &|| {
+        cancelled() || late()
+    })
     .map_err(|e| {
         if late() && !cancelled() {
             format!("{what} command `{command}` did not finish within {COMMAND_TIMEOUT:?}")

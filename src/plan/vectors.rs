@@ -211,10 +211,14 @@ mod tests {
 
     #[test]
     fn a_wrong_path_lists_the_members_to_choose_from() {
-        let e = parse(DOC, "v.json", Some("products")).unwrap_err().to_string();
+        let e = parse(DOC, "v.json", Some("products"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no list of cases at `products`"), "{e}");
         assert!(e.contains("dashboard, description, orders"), "{e}");
-        let e = parse(DOC, "v.json", Some("dashboard")).unwrap_err().to_string();
+        let e = parse(DOC, "v.json", Some("dashboard"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("it holds an object, not a list"), "{e}");
         let e = parse(DOC, "v.json", None).unwrap_err().to_string();
         assert!(e.contains("at the top"), "{e}");

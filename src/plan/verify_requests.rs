@@ -153,7 +153,8 @@ mod tests {
             "experiment: {{name: t}}\nruntimes: {{a: {{start: x}}}}\nworkload: {{path: /}}\n\
              load: {{connections: 1}}\nmeasure: {{requests: 1}}\nverify:\n{verify}"
         );
-        let loaded = crate::spec::from_text(text, &dir.join("spec.yaml")).map_err(|e| e.to_string())?;
+        let loaded =
+            crate::spec::from_text(text, &dir.join("spec.yaml")).map_err(|e| e.to_string())?;
         let mut problems = Collector::default();
         let planned = plan_verify(&loaded, &mut problems);
         problems.into_result().map_err(|e| e.to_string())?;
@@ -190,7 +191,13 @@ mod tests {
         let names: Vec<&str> = got.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(
             names,
-            ["health", "order simple", "order malformed", "create", "simple"]
+            [
+                "health",
+                "order simple",
+                "order malformed",
+                "create",
+                "simple"
+            ]
         );
         let order = &got[1];
         assert_eq!(
@@ -227,13 +234,25 @@ mod tests {
             "  - { vectors: v.json, cases: orders, path: /o }\n  - { vectors: v.json, cases: products }\n",
         )
         .unwrap_err();
-        assert!(twice.contains("`simple` is used twice (entries 0 and 1)"), "{twice}");
+        assert!(
+            twice.contains("`simple` is used twice (entries 0 and 1)"),
+            "{twice}"
+        );
         assert!(twice.contains("prefix"), "{twice}");
         let no_path = plan(dir.path(), "  - { vectors: v.json, cases: orders }\n").unwrap_err();
-        assert!(no_path.contains("case 0 (simple): the case has no `path`"), "{no_path}");
+        assert!(
+            no_path.contains("case 0 (simple): the case has no `path`"),
+            "{no_path}"
+        );
         let missing = plan(dir.path(), "  - { vectors: nope.json }\n").unwrap_err();
-        assert!(missing.contains("vectors file nope.json: cannot read it"), "{missing}");
-        assert!(missing.contains("spec.yaml:"), "points at the spec: {missing}");
+        assert!(
+            missing.contains("vectors file nope.json: cannot read it"),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("spec.yaml:"),
+            "points at the spec: {missing}"
+        );
         let wrong = plan(dir.path(), "  - { vectors: v.json, cases: order }\n").unwrap_err();
         assert!(wrong.contains("orders, products"), "{wrong}");
     }

@@ -366,11 +366,13 @@ mod tests {
 
     #[test]
     fn a_vector_checks_even_one_runtime_against_the_expected_values() {
-        let want = json!({"totalCents": 6118, "lines": [{"totalCents": 3598}, {"totalCents": 1500}]});
+        let want =
+            json!({"totalCents": 6118, "lines": [{"totalCents": 3598}, {"totalCents": 1500}]});
         let reqs = [vector("order simple-eu", 200, want.clone())];
         let right = [ran("rust", vec![reply(200, want.clone())])];
         assert!(compare(&reqs, &right, false).equivalent());
-        let wrong_body = json!({"totalCents": 6119, "lines": [{"totalCents": 3598}, {"totalCents": 1501}]});
+        let wrong_body =
+            json!({"totalCents": 6119, "lines": [{"totalCents": 3598}, {"totalCents": 1501}]});
         let one = [ran("go-gin", vec![reply(200, wrong_body)])];
         let v = compare(&reqs, &one, false);
         assert_eq!(

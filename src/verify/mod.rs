@@ -37,9 +37,9 @@ pub use error::VerifyError;
 pub use outcome::{Answer, Outcome, RuntimeRecord, Stage};
 
 use crate::build::BuildCache;
-use dependencies::VerifyDependencies;
 use crate::plan::{self, Plan, PlanOptions, VerifyPlan};
 use crate::spec;
+use dependencies::VerifyDependencies;
 
 /// Exit statuses.
 pub const EXIT_EQUIVALENT: u8 = 0;
@@ -113,7 +113,10 @@ pub fn verify_command(
     let interrupt = match crate::exec::interrupt::Interrupt::install() {
         Ok(i) => i,
         Err(e) => {
-            let _ = writeln!(err, "error: cannot install the SIGINT/SIGTERM handlers: {e}");
+            let _ = writeln!(
+                err,
+                "error: cannot install the SIGINT/SIGTERM handlers: {e}"
+            );
             return EXIT_PREFLIGHT;
         }
     };
@@ -158,8 +161,8 @@ pub fn run(
     // Normalised (no `..`) so that the printed log paths are readable.
     let results_dir = spec::absolute(&plan.results_dir);
     let run_id = crate::results::new_run_id();
-    let (folder, logs) = session::create_folder(&results_dir, &run_id)
-        .map_err(|source| VerifyError::Folder {
+    let (folder, logs) =
+        session::create_folder(&results_dir, &run_id).map_err(|source| VerifyError::Folder {
             path: results_dir.clone(),
             source,
         })?;
@@ -212,15 +215,13 @@ pub fn run(
     let mut verdict = compare(&plan.verify, &records, options.allow_skipped);
     verdict
         .differences
-        .extend(
-            stop_problems
-                .into_iter()
-                .map(|(dependency, reason, log)| Difference::DependencyStop {
-                    dependency,
-                    reason,
-                    log: log.display().to_string(),
-                }),
-        );
+        .extend(stop_problems.into_iter().map(|(dependency, reason, log)| {
+            Difference::DependencyStop {
+                dependency,
+                reason,
+                log: log.display().to_string(),
+            }
+        }));
     let exit_code = if verdict.equivalent() {
         EXIT_EQUIVALENT
     } else {

@@ -75,11 +75,8 @@ fn from_vectors(
                 loaded,
                 &format!("verify.{i}.{field}"),
                 e.to_string(),
-                format!(
-                    "the path is relative to the spec file's folder ({}); the format is in \
-                     docs/verify.md, \"Vectors files\"",
-                    loaded.base_dir.display()
-                ),
+                "the file's path is relative to the spec file's folder; the format is in \
+                 docs/verify.md, \"Vectors files\"",
             );
             return Vec::new();
         }

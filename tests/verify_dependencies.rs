@@ -397,3 +397,57 @@ fn nothing_is_left_after_sigint_while_a_runtime_starts() {
     );
     assert_nothing_left(tmp.path(), &scratch, port, seen);
 }
+
+#[test]
+fn the_whole_shared_microservices_file_is_read_as_format_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shared = contract().join("microservices.json");
+    let path = tmp.path().join("spec.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "experiment: {{ name: t }}\nruntimes: {{ a: {{ start: x }} }}\nworkload: {{ path: / }}\n\
+             load: {{ connections: 1 }}\nmeasure: {{ requests: 1 }}\nverify:\n\
+             \x20 - {{ vectors: {f}, cases: orders, method: POST, path: /api/orders/calculate, prefix: \"order \" }}\n\
+             \x20 - {{ vectors: {f}, cases: products }}\n\
+             \x20 - {{ vectors: {f}, cases: dashboard.cases }}\n",
+            f = shared.display()
+        ),
+    )
+    .unwrap();
+    let out = runner_within(Duration::from_secs(30))
+        .args(["plan", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&shared).unwrap()).unwrap();
+    let lists = [&doc["orders"], &doc["products"], &doc["dashboard"]["cases"]];
+    let cases: Vec<&serde_json::Value> = lists.iter().flat_map(|l| l.as_array().unwrap()).collect();
+    let planned = plan["verify"].as_array().unwrap();
+    assert_eq!(planned.len(), cases.len());
+    // In file order, each with its status and every expected member.
+    for (request, case) in planned.iter().zip(&cases) {
+        assert!(
+            request["name"]
+                .as_str()
+                .unwrap()
+                .ends_with(case["name"].as_str().unwrap()),
+            "{request} vs {case}"
+        );
+        let status = case.get("status").and_then(|s| s.as_u64()).unwrap_or(200);
+        assert_eq!(request["expect_status"], status, "{request}");
+        let members = case
+            .get("response")
+            .map_or(0, |r| r.as_object().unwrap().len());
+        let expected = request
+            .get("expect")
+            .map_or(0, |e| e.as_array().unwrap().len());
+        assert_eq!(expected, members, "{request}");
+    }
+}

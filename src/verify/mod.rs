@@ -205,7 +205,8 @@ pub fn run(
     if interrupt.is_set() {
         let _ = writeln!(
             err,
-            "verify: interrupted by {}: every service and dependency it started is stopped;              nothing was compared (logs in {})",
+            "verify: interrupted by {}: every service and dependency it started is stopped; \
+             nothing was compared (logs in {})",
             interrupt.describe(),
             logs.display()
         );

@@ -127,11 +127,14 @@ pub fn check_runtime(
     let addr = service.addr();
     record.answers = requests
         .iter()
-        .map(|r| match (ctx.cancelled)() {
-            true => Answer::Error {
-                error: "not sent: verify was interrupted".into(),
-            },
-            false => send(addr, r, ctx.timeout),
+        .map(|r| {
+            if (ctx.cancelled)() {
+                Answer::Error {
+                    error: "not sent: verify was interrupted".into(),
+                }
+            } else {
+                send(addr, r, ctx.timeout)
+            }
         })
         .collect();
     if let Err(failure) = dependencies.check(rt) {

@@ -5,6 +5,8 @@
 //! repeats; a graceful stop and the scratch folder removed. During each
 //! measured window every dependency the cell's runtime needs is sampled
 //! with [`crate::sample`] apart from the service, and its `stats` read.
+//! `runner verify` starts, resets and stops its runtimes' dependencies with
+//! this same code ([`Dependencies::start_at`] with a [`Site`] of its own).
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -63,6 +65,18 @@ struct Watched {
 /// How long a stats reset may take.
 const STATS_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Where one start of a dependency writes and what cancels its steps: a
+/// run's log folder and interruption for exec, a verify folder's for
+/// `runner verify`, which starts dependencies with this same code.
+pub struct Site<'a> {
+    /// Its log file (`<logs>/dependency-<name>.log`).
+    pub log: PathBuf,
+    /// Its scratch folder, made fresh for this start.
+    pub scratch: PathBuf,
+    /// True once the run is interrupted: its commands and readiness stop waiting.
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
 /// Every dependency the real driver started, by name.
 #[derive(Default)]
 pub struct Dependencies {
@@ -80,8 +94,19 @@ impl Dependencies {
         ctx: &CellContext,
         dep: &DependencyPlan,
     ) -> Result<(), DependencyError> {
-        let log = ctx.run.log(&format!("dependency-{}", dep.name));
         let cancelled = || ctx.interrupt.is_set();
+        let site = Site {
+            log: ctx.run.log(&format!("dependency-{}", dep.name)),
+            scratch: std::env::temp_dir().join(format!("runner-{}-{}", ctx.run.run_id(), dep.name)),
+            cancelled: &cancelled,
+        };
+        self.start_at(&site, dep)
+    }
+
+    /// [`Dependencies::start`] at `site`.
+    pub fn start_at(&mut self, site: &Site, dep: &DependencyPlan) -> Result<(), DependencyError> {
+        let log = site.log.clone();
+        let cancelled = site.cancelled;
         if !self.built.contains(&dep.name) {
             for command in &dep.build {
                 run_logged(&dep.name, &dep.dir, command, &dep.env, &log, &cancelled)
@@ -96,8 +121,7 @@ impl Dependencies {
             ),
             None => None,
         };
-        let scratch_path =
-            std::env::temp_dir().join(format!("runner-{}-{}", ctx.run.run_id(), dep.name));
+        let scratch_path = site.scratch.clone();
         let scratch = Scratch::create(scratch_path.clone(), owner).map_err(|e| {
             error(
                 dep,
@@ -113,7 +137,7 @@ impl Dependencies {
             scratch.path().display().to_string(),
         );
         let step = |what: &str, command: &str| {
-            bounded(ctx, dep, what, command, &env, &log).map_err(|e| {
+            bounded(cancelled, dep, what, command, &env, &log).map_err(|e| {
                 error(
                     dep,
                     format!(
@@ -139,7 +163,7 @@ impl Dependencies {
         };
         let mut service =
             Service::start(&command, &log).map_err(|e| error(dep, format!("cannot start: {e}")))?;
-        let ready = wait_ready(&mut service, dep, &env, &cancelled);
+        let ready = wait_ready(&mut service, dep, &env, cancelled);
         if let Err(e) = ready {
             let _ = service.stop(&dep.stop);
             drop(scratch);
@@ -169,10 +193,25 @@ impl Dependencies {
         ctx: &CellContext,
         dep: &DependencyPlan,
     ) -> Result<(), DependencyError> {
+        self.reset_unless(&|| ctx.interrupt.is_set(), dep)
+    }
+
+    /// [`Dependencies::reset`], given up once `cancelled`.
+    pub fn reset_unless(
+        &mut self,
+        cancelled: &dyn Fn() -> bool,
+        dep: &DependencyPlan,
+    ) -> Result<(), DependencyError> {
         let (Some(reset), Some(up)) = (&dep.reset, self.up.get(&dep.name)) else {
             return Ok(());
         };
-        bounded(ctx, dep, "reset", &reset.command, &up.env, &up.log).map_err(|e| error(dep, e))
+        bounded(cancelled, dep, "reset", &reset.command, &up.env, &up.log)
+            .map_err(|e| error(dep, e))
+    }
+
+    /// The log of `dep`'s current start, when it is up.
+    pub fn log(&self, dep: &str) -> Option<&std::path::Path> {
+        self.up.get(dep).map(|up| up.log.as_path())
     }
 
     /// `Ok` while `dep` runs; why not, with its log tail, once it died.
@@ -293,7 +332,7 @@ impl Dependencies {
 /// Runs one setup, seed or reset `command` of `dep`, logged, for at most
 /// [`COMMAND_TIMEOUT`]; `Err` says which step failed and how.
 fn bounded(
-    ctx: &CellContext,
+    cancelled: &dyn Fn() -> bool,
     dep: &DependencyPlan,
     what: &str,
     command: &str,
@@ -303,10 +342,10 @@ fn bounded(
     let deadline = Instant::now() + COMMAND_TIMEOUT;
     let late = || Instant::now() > deadline;
     run_logged(&dep.name, &dep.dir, command, env, log, &|| {
-        ctx.interrupt.is_set() || late()
+        cancelled() || late()
     })
     .map_err(|e| {
-        if late() && !ctx.interrupt.is_set() {
+        if late() && !cancelled() {
             format!("{what} command `{command}` did not finish within {COMMAND_TIMEOUT:?}")
         } else {
             format!("{what} failed: {e}")

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{
     Affinity, Cell, DEFAULT_MAX_RESTARTS, DEFAULT_SAMPLE_INTERVAL, ExperimentInfo, Order, Plan,
-    RuntimePlan, VerifyPlan,
+    RuntimePlan,
 };
 use crate::spec::model::OrderSpec;
 use crate::spec::{LoadedSpec, absolute};
@@ -69,19 +69,8 @@ pub fn assemble(
             .as_ref()
             .map_or(DEFAULT_MAX_RESTARTS, |f| f.max_restarts),
         quick_factor: None,
-        verify: spec
-            .verify
-            .iter()
-            .map(|v| VerifyPlan {
-                name: v.name.clone(),
-                method: v.method.clone(),
-                path: v.path.clone(),
-                expect_status: v.expect_status,
-                compare: v.compare.clone(),
-                headers: v.headers.clone().into_iter().collect(),
-                body: v.body.clone(),
-            })
-            .collect(),
+        // Read (vectors files included) before the runtimes; set by `build_on`.
+        verify: Vec::new(),
         gates: super::gates::Gates::of(spec),
         // Planned before the runtimes; set by `build_on`.
         dependencies: Vec::new(),

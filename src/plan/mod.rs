@@ -40,6 +40,8 @@ pub mod show_dependencies;
 pub mod template;
 pub mod tools;
 pub mod training;
+pub mod vectors;
+pub mod verify_requests;
 
 use std::path::Path;
 use std::time::Duration;
@@ -174,6 +176,7 @@ pub fn build_on(
     cells.extend(equal_load);
     let profiled = profile::profiled_cells(loaded, &drafts, &cells);
     cells.extend(profiled);
+    let verify = verify_requests::plan_verify(loaded, &mut problems);
 
     if cells.is_empty() && problems.is_empty() {
         return Err(SpecErrors::one(filter::nothing_kept(loaded)));
@@ -188,6 +191,7 @@ pub fn build_on(
     let affinity = pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
     let mut plan = assemble::assemble(loaded, runtimes, cells, affinity);
     plan.dependencies = dependencies;
+    plan.verify = verify;
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

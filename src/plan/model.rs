@@ -70,6 +70,18 @@ pub struct VerifyPlan {
     pub compare: Vec<String>,
     pub headers: Vec<(String, String)>,
     pub body: Option<String>,
+    /// From a vectors file: every member of the case's `response`, whose
+    /// value the answer must equal (and so every runtime's the same).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<ExpectedField>,
+}
+
+/// One member of a vectors case's expected `response`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExpectedField {
+    /// The member's name: a dotted path of one step into the answer.
+    pub path: String,
+    pub value: serde_json::Value,
 }
 
 #[derive(Debug, Clone, Serialize)]

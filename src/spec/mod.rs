@@ -37,6 +37,7 @@ pub mod source;
 pub mod tree;
 pub mod validate;
 pub mod values;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

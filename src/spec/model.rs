@@ -462,28 +462,7 @@ pub struct FaultsSpec {
     pub max_restarts: u32,
 }
 
-/// A request `runner verify` sends to every runtime, comparing the answers.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a map with name, method, path, expect_status, compare"
-)]
-pub struct VerifySpec {
-    pub name: String,
-    #[serde(default = "get")]
-    pub method: String,
-    pub path: String,
-    #[serde(default = "ok")]
-    pub expect_status: u16,
-    /// JSON field names of the answer that must be equal across runtimes.
-    #[serde(default)]
-    pub compare: Vec<String>,
-    /// Request headers (sent as written, not templated).
-    #[serde(default)]
-    pub headers: IndexMap<String, String>,
-    /// Request body (e.g. a POST's JSON), sent as written.
-    pub body: Option<String>,
-}
+pub use super::verify::VerifySpec;
 
 /// Report rendering.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

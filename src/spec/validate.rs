@@ -143,26 +143,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         )),
         _ => {}
     }
-    let mut names = HashSet::new();
-    for (i, v) in spec.verify.iter().enumerate() {
-        if !METHODS.contains(&v.method.as_str()) {
-            out.push(bad_method(&format!("verify.{i}.method"), &v.method));
-        }
-        if !v.path.starts_with('/') {
-            out.push(finding(
-                format!("verify.{i}.path"),
-                format!("path `{}` does not start with `/`", v.path),
-                "write the path from the root, e.g. `/api/info`",
-            ));
-        }
-        if !names.insert(v.name.as_str()) {
-            out.push(finding(
-                format!("verify.{i}.name"),
-                format!("verify name `{}` is used twice", v.name),
-                "give every verify request its own name",
-            ));
-        }
-    }
+    super::verify::check_verify(&spec.verify, &mut out);
     if let Some(a) = spec.affinity.as_ref().and_then(|a| a.cpus())
         && (a.service.is_empty() || a.load.is_empty())
     {
@@ -219,7 +200,7 @@ fn valid_header_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
-fn bad_method(field: &str, method: &str) -> Finding {
+pub(super) fn bad_method(field: &str, method: &str) -> Finding {
     let upper = method.to_ascii_uppercase();
     let help = if METHODS.contains(&upper.as_str()) {
         format!("write it in upper case: `{upper}`")

@@ -3,8 +3,12 @@
 //! Rules: every answer's status must equal the request's `expect_status`;
 //! for every name in the request's `compare` list, the JSON value at that
 //! (dotted) path must be identical across the runtimes whose status was the
-//! expected one. A runtime that was skipped or failed to build, start or
-//! stop is a difference too: "could not check" is never "equivalent".
+//! expected one. A request from a vectors file also has expected values:
+//! every member of its case's `response` must be equal in each answer (so
+//! equal across runtimes too, and a single runtime is checked as well); a
+//! value that is not is named down to its first differing leaf
+//! (`lines.0.totalCents`). A runtime that was skipped or failed to build,
+//! start or stop is a difference too: "could not check" is never "equivalent".
 use serde::Serialize;
 use serde_json::Value;
 
@@ -21,6 +25,13 @@ pub enum Difference {
     RuntimeFailed {
         runtime: String,
         stage: String,
+        reason: String,
+        log: String,
+    },
+    /// A dependency did not stop cleanly at the end (its port held, its
+    /// scratch folder left): the next run could not start it.
+    DependencyStop {
+        dependency: String,
         reason: String,
         log: String,
     },
@@ -42,6 +53,16 @@ pub enum Difference {
         request: String,
         runtime: String,
         error: String,
+    },
+    /// A runtime's answer differs from the vectors case's expected value at
+    /// `field` (the first differing leaf under the expected member; `None`:
+    /// missing on that side).
+    Expected {
+        request: String,
+        runtime: String,
+        field: String,
+        got: Option<Value>,
+        expected: Option<Value>,
     },
     /// A compared field is not identical everywhere: every runtime's value
     /// (`None` = the field is missing), and which ones disagree with the
@@ -149,7 +170,9 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
                             expected: request.expect_status,
                             got: *status,
                         });
-                    } else if !request.compare.is_empty() && json.is_none() {
+                    } else if (!request.compare.is_empty() || !request.expect.is_empty())
+                        && json.is_none()
+                    {
                         ok = false;
                         differences.push(Difference::NotJson {
                             request: request.name.clone(),
@@ -166,6 +189,33 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
                 }
             };
             marks.push(Some(mark));
+        }
+        for (name, json) in &comparable {
+            let mut wrong = false;
+            for want in &request.expect {
+                let got = json.and_then(|j| lookup(j, &want.path));
+                if got == Some(&want.value) {
+                    continue;
+                }
+                wrong = true;
+                let (field, got, expected) =
+                    first_difference(want.path.clone(), got, Some(&want.value));
+                differences.push(Difference::Expected {
+                    request: request.name.clone(),
+                    runtime: name.to_string(),
+                    field,
+                    got: got.cloned(),
+                    expected: expected.cloned(),
+                });
+            }
+            if wrong
+                && let Some(Some(m)) = records
+                    .iter()
+                    .position(|r| r.name == *name)
+                    .and_then(|p| marks.get_mut(p))
+            {
+                m.ok = false;
+            }
         }
         for field in &request.compare {
             let values: Vec<(String, Option<Value>)> = comparable
@@ -223,6 +273,38 @@ pub fn lookup<'a>(json: &'a Value, path: &str) -> Option<&'a Value> {
     })
 }
 
+/// Where `got` first differs from `want` under `path`: into objects (the
+/// expected members first, then any extra one) and lists, down to the
+/// first leaf that differs, so a wrong price inside a line is named as
+/// `lines.1.totalCents` rather than as the whole `lines` list.
+pub fn first_difference<'a>(
+    path: String,
+    got: Option<&'a Value>,
+    want: Option<&'a Value>,
+) -> (String, Option<&'a Value>, Option<&'a Value>) {
+    let child = |key: &str| format!("{path}.{key}");
+    match (got, want) {
+        (Some(Value::Object(g)), Some(Value::Object(w))) => {
+            let extra = g.keys().filter(|k| !w.contains_key(*k));
+            for key in w.keys().chain(extra) {
+                if g.get(key) != w.get(key) {
+                    return first_difference(child(key), g.get(key), w.get(key));
+                }
+            }
+            (path, got, want)
+        }
+        (Some(Value::Array(g)), Some(Value::Array(w))) => {
+            for i in 0..g.len().max(w.len()) {
+                if g.get(i) != w.get(i) {
+                    return first_difference(child(&i.to_string()), g.get(i), w.get(i));
+                }
+            }
+            (path, got, want)
+        }
+        _ => (path, got, want),
+    }
+}
+
 /// The runtimes whose value differs from the single most common one; all of
 /// them when there is a tie for most common; none when all agree.
 fn odd_ones_out(values: &[(String, Option<Value>)]) -> Vec<String> {
@@ -264,7 +346,92 @@ mod tests {
             compare: compare.iter().map(|s| s.to_string()).collect(),
             headers: Vec::new(),
             body: None,
+            expect: Vec::new(),
         }
+    }
+
+    fn vector(name: &str, status: u16, response: Value) -> VerifyPlan {
+        let mut r = request(name, status, &[]);
+        r.expect = response
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(path, value)| crate::plan::ExpectedField {
+                path: path.clone(),
+                value: value.clone(),
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn a_vector_checks_even_one_runtime_against_the_expected_values() {
+        let want =
+            json!({"totalCents": 6118, "lines": [{"totalCents": 3598}, {"totalCents": 1500}]});
+        let reqs = [vector("order simple-eu", 200, want.clone())];
+        let right = [ran("rust", vec![reply(200, want.clone())])];
+        assert!(compare(&reqs, &right, false).equivalent());
+        let wrong_body =
+            json!({"totalCents": 6119, "lines": [{"totalCents": 3598}, {"totalCents": 1501}]});
+        let one = [ran("go-gin", vec![reply(200, wrong_body)])];
+        let v = compare(&reqs, &one, false);
+        assert_eq!(
+            v.differences,
+            vec![
+                Difference::Expected {
+                    request: "order simple-eu".into(),
+                    runtime: "go-gin".into(),
+                    field: "lines.1.totalCents".into(),
+                    got: Some(json!(1501)),
+                    expected: Some(json!(1500)),
+                },
+                Difference::Expected {
+                    request: "order simple-eu".into(),
+                    runtime: "go-gin".into(),
+                    field: "totalCents".into(),
+                    got: Some(json!(6119)),
+                    expected: Some(json!(6118)),
+                },
+            ]
+        );
+        assert!(!v.grid[0].marks[0].as_ref().unwrap().ok);
+    }
+
+    #[test]
+    fn every_runtime_agreeing_on_a_wrong_value_is_still_not_equivalent() {
+        let reqs = [vector("create", 201, json!({"id": 1001}))];
+        let recs = [
+            ran("a", vec![reply(201, json!({"id": 1002}))]),
+            ran("b", vec![reply(201, json!({"id": 1002, "extra": true}))]),
+        ];
+        let v = compare(&reqs, &recs, false);
+        assert_eq!(v.differences.len(), 2, "{:?}", v.differences);
+        let marks: Vec<bool> = v.grid[0]
+            .marks
+            .iter()
+            .map(|m| m.as_ref().unwrap().ok)
+            .collect();
+        assert_eq!(marks, [false, false]);
+        let not_json = [ran("a", vec![Answer::from_reply(201, b"created")])];
+        assert!(matches!(
+            compare(&reqs, &not_json, false).differences[0],
+            Difference::NotJson { .. }
+        ));
+    }
+
+    #[test]
+    fn first_difference_descends_to_the_leaf_and_names_extra_and_missing_members() {
+        let want = json!({"a": {"b": [1, 2]}, "c": 1});
+        let got = json!({"a": {"b": [1, 2, 3]}, "c": 1});
+        let (path, g, w) = first_difference("x".into(), Some(&got), Some(&want));
+        assert_eq!((path.as_str(), g, w), ("x.a.b.2", Some(&json!(3)), None));
+        let got = json!({"a": {"b": [1, 2]}, "c": 1, "d": 0});
+        let (path, _, w) = first_difference("x".into(), Some(&got), Some(&want));
+        assert_eq!((path.as_str(), w), ("x.d", None));
+        let (path, g, _) = first_difference("x".into(), None, Some(&want));
+        assert_eq!((path.as_str(), g), ("x", None));
+        let (path, ..) = first_difference("x".into(), Some(&json!("1")), Some(&json!(1)));
+        assert_eq!(path, "x");
     }
 
     fn ran(name: &str, answers: Vec<Answer>) -> RuntimeRecord {

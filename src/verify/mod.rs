@@ -7,14 +7,19 @@
 //! the service stage (own process group, health wait, dies with the
 //! runner), sends every `verify` request of the spec on 127.0.0.1 (with
 //! `load::probe`: a fresh connection per request), stops it
-//! and confirms its port is free. Then it compares ([`compare`]): statuses
-//! against `expect_status`, and each `compare` field (dotted paths allowed)
-//! across runtimes.
+//! and confirms its port is free. The dependencies a runtime needs (a
+//! database, stubs) are started before it and reset before each later one
+//! ([`dependencies`]), and stopped at the end. Then it compares
+//! ([`compare`]): statuses against `expect_status`, each `compare` field
+//! (dotted paths allowed) across runtimes, and each request from a vectors
+//! file against the case's expected `response`.
 //!
 //! Exit status: 0 equivalent, 1 any difference (including a runtime that
 //! failed to build or start, or was skipped for a missing toolchain unless
-//! `--allow-skipped`), 2 spec or preflight errors. See docs/verify.md.
+//! `--allow-skipped`), 2 spec or preflight errors, 130 interrupted. See
+//! docs/verify.md.
 pub mod compare;
+pub mod dependencies;
 pub mod error;
 pub mod outcome;
 pub mod render;
@@ -34,11 +39,14 @@ pub use outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use crate::build::BuildCache;
 use crate::plan::{self, Plan, PlanOptions, VerifyPlan};
 use crate::spec;
+use dependencies::VerifyDependencies;
 
 /// Exit statuses.
 pub const EXIT_EQUIVALENT: u8 = 0;
 pub const EXIT_DIFFERENT: u8 = 1;
 pub const EXIT_PREFLIGHT: u8 = 2;
+/// SIGINT or SIGTERM: everything started was stopped, nothing compared.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The verify report's file name in the verify folder.
 pub const REPORT_FILE: &str = "verify.json";
@@ -99,7 +107,20 @@ pub fn verify_command(
             return EXIT_PREFLIGHT;
         }
     };
-    match run(&plan, spec_path, options, out, err) {
+    // Registered before anything starts, so that a SIGINT stops the
+    // services and dependencies (a second one exits at once; their guards
+    // then kill them).
+    let interrupt = match crate::exec::interrupt::Interrupt::install() {
+        Ok(i) => i,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: cannot install the SIGINT/SIGTERM handlers: {e}"
+            );
+            return EXIT_PREFLIGHT;
+        }
+    };
+    match run(&plan, spec_path, options, &interrupt, out, err) {
         Ok(code) => code,
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
@@ -113,6 +134,7 @@ pub fn run(
     plan: &Plan,
     spec_path: &Path,
     options: &VerifyOptions,
+    interrupt: &crate::exec::interrupt::Interrupt,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, VerifyError> {
@@ -138,8 +160,9 @@ pub fn run(
     let started_at = crate::results::rfc3339_now();
     // Normalised (no `..`) so that the printed log paths are readable.
     let results_dir = spec::absolute(&plan.results_dir);
-    let (folder, logs) = session::create_folder(&results_dir, &crate::results::new_run_id())
-        .map_err(|source| VerifyError::Folder {
+    let run_id = crate::results::new_run_id();
+    let (folder, logs) =
+        session::create_folder(&results_dir, &run_id).map_err(|source| VerifyError::Folder {
             path: results_dir.clone(),
             source,
         })?;
@@ -156,18 +179,50 @@ pub fn run(
         runtimes.len(),
         logs.display()
     );
+    let cancelled = || interrupt.is_set();
+    let mut dependencies = VerifyDependencies::new(plan, &logs, &run_id, &cancelled);
     let mut records = Vec::new();
     for rt in runtimes {
+        if interrupt.is_set() {
+            break;
+        }
         let mut ctx = session::Context {
             cache: &cache,
             logs: &logs,
             timeout,
             progress: err,
+            cancelled: &cancelled,
         };
-        records.push(session::check_runtime(rt, &plan.verify, &mut ctx));
+        records.push(session::check_runtime(
+            rt,
+            &plan.verify,
+            &mut ctx,
+            &mut dependencies,
+        ));
+    }
+    let stop_problems = dependencies.stop_all();
+    drop(dependencies);
+    if interrupt.is_set() {
+        let _ = writeln!(
+            err,
+            "verify: interrupted by {}: every service and dependency it started is stopped; \
+             nothing was compared (logs in {})",
+            interrupt.describe(),
+            logs.display()
+        );
+        return Ok(EXIT_INTERRUPTED);
     }
 
-    let verdict = compare(&plan.verify, &records, options.allow_skipped);
+    let mut verdict = compare(&plan.verify, &records, options.allow_skipped);
+    verdict
+        .differences
+        .extend(stop_problems.into_iter().map(|(dependency, reason, log)| {
+            Difference::DependencyStop {
+                dependency,
+                reason,
+                log: log.display().to_string(),
+            }
+        }));
     let exit_code = if verdict.equivalent() {
         EXIT_EQUIVALENT
     } else {

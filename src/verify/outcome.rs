@@ -38,6 +38,8 @@ pub enum Outcome {
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
     Build,
+    /// A dependency it needs failed to start, reset, or died (the log is the dependency's).
+    Dependency,
     Start,
     /// The service died while the requests were sent.
     Run,
@@ -48,6 +50,7 @@ impl Stage {
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::Build => "build",
+            Stage::Dependency => "dependency",
             Stage::Start => "start",
             Stage::Run => "run",
             Stage::Stop => "stop",

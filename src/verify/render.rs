@@ -24,9 +24,10 @@ pub fn table(verdict: &Verdict, records: &[RuntimeRecord], requests: &[VerifyPla
             let _ = writeln!(
                 out,
                 "EQUIVALENT: {} runtime(s) gave the expected status and identical compared fields \
-                 for all {} request(s){}",
+                 for all {} request(s){}{}",
                 verdict.answered,
                 verdict.grid.len(),
+                vectors_note(requests),
                 skipped_note(verdict)
             );
         } else {
@@ -69,6 +70,11 @@ fn in_short(differences: &[Difference]) -> Vec<String> {
                         .or_default() += 1;
                 }
             }
+            Difference::Expected { runtime, field, .. } => {
+                *counts
+                    .entry((runtime.clone(), format!("`{field}`")))
+                    .or_default() += 1;
+            }
             Difference::Status { runtime, .. } => {
                 *counts
                     .entry((runtime.clone(), "the status".into()))
@@ -91,6 +97,15 @@ fn in_short(differences: &[Difference]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// Said when some requests came from vectors files: their answers were
+/// also equal to the vectors, not only to each other.
+fn vectors_note(requests: &[VerifyPlan]) -> String {
+    match requests.iter().filter(|r| !r.expect.is_empty()).count() {
+        0 => String::new(),
+        n => format!(", each equal to the expected response of the {n} from vectors files"),
+    }
 }
 
 fn skipped_note(verdict: &Verdict) -> String {
@@ -181,6 +196,18 @@ fn difference(out: &mut String, d: &Difference, requests: &[VerifyPlan]) {
             let _ = writeln!(out, "- {runtime}: {stage} failed: {}", indent(reason));
             let _ = writeln!(out, "  log: {log}");
         }
+        Difference::DependencyStop {
+            dependency,
+            reason,
+            log,
+        } => {
+            let _ = writeln!(
+                out,
+                "- dependency {dependency}: did not stop cleanly: {}",
+                indent(reason)
+            );
+            let _ = writeln!(out, "  log: {log}");
+        }
         Difference::NoAnswer {
             request,
             runtime,
@@ -210,6 +237,21 @@ fn difference(out: &mut String, d: &Difference, requests: &[VerifyPlan]) {
             error,
         } => {
             let _ = writeln!(out, "- {}: {runtime}: {error}", label(request));
+        }
+        Difference::Expected {
+            request,
+            runtime,
+            field,
+            got,
+            expected,
+        } => {
+            let _ = writeln!(
+                out,
+                "- {}: field `{field}`: {runtime} {}, expected {}",
+                label(request),
+                show_value(got.as_ref()),
+                show_value(expected.as_ref())
+            );
         }
         Difference::Field {
             request,

@@ -6,9 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::dependencies::VerifyDependencies;
 use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use super::toolchain::{missing_after_build, missing_toolchain};
-use crate::build::{BuildCache, build_runtime};
+use crate::build::{BuildCache, build_runtime_unless};
 use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
 use crate::service::{Service, ServiceCommand, ServiceError, StopReport, check_port_free};
@@ -22,6 +23,9 @@ pub struct Context<'a> {
     pub timeout: Duration,
     /// Progress lines ("go: building ...") go here (stderr in the CLI).
     pub progress: &'a mut dyn Write,
+    /// True once verify is interrupted (SIGINT, SIGTERM): the build, the
+    /// health wait and the requests stop, the service is stopped.
+    pub cancelled: &'a dyn Fn() -> bool,
 }
 
 /// Runs the whole session of `rt` and records what happened.
@@ -29,6 +33,7 @@ pub fn check_runtime(
     rt: &RuntimePlan,
     requests: &[VerifyPlan],
     ctx: &mut Context,
+    dependencies: &mut VerifyDependencies,
 ) -> RuntimeRecord {
     let mut record = RuntimeRecord {
         name: rt.name.clone(),
@@ -55,7 +60,7 @@ pub fn check_runtime(
         rt.name,
         build_log.display()
     );
-    match build_runtime(rt, ctx.cache, &build_log) {
+    match build_runtime_unless(rt, ctx.cache, &build_log, ctx.cancelled) {
         Ok(_) if rt.build.is_empty() => record.notes.push("nothing to build".into()),
         Ok(b) => {
             if let Some(reason) = missing_after_build(rt, &build_log, b.cached) {
@@ -74,6 +79,18 @@ pub fn check_runtime(
         }
     }
 
+    if !rt.needs.is_empty() {
+        let _ = writeln!(
+            ctx.progress,
+            "verify: {}: preparing its dependencies ({})",
+            rt.name,
+            rt.needs.join(", ")
+        );
+    }
+    if let Err(failure) = dependencies.prepare(rt, &mut record.notes) {
+        record.outcome = fail(Stage::Dependency, failure.reason, &failure.log);
+        return record;
+    }
     if let Err(in_use) = check_port_free(&rt.name, rt.port) {
         record.outcome = fail(Stage::Start, in_use.to_string(), &service_log);
         return record;
@@ -93,7 +110,7 @@ pub fn check_runtime(
             return record;
         }
     };
-    match service.wait_healthy(&rt.health) {
+    match service.wait_healthy_unless(&rt.health, ctx.cancelled) {
         Ok(startup) => record
             .notes
             .push(format!("healthy after {:.1}s", startup.as_secs_f64())),
@@ -110,9 +127,19 @@ pub fn check_runtime(
     let addr = service.addr();
     record.answers = requests
         .iter()
-        .map(|r| send(addr, r, ctx.timeout))
+        .map(|r| {
+            if (ctx.cancelled)() {
+                Answer::Error {
+                    error: "not sent: verify was interrupted".into(),
+                }
+            } else {
+                send(addr, r, ctx.timeout)
+            }
+        })
         .collect();
-    if !service.is_alive() {
+    if let Err(failure) = dependencies.check(rt) {
+        record.outcome = fail(Stage::Dependency, failure.reason, &failure.log);
+    } else if !service.is_alive() {
         record.outcome = fail(
             Stage::Run,
             format!(

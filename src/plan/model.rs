@@ -304,6 +304,9 @@ pub struct LoadPlan {
     pub seed: u64,
     /// Connections opened per second before each load run (`load.connect_rate`).
     pub connect_rate: f64,
+    /// Closed loop: the connections join one by one over this long before
+    /// each window, not measured (`load.ramp`; zero: none).
+    pub ramp: Duration,
 }
 
 #[derive(Debug, Clone, Serialize)]

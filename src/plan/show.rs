@@ -267,6 +267,7 @@ fn warmup_words(warmup: CellWarmup) -> String {
             human(a.window),
             human(a.max)
         ),
+        CellWarmup::Requests { count } => format!("{count} requests"),
     }
 }
 

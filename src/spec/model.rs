@@ -304,7 +304,7 @@ fn ok() -> u16 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate"
+    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate, ramp"
 )]
 pub struct LoadSpec {
     #[serde(default)]
@@ -333,6 +333,9 @@ pub struct LoadSpec {
     /// Connections opened per second before each load run (default
     /// `2000/s`); the connect phase is not measured.
     pub connect_rate: Option<super::connect_rate::ConnectRate>,
+    /// Closed mode: before each window the connections start one after
+    /// another over this long, from 1 to all (e.g. `10s`), not measured.
+    pub ramp: Option<HumanDuration>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

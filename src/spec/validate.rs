@@ -468,6 +468,13 @@ fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
         )),
         _ => {}
     }
+    if load.ramp.is_some() && load.mode != LoadModeSpec::Closed {
+        out.push(finding(
+            "load.ramp",
+            "`ramp` (the connections joining one by one) is only used in closed mode",
+            "remove `ramp`, or set `mode: closed`",
+        ));
+    }
     if load.threads == Some(0) {
         out.push(finding(
             "load.threads",

@@ -108,7 +108,7 @@ function runPrimary() {
   });
   process.on('SIGTERM', () => stopAll('SIGTERM'));
   process.on('SIGINT', () => stopAll('SIGTERM'));
-  if (config.metrics) serveClusterMetrics();
+  if (config.metrics) serveClusterMetrics(n);
 
   for (let i = 0; i < n; i++) {
     cluster.fork();

@@ -23,8 +23,8 @@ pub const DEFAULT_FLOOR_TO: Duration = Duration::from_millis(48);
 /// used during the window: a service answering at ~40 ms per connection
 /// with Nagle's delay does almost nothing per second.
 pub const DEFAULT_FLOOR_SERVICE_CPUS: f64 = 0.25;
-/// Cold starts measured per runtime before its cells.
-pub const DEFAULT_STARTUP_REPEATS: u32 = 3;
+/// Cold starts measured per runtime before its cells (the spec's default).
+pub const DEFAULT_STARTUP_REPEATS: u32 = crate::spec::model::DEFAULT_STARTUP_REPEATS;
 /// Bytes kept of the head and of the tail of each service or training log.
 pub const DEFAULT_LOG_CAP: u64 = 16 << 20;
 
@@ -105,6 +105,15 @@ pub fn startup_repeats(spec: &Spec, runtime: &crate::spec::RuntimeSpec) -> u32 {
         .startup
         .or(spec.startup)
         .map_or(DEFAULT_STARTUP_REPEATS, |s| s.repeats)
+}
+
+/// The first requests timed on each fresh start of a runtime
+/// (`startup.first_requests`): its own `startup`, else the spec's, else none.
+pub fn first_requests(spec: &Spec, runtime: &crate::spec::RuntimeSpec) -> u32 {
+    runtime
+        .startup
+        .or(spec.startup)
+        .map_or(0, |s| s.first_requests)
 }
 
 #[cfg(test)]

@@ -169,6 +169,9 @@ pub struct RuntimePlan {
     /// What its `profile:` collects (`None`: not profiled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<super::profile::ProfilePlan>,
+    /// The first workload requests timed one by one on each fresh start
+    /// (`startup.first_requests`; 0: none), into first-requests.csv.
+    pub first_requests: u32,
 }
 
 /// The JDK a runtime asked for and where it was found.

@@ -117,14 +117,28 @@ function askPrimary(registry) {
     });
 }
 
-/** The cluster primary's part: answers a worker's /metrics with every worker's metrics summed. */
-export function serveClusterMetrics() {
+/**
+ * The cluster primary's part: answers a worker's /metrics with every
+ * worker's metrics summed. A worker serves requests as soon as it listens,
+ * possibly before the others have loaded prom-client's listener (whose
+ * silence would time the sum out), so asks wait until all `workers` listen.
+ */
+export function serveClusterMetrics(workers) {
   const aggregator = new client.AggregatorRegistry();
+  let listening = 0;
+  const waiting = [];
+  const answer = (worker, id) =>
+    aggregator.clusterMetrics().then(
+      (text) => worker.isConnected() && worker.send({ type: ANSWER, id, text }),
+      (err) => worker.isConnected() && worker.send({ type: ANSWER, id, error: String(err && err.message) }),
+    );
+  cluster.on('listening', () => {
+    listening += 1;
+    if (listening === workers) for (const [worker, id] of waiting.splice(0)) answer(worker, id);
+  });
   cluster.on('message', (worker, message) => {
     if (message?.type !== ASK) return;
-    aggregator.clusterMetrics().then(
-      (text) => worker.isConnected() && worker.send({ type: ANSWER, id: message.id, text }),
-      (err) => worker.isConnected() && worker.send({ type: ANSWER, id: message.id, error: String(err && err.message) }),
-    );
+    if (listening < workers) waiting.push([worker, message.id]);
+    else answer(worker, message.id);
   });
 }

@@ -77,7 +77,11 @@ fn connections_join_over_the_ramp_and_the_window_has_them_all_and_only_its_reque
         .args(["--ramp", "2s"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let arrivals = arrivals.lock().unwrap().clone();
 
@@ -100,11 +104,19 @@ fn connections_join_over_the_ramp_and_the_window_has_them_all_and_only_its_reque
 
     // Exactly N connections, none reopened.
     assert_eq!(arrivals.len(), CONNECTIONS, "{report}");
-    let first = arrivals.iter().filter_map(|a| a.first().copied()).min().unwrap();
+    let first = arrivals
+        .iter()
+        .filter_map(|a| a.first().copied())
+        .min()
+        .unwrap();
     // They joined one by one: the last one ramp * (N - 1) / N after the
     // first (slack for the first request's own trip, which the server
     // cannot see the start of).
-    let last_join = arrivals.iter().filter_map(|a| a.first().copied()).max().unwrap();
+    let last_join = arrivals
+        .iter()
+        .filter_map(|a| a.first().copied())
+        .max()
+        .unwrap();
     let spread = last_join - first;
     assert!(
         spread >= RAMP.mul_f64(0.75) - Duration::from_millis(500),

@@ -43,7 +43,8 @@ pub fn record(
             phase,
             start_index,
             request: i as u32 + 1,
-            latency_ms: super::lifecycle::millis(*latency),
+            // Whole microseconds: finer is below the clock's own noise.
+            latency_ms: latency.as_micros() as f64 / 1000.0,
         })
         .map_err(|e| e.to_string())?;
     }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 
 use super::cell::{CellContext, guarded_run};
-use super::first_requests::record as record_first_requests;
 use super::driver::{Running, StartFailure};
+use super::first_requests::record as record_first_requests;
 use super::load_config::warmup_config;
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
@@ -80,7 +80,9 @@ pub fn start_measured(
         Ok(first) => {
             lifecycle.first_request_ms = Some(millis(first.since_spawn));
             let start = (Phase::Measure, start_index);
-            if let Err(why) = record_first_requests(ctx, &service, rt, start, first_cell, first.latency) {
+            if let Err(why) =
+                record_first_requests(ctx, &service, rt, start, first_cell, first.latency)
+            {
                 let reason = format!("runtime {}: {why}", rt.name);
                 let cancelled = interrupt.is_set();
                 return Err(fail(reason, lifecycle, Some(service), cancelled));

@@ -259,7 +259,12 @@ mod tests {
             connections: 1,
             ramp: None,
         };
-        assert!(c.validate().unwrap_err().to_string().contains("closed loop"));
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("closed loop")
+        );
     }
 
     #[test]

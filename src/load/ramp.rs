@@ -84,7 +84,11 @@ mod tests {
             for k in 0..connections {
                 let at = joins_at(k, connections, ramp);
                 assert!(at >= previous && at < ramp, "k={k} of {connections}");
-                assert_eq!(active_at(at, connections, ramp), k + 1, "k={k} of {connections}");
+                assert_eq!(
+                    active_at(at, connections, ramp),
+                    k + 1,
+                    "k={k} of {connections}"
+                );
                 if let Some(before) = at.checked_sub(Duration::from_nanos(1)) {
                     assert!(active_at(before, connections, ramp) <= k, "k={k}");
                 }

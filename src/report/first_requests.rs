@@ -145,7 +145,10 @@ mod tests {
         assert_eq!(java.early_ratio, Some(8.0));
         assert_eq!(java.later_ratio, Some(2.0));
         // Fewer than 11 requests: no later group, and its ratio is empty.
-        assert_eq!((go.early_ms, go.later_ms, go.later_ratio), (Some(0.3), None, None));
+        assert_eq!(
+            (go.early_ms, go.later_ms, go.later_ratio),
+            (Some(0.3), None, None)
+        );
         assert_eq!(go.first_ratio, Some(2.0));
     }
 

@@ -322,7 +322,8 @@ mod tests {
 
     #[test]
     fn cell_warmup_takes_a_request_count() {
-        let count = spec("warmup: { cell: { requests: 1000 } }\n").unwrap_or_else(|e| panic!("{e}"));
+        let count =
+            spec("warmup: { cell: { requests: 1000 } }\n").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(count.spec.warmup.cell, Some(CellWarmupSpec::Requests(1000)));
         let zero = spec("warmup: { cell: { requests: 0 } }\n").unwrap_err();
         assert!(zero.to_string().contains("0 requests"), "{zero}");

@@ -123,6 +123,24 @@ mod tests {
     use crate::spec::values::HumanDuration;
 
     #[test]
+    fn first_requests_come_from_the_runtimes_startup_else_the_spec_wide_one() {
+        let text = "experiment: { name: g }\n\
+             runtimes: { a: { start: ./a, startup: { first_requests: 10 } }, b: { start: ./b } }\n\
+             workload: { path: /x }\nload: { connections: 1 }\nmeasure: { duration: 1s }\n\
+             startup: { first_requests: 100 }\n";
+        let loaded = crate::spec::from_text(text.into(), std::path::Path::new("g.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let spec = &loaded.spec;
+        assert_eq!(first_requests(spec, &spec.runtimes["a"]), 10);
+        assert_eq!(first_requests(spec, &spec.runtimes["b"]), 100);
+        // `startup` without `repeats` keeps the default cold starts.
+        assert_eq!(
+            startup_repeats(spec, &spec.runtimes["b"]),
+            DEFAULT_STARTUP_REPEATS
+        );
+    }
+
+    #[test]
     fn a_runtimes_startup_wins_over_the_spec_wide_one_and_logs_cap_is_read() {
         let text = "experiment: { name: g }\n\
              runtimes: { a: { start: ./a, startup: { repeats: 5 } }, b: { start: ./b } }\n\
@@ -133,6 +151,11 @@ mod tests {
         let spec = &loaded.spec;
         assert_eq!(startup_repeats(spec, &spec.runtimes["a"]), 5);
         assert_eq!(startup_repeats(spec, &spec.runtimes["b"]), 1);
+        assert_eq!(
+            first_requests(spec, &spec.runtimes["a"]),
+            0,
+            "off unless asked"
+        );
         assert_eq!(log_cap(spec), 2 << 20);
     }
 

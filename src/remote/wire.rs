@@ -339,3 +339,31 @@ pub fn read_hlog(text: &str) -> Result<Vec<(String, Histogram<u64>)>, RemoteErro
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed loop's connection ramp crosses the pipe; a configuration
+    /// from a runner that predates it has none.
+    #[test]
+    fn the_connection_ramp_travels_and_defaults_to_none() {
+        let mut config = LoadConfig::closed(
+            "127.0.0.1:8080".parse().unwrap(),
+            RequestSpec::get("/x"),
+            100,
+        );
+        config.connection_ramp = Duration::from_secs(10);
+        let wire = WireLoadConfig::from(&config);
+        let text = serde_json::to_string(&wire).unwrap();
+        let back: WireLoadConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            back.into_config().unwrap().connection_ramp,
+            Duration::from_secs(10)
+        );
+        let mut old = serde_json::to_value(&wire).unwrap();
+        old.as_object_mut().unwrap().remove("connection_ramp_ns");
+        let old: WireLoadConfig = serde_json::from_value(old).unwrap();
+        assert_eq!(old.into_config().unwrap().connection_ramp, Duration::ZERO);
+    }
+}

@@ -539,6 +539,26 @@ fn check_rules(spec: &Spec, out: &mut Vec<Finding>) {
 mod tests {
     use super::is_identifier;
 
+    fn spec(load: &str) -> Result<crate::spec::LoadedSpec, crate::spec::SpecErrors> {
+        let yaml = format!(
+            "experiment: {{ name: t }}\nruntimes: {{ a: {{ start: ./a }} }}\n\
+             workload: {{ path: / }}\nload: {load}\nmeasure: {{ requests: 100 }}\n"
+        );
+        crate::spec::from_text(yaml, std::path::Path::new("t.yaml"))
+    }
+
+    #[test]
+    fn the_connection_ramp_is_for_closed_mode_only() {
+        let closed = spec("{ connections: 100, ramp: 10s }").unwrap_or_else(|e| panic!("{e}"));
+        assert!(closed.spec.load.ramp.is_some());
+        let open = spec("{ mode: open, rate: 100, connections: 4, ramp: 10s }").unwrap_err();
+        let text = open.to_string();
+        assert!(
+            text.contains("load.ramp") && text.contains("closed mode"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn identifiers_start_with_a_letter_or_underscore() {
         for ok in ["rate", "_x", "GOMAXPROCS", "a1_b2"] {

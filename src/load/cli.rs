@@ -379,6 +379,13 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
             String::new()
         }
     );
+    if let Some(ramp) = &report.ramp {
+        let _ = writeln!(
+            out,
+            "  ramp        1 -> {} connections over {:.1} s, {} requests (not measured)",
+            ramp.connections, ramp.seconds, ramp.requests
+        );
+    }
     let m = &report.generator_memory;
     let _ = writeln!(
         out,

@@ -1,11 +1,12 @@
 // Entry point: `node server.js`. Reads the environment (PORT, WORK_FACTOR,
-// LOG_REQUESTS, NODE_WORKERS, ...), then serves on one event loop, or with
+// LOG_REQUESTS, METRICS, NODE_WORKERS, ...), then serves on one event loop, or with
 // NODE_WORKERS=N > 1 forks N cluster workers that share the port.
 
 import cluster from 'node:cluster';
 import process from 'node:process';
 import { createServer, runtimeInfo } from './src/app.js';
 import { ConfigError, loadConfig } from './src/config.js';
+import { createRequestMetrics, serveClusterMetrics } from './src/metrics.js';
 
 let config;
 try {
@@ -21,7 +22,7 @@ function describe(port) {
   return (
     `node-http listening on http://${config.host}:${port} ` +
     `(${process.version}, ${info.serverModel}, cpus=${info.cpus}, ` +
-    `workFactor=${config.workFactor}, logRequests=${config.logRequests})`
+    `workFactor=${config.workFactor}, logRequests=${config.logRequests}, metrics=${config.metrics})`
   );
 }
 
@@ -34,8 +35,9 @@ if (config.workers > 1 && cluster.isPrimary) {
 // One event loop serving HTTP: the whole service (NODE_WORKERS=1) or one
 // cluster worker.
 function runServer() {
-  const server = createServer(config);
   const isWorker = cluster.isWorker;
+  const metrics = config.metrics ? createRequestMetrics({ clustered: isWorker }) : undefined;
+  const server = createServer({ ...config, metrics });
 
   server.on('error', (err) => {
     process.stderr.write(`node-http: cannot listen on ${config.host}:${config.port}: ${err.message}\n`);
@@ -106,6 +108,7 @@ function runPrimary() {
   });
   process.on('SIGTERM', () => stopAll('SIGTERM'));
   process.on('SIGINT', () => stopAll('SIGTERM'));
+  if (config.metrics) serveClusterMetrics(n);
 
   for (let i = 0; i < n; i++) {
     cluster.fork();

@@ -4,6 +4,7 @@
 //! few show whether the 12 ms against 78 ms of two runtimes is a difference
 //! or noise.
 use super::cell::CellContext;
+use super::first_requests::record as record_first_requests;
 use super::lifecycle::{first_success, millis};
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
@@ -60,7 +61,15 @@ pub fn cold_start(ctx: &CellContext, rt: &RuntimePlan, index: u32, first_cell: &
             row.port_ms = Some(millis(times.port));
             row.startup_ms = Some(millis(times.healthy));
             match first_success(&mut service, first_cell, rt.health.timeout, &cancelled) {
-                Ok(d) => row.first_request_ms = Some(millis(d)),
+                Ok(first) => {
+                    row.first_request_ms = Some(millis(first.since_spawn));
+                    let start = (Phase::Startup, index);
+                    if let Err(why) =
+                        record_first_requests(ctx, &service, rt, start, first_cell, first.latency)
+                    {
+                        problem = Some(format!("runtime {}: {why}", rt.name));
+                    }
+                }
                 Err(e) => {
                     problem = Some(format!(
                         "runtime {}: the first workload request never succeeded: {e}",

@@ -1,6 +1,7 @@
 //! A cell's connection columns (issue 13 part 6): the connect phase the
 //! generator ran before the window, its own memory with every connection
-//! open, and the service's memory per connection over its idle RSS.
+//! open, and the service's memory per connection over its idle RSS; and
+//! the connection ramp before the window (issue 15).
 use crate::load::LoadReport;
 use crate::results::MeasurementRow;
 
@@ -13,6 +14,10 @@ pub fn fill_from_report(row: &mut MeasurementRow, r: &LoadReport) {
     row.gen_rss_before_bytes = Some(m.rss_before_bytes).filter(|b| *b > 0);
     row.gen_rss_bytes = Some(m.rss_bytes).filter(|b| *b > 0);
     row.gen_peak_rss_bytes = Some(m.peak_rss_bytes).filter(|b| *b > 0);
+    if let Some(ramp) = &r.ramp {
+        row.ramp_s = Some(ramp.seconds);
+        row.ramp_requests = Some(ramp.requests);
+    }
 }
 
 /// The service's idle RSS of this start and, from it, its memory per

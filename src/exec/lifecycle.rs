@@ -7,6 +7,7 @@ use regex::Regex;
 
 use super::cell::{CellContext, guarded_run};
 use super::driver::{Running, StartFailure};
+use super::first_requests::record as record_first_requests;
 use super::load_config::warmup_config;
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
@@ -76,7 +77,17 @@ pub fn start_measured(
     match first_success(&mut service, first_cell, rt.health.timeout, &|| {
         interrupt.is_set()
     }) {
-        Ok(d) => lifecycle.first_request_ms = Some(millis(d)),
+        Ok(first) => {
+            lifecycle.first_request_ms = Some(millis(first.since_spawn));
+            let start = (Phase::Measure, start_index);
+            if let Err(why) =
+                record_first_requests(ctx, &service, rt, start, first_cell, first.latency)
+            {
+                let reason = format!("runtime {}: {why}", rt.name);
+                let cancelled = interrupt.is_set();
+                return Err(fail(reason, lifecycle, Some(service), cancelled));
+            }
+        }
         Err(e) => {
             let reason = format!(
                 "runtime {}: the first workload request never succeeded: {e}",
@@ -150,16 +161,28 @@ const FIRST_REQUEST_RETRY: Duration = Duration::from_millis(2);
 const FAST_RETRY_FOR: Duration = Duration::from_secs(1);
 const SLOW_RETRY: Duration = Duration::from_millis(50);
 
-/// Sends the first request of the workload until it succeeds; returns the
-/// time since spawn.
+/// The first successful workload request of a start.
+#[derive(Debug, Clone, Copy)]
+pub struct FirstSuccess {
+    /// From the spawn to its answer (lifecycle.csv `first_request_ms`).
+    pub since_spawn: Duration,
+    /// From its send to its answer: the latency of the first request the
+    /// process answered (first-requests.csv request 1).
+    pub latency: Duration,
+}
+
+/// Sends the first request of the workload until it succeeds.
 pub fn first_success(
     service: &mut Service,
     cell: &Cell,
     timeout: Duration,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Duration, String> {
+) -> Result<FirstSuccess, String> {
     let Some(req) = cell.requests.first() else {
-        return Ok(service.spawned_at().elapsed());
+        return Ok(FirstSuccess {
+            since_spawn: service.spawned_at().elapsed(),
+            latency: Duration::ZERO,
+        });
     };
     // One request: `seq` and `rand` placeholders take their first values.
     let path = crate::load::resolved_once(&req.path);
@@ -174,6 +197,7 @@ pub fn first_success(
         if !service.is_alive() {
             return Err(format!("the service exited ({})", service.exit_text()));
         }
+        let sent = Instant::now();
         match http_status(
             service.addr(),
             &req.method,
@@ -182,7 +206,12 @@ pub fn first_success(
             body.as_deref().map(str::as_bytes),
             Duration::from_secs(5),
         ) {
-            Ok(code) if code == req.expect_status => return Ok(service.spawned_at().elapsed()),
+            Ok(code) if code == req.expect_status => {
+                return Ok(FirstSuccess {
+                    since_spawn: service.spawned_at().elapsed(),
+                    latency: sent.elapsed(),
+                });
+            }
             Ok(code) => {
                 last = format!(
                     "{} {} answered {code}, expected {}",

@@ -54,6 +54,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
         cpu_affinity: cpus,
         mix_seed: cell.load.seed,
         connect_rate: cell.load.connect_rate,
+        connection_ramp: cell.load.ramp,
     }
 }
 
@@ -67,14 +68,32 @@ pub fn warmup_config(
 ) -> LoadConfig {
     LoadConfig {
         stop: StopCondition::Duration(duration),
+        // The connection ramp comes after the warmup, right before the window.
+        connection_ramp: Duration::ZERO,
         ..measure_config(cell, target, cpus)
     }
 }
 
-/// The expected wall time of a cell (warmup + measurement), when known.
+/// `cell`'s load shape applied until `count` requests were sent, results
+/// discarded (`warmup: { cell: { requests: N } }`). No connection ramp: the
+/// ramp belongs right before the window.
+pub fn warmup_requests_config(
+    cell: &Cell,
+    target: SocketAddr,
+    cpus: Option<Vec<usize>>,
+    count: u64,
+) -> LoadConfig {
+    LoadConfig {
+        stop: StopCondition::Requests(count),
+        connection_ramp: Duration::ZERO,
+        ..measure_config(cell, target, cpus)
+    }
+}
+
+/// The expected wall time of a cell (warmup + ramp + measurement), when known.
 pub fn expected(cell: &Cell) -> Option<Duration> {
     match cell.measure {
-        Measure::Duration(d) => Some(cell.warmup.longest() + d),
+        Measure::Duration(d) => Some(cell.warmup.longest() + cell.load.ramp + d),
         Measure::Requests(_) => None,
     }
 }
@@ -107,6 +126,7 @@ mod tests {
                 threads: 0,
                 seed: 5,
                 connect_rate: 500.0,
+                ramp: Duration::ZERO,
             },
             warmup: crate::plan::CellWarmup::Fixed {
                 duration: Duration::from_secs(2),

@@ -94,6 +94,8 @@ pub fn memory_load(
             connections: memory.connections as usize,
         },
         stop: StopCondition::Duration(memory.duration),
+        // The declared load at once: the connection ramp is the windows'.
+        connection_ramp: std::time::Duration::ZERO,
         ..measure_config(cell, target, cpus)
     }
 }

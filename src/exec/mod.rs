@@ -33,6 +33,7 @@ pub mod error;
 pub mod events;
 #[cfg(test)]
 mod fake;
+pub mod first_requests;
 pub mod gates;
 pub mod interrupt;
 pub mod lifecycle;

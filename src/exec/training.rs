@@ -43,6 +43,7 @@ pub fn train(
             cpu_affinity: load_cpus.clone(),
             mix_seed: crate::load::DEFAULT_MIX_SEED,
             connect_rate: crate::load::DEFAULT_CONNECT_RATE,
+            connection_ramp: std::time::Duration::ZERO,
         };
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {

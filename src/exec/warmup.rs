@@ -1,12 +1,13 @@
-//! A cell's warmup: a fixed duration, or `auto` — load until the
-//! throughput of consecutive windows stops trending ([`warmup_state`]),
-//! within the warmup's `max`. Either way the length used is returned, for
-//! the cell's row (`warmup_s`, `warmup_end`).
+//! A cell's warmup: a fixed duration, a request count (`{ requests: N }`,
+//! at the cell's load shape), or `auto` — load until the throughput of
+//! consecutive windows stops trending ([`warmup_state`]), within the
+//! warmup's `max`. Either way the length used is returned, for the cell's
+//! row (`warmup_s`, `warmup_end`).
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::cell::{CellContext, guarded_run};
-use super::load_config::warmup_config;
+use super::load_config::{warmup_config, warmup_requests_config};
 use super::warmup_rule::{WarmupState, warmup_state};
 use crate::load::LoadControl;
 use crate::plan::{AutoWarmup, Cell, CellWarmup};
@@ -47,6 +48,11 @@ pub fn warm_up(
             let config = warmup_config(cell, service.addr(), load_cpus, duration);
             let (_, died) = guarded_run(ctx, service, &config, None);
             (WarmupEnd::Fixed, died)
+        }
+        CellWarmup::Requests { count } => {
+            let config = warmup_requests_config(cell, service.addr(), load_cpus, count);
+            let (_, died) = guarded_run(ctx, service, &config, None);
+            (WarmupEnd::Requests, died)
         }
         CellWarmup::Auto(rule) => auto(ctx, service, cell, rule, load_cpus),
     };

@@ -37,8 +37,10 @@ pub struct LoadArgs {
     /// Open loop: a constant total rate in requests per second.
     #[arg(short = 'r', long = "rate")]
     pub rate: Option<f64>,
-    /// Open loop: raise the rate linearly from 0 over this long first (e.g. 2s).
-    #[arg(long = "ramp", value_parser = duration_arg, requires = "rate")]
+    /// Open loop: raise the rate linearly from 0 over this long first (e.g.
+    /// 2s). Closed loop: start the connections one by one over this long,
+    /// from 1 to all, before the warmup and the window (not measured).
+    #[arg(long = "ramp", value_parser = duration_arg)]
     pub ramp: Option<Duration>,
     /// Connections opened per second before the run starts (the connect
     /// phase is not measured): 10,000 connections take 5 s at the default.
@@ -208,6 +210,10 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
         cpu_affinity: args.cpus.clone(),
         mix_seed: crate::load::DEFAULT_MIX_SEED,
         connect_rate: args.connect_rate,
+        connection_ramp: match args.rate {
+            Some(_) => Duration::ZERO,
+            None => args.ramp.unwrap_or_default(),
+        },
     };
     config.validate()?;
     Ok(config)
@@ -373,6 +379,13 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
             String::new()
         }
     );
+    if let Some(ramp) = &report.ramp {
+        let _ = writeln!(
+            out,
+            "  ramp        1 -> {} connections over {:.1} s, {} requests (not measured)",
+            ramp.connections, ramp.seconds, ramp.requests
+        );
+    }
     let m = &report.generator_memory;
     let _ = writeln!(
         out,

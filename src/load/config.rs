@@ -42,6 +42,10 @@ pub struct LoadConfig {
     /// Connections opened per second in the connect phase before the run
     /// (see [`super::connect_phase`]).
     pub connect_rate: f64,
+    /// Closed loop only: the connections start sending one after another
+    /// over this long, from 1 to N, before the warmup and the window, not
+    /// measured (see [`super::ramp`]); zero: all at once.
+    pub connection_ramp: Duration,
 }
 
 /// One request of the workload. Encoded once per run, never per request.
@@ -122,6 +126,7 @@ impl LoadConfig {
             cpu_affinity: None,
             mix_seed: DEFAULT_MIX_SEED,
             connect_rate: DEFAULT_CONNECT_RATE,
+            connection_ramp: Duration::ZERO,
         }
     }
 
@@ -167,6 +172,13 @@ impl LoadConfig {
             return invalid(format!(
                 "open-loop rate must be a positive number, got {rate}"
             ));
+        }
+        if !self.connection_ramp.is_zero() && matches!(self.arrival, Arrival::Open { .. }) {
+            return invalid(
+                "a connection ramp is for closed loop: in open loop ramp the rate instead \
+                 (`--ramp` with `--rate`)"
+                    .into(),
+            );
         }
         if !(self.connect_rate.is_finite() && self.connect_rate > 0.0) {
             return invalid(format!(
@@ -239,6 +251,20 @@ mod tests {
         let mut c = cfg();
         c.stop = StopCondition::Requests(0);
         assert!(c.validate().is_err());
+        let mut c = cfg();
+        c.connection_ramp = Duration::from_secs(1);
+        c.validate().unwrap();
+        c.arrival = Arrival::Open {
+            rate: 10.0,
+            connections: 1,
+            ramp: None,
+        };
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("closed loop")
+        );
     }
 
     #[test]

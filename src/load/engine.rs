@@ -19,6 +19,7 @@ use super::fd_limit::ensure_open_files;
 use super::memory::GeneratorMemory;
 use super::mix::RequestMix;
 use super::per_request::PerRequest;
+use super::ramp::RampStats;
 use super::recorder::{SecondSample, new_histogram};
 use super::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 use super::schedule::RateCurve;
@@ -83,7 +84,12 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
     };
 
     let start = Instant::now();
-    let measure_start = start + config.warmup;
+    // The connection ramp (closed loop), then the warmup, then the window.
+    let ramp = match config.arrival {
+        Arrival::Closed { .. } => config.connection_ramp,
+        Arrival::Open { .. } => Duration::ZERO,
+    };
+    let measure_start = start + ramp + config.warmup;
     let measure_end = match config.stop {
         StopCondition::Duration(d) => Some(measure_start + d),
         StopCondition::Requests(_) => None,
@@ -118,6 +124,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         connections: config.arrival.connections(),
         stop: config.stop,
         start,
+        ramp,
         measure_start,
         measure_end,
         tickets: AtomicU64::new(0),
@@ -148,6 +155,11 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         .unwrap_or(measure_start);
     let end = measure_end.map_or(finished, |e| e.min(finished));
     let elapsed = end.saturating_duration_since(measure_start);
+    let ramp = (!ramp.is_zero()).then(|| RampStats {
+        seconds: ramp.as_secs_f64(),
+        connections: config.arrival.connections(),
+        requests: results.iter().map(|r| r.ramp_sent).sum(),
+    });
     Ok(merge(
         config,
         threads,
@@ -158,6 +170,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         control,
         connect,
         rss_before,
+        ramp,
     ))
 }
 
@@ -172,6 +185,7 @@ fn merge(
     control: &LoadControl,
     connect: ConnectStats,
     rss_before: u64,
+    ramp: Option<RampStats>,
 ) -> LoadReport {
     let mut latency = new_histogram();
     let mut service_time = new_histogram();
@@ -252,6 +266,7 @@ fn merge(
         per_request: per_request.padded(config.requests.len()),
         connect,
         generator_memory: memory,
+        ramp,
     }
 }
 

@@ -22,6 +22,7 @@ mod mix;
 mod pacer;
 mod per_request;
 mod probe;
+mod ramp;
 mod recorder;
 mod report;
 mod schedule;
@@ -41,6 +42,7 @@ pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
 pub use memory::GeneratorMemory;
 pub use per_request::RequestFigures;
 pub use probe::{probe, probe_async};
+pub use ramp::RampStats;
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };

@@ -12,6 +12,7 @@ use super::connect_phase::ConnectStats;
 use super::error::ErrorCounts;
 use super::memory::GeneratorMemory;
 use super::per_request::RequestFigures;
+use super::ramp::RampStats;
 
 /// One second of the measured window, all workers merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +96,9 @@ pub struct LoadReport {
     pub connect: ConnectStats,
     /// The generator process's resident memory with every connection open.
     pub generator_memory: GeneratorMemory,
+    // --- The study's load shape (issue 15 part 4).
+    /// The closed loop's connection ramp before the window, if there was one.
+    pub ramp: Option<RampStats>,
 }
 
 /// Latency percentiles in microseconds.
@@ -148,6 +152,9 @@ pub struct ReportSummary<'a> {
     pub connect_rate_achieved: f64,
     /// The generator's resident memory with every connection open.
     pub generator_memory: &'a GeneratorMemory,
+    /// The connection ramp before the window (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<&'a RampStats>,
 }
 
 impl LoadReport {
@@ -188,6 +195,7 @@ impl LoadReport {
             connect: &self.connect,
             connect_rate_achieved: self.connect.achieved_rate(),
             generator_memory: &self.generator_memory,
+            ramp: self.ramp.as_ref(),
         }
     }
 
@@ -268,6 +276,7 @@ mod tests {
                 rate_limit: 2000.0,
             },
             generator_memory: GeneratorMemory::default(),
+            ramp: None,
         };
         let json = serde_json::to_value(report.summary()).unwrap();
         assert_eq!(json["requests"], 90);

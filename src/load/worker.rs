@@ -22,6 +22,7 @@ use super::error::{ErrorClass, LoadError};
 use super::memory::GeneratorMemory;
 use super::mix::RequestMix;
 use super::pacer::{Pacer, Slot};
+use super::ramp::joins_at;
 use super::recorder::{Recorder, SecondSample};
 use super::schedule::{ConnectionSchedule, RateCurve};
 use super::timer::tighten_timer_slack;
@@ -49,6 +50,9 @@ pub struct Plan {
     pub curve: Option<RateCurve>,
     pub connections: usize,
     pub stop: StopCondition,
+    /// Closed loop: the connection ramp from `start` (zero: none), see
+    /// [`super::ramp`].
+    pub ramp: Duration,
     /// Run start (schedule origin), measured window start and end (if timed).
     pub start: Instant,
     pub measure_start: Instant,
@@ -66,6 +70,8 @@ pub struct WorkerResult {
     /// The generator process's memory at the end of the window, read by
     /// this worker before it closed its connections.
     pub memory: GeneratorMemory,
+    /// Requests this worker's connections sent during the connection ramp.
+    pub ramp_sent: u64,
 }
 
 /// What a worker needs before the run's clock starts: how to open its
@@ -120,6 +126,7 @@ pub fn run_worker(
         plan.control.clone(),
     )));
     let cpu_at_start = Rc::new(Cell::new(ThreadCpu::now()));
+    let ramp_sent = Rc::new(Cell::new(0u64));
     let memory = local.block_on(&rt, async {
         // Open loop: one pacer for all of this worker's connections.
         let pacer = match plan.curve {
@@ -139,6 +146,7 @@ pub fn run_worker(
                 pacer.clone(),
                 conn,
                 slot,
+                ramp_sent.clone(),
             )));
         }
         let cpu_at_start = cpu_at_start.clone();
@@ -174,6 +182,7 @@ pub fn run_worker(
         cpu,
         finished,
         memory,
+        ramp_sent: ramp_sent.get(),
     })
 }
 
@@ -232,6 +241,7 @@ async fn drive(
     pacer: Option<Rc<Pacer>>,
     conn_index: usize,
     connected: Option<Connection>,
+    ramp_sent: Rc<Cell<u64>>,
 ) {
     let mut schedule = plan
         .curve
@@ -243,6 +253,12 @@ async fn drive(
     let mut values = Values::new(plan.seed, plan.seq_base, conn_index, plan.connections);
     let (mut wire, mut body) = (Vec::new(), Vec::new());
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
+    // The connection ramp: this connection joins at its turn (closed loop).
+    let ramp_end = plan.start + plan.ramp;
+    if schedule.is_none() && !plan.ramp.is_zero() {
+        let joins = plan.start + joins_at(conn_index, plan.connections, plan.ramp);
+        tokio::time::sleep_until(joins.into()).await;
+    }
     loop {
         let intended = match (&mut schedule, &pacer) {
             (Some(schedule), Some(pacer)) => {
@@ -265,6 +281,9 @@ async fn drive(
         // rate): their latency, from the intended time, is the truth about them.
         let sent = Instant::now();
         let measured = sent >= plan.measure_start;
+        if sent < ramp_end {
+            ramp_sent.set(ramp_sent.get() + 1);
+        }
         if measured
             && let StopCondition::Requests(n) = plan.stop
             && plan.tickets.fetch_add(1, Ordering::Relaxed) >= n

@@ -66,6 +66,9 @@ pub enum CellWarmup {
     Fixed { duration: Duration },
     /// Until throughput stops trending (exec::warmup_rule), within `max`.
     Auto(AutoWarmup),
+    /// This many requests at the cell's load shape (`{ requests: 1000 }`):
+    /// its length is unknown before the run, like `measure.requests`.
+    Requests { count: u64 },
 }
 
 /// The parameters of `warmup: { cell: auto }` (docs/spec.md, "Auto warmup").
@@ -95,6 +98,7 @@ impl CellWarmup {
         match self {
             CellWarmup::Fixed { duration } => duration,
             CellWarmup::Auto(a) => a.max,
+            CellWarmup::Requests { .. } => Duration::ZERO,
         }
     }
 
@@ -103,6 +107,7 @@ impl CellWarmup {
         match self {
             CellWarmup::Fixed { duration } => duration,
             CellWarmup::Auto(a) => (a.window * a.windows).min(a.max),
+            CellWarmup::Requests { .. } => Duration::ZERO,
         }
     }
 
@@ -117,6 +122,9 @@ impl CellWarmup {
                 max: shorten(a.max),
                 ..a
             }),
+            // A count, not a duration: `Plan::quick` divides it as it
+            // divides `measure.requests`.
+            requests @ CellWarmup::Requests { .. } => requests,
         }
     }
 }
@@ -129,6 +137,7 @@ pub fn cell_warmup(loaded: &LoadedSpec) -> CellWarmup {
             duration: Duration::ZERO,
         },
         Some(CellWarmupSpec::Fixed(d)) => CellWarmup::Fixed { duration: d.0 },
+        Some(CellWarmupSpec::Requests(count)) => CellWarmup::Requests { count },
         Some(CellWarmupSpec::Auto) => CellWarmup::Auto(AutoWarmup {
             window: AUTO_WARMUP_WINDOW,
             windows: AUTO_WARMUP_WINDOWS,

@@ -236,5 +236,6 @@ pub fn load_plan<'s>(
         connect_rate: load
             .connect_rate
             .map_or(crate::load::DEFAULT_CONNECT_RATE, |r| r.0),
+        ramp: load.ramp.map_or(Duration::ZERO, |r| r.0),
     }
 }

@@ -104,6 +104,8 @@ pub fn equal_load_cells(
                         rate: 0.0,
                         connections,
                     },
+                    // Open loop: the closed cells' connection ramp does not apply.
+                    ramp: std::time::Duration::ZERO,
                     ..template.load.clone()
                 },
                 warmup: template.warmup,

@@ -140,7 +140,7 @@ impl Plan {
             }
             previous = Some(next);
             walk.cells += 1;
-            walk.cells_time += warmup(cell.warmup);
+            walk.cells_time += warmup(cell.warmup) + cell.load.ramp;
             match cell.measure {
                 Measure::Duration(d) => walk.cells_time += d,
                 Measure::Requests(_) => walk.by_requests += 1,
@@ -180,7 +180,13 @@ impl Plan {
         };
         self.service_warmup = shorten(self.service_warmup);
         for cell in &mut self.cells {
-            cell.warmup = cell.warmup.shortened(shorten);
+            cell.warmup = match cell.warmup.shortened(shorten) {
+                // Divided like `measure.requests` below.
+                CellWarmup::Requests { count } => CellWarmup::Requests {
+                    count: (count / u64::from(factor)).max(1),
+                },
+                other => other,
+            };
             cell.measure = match cell.measure {
                 // A profiled window stays long enough for its samplers.
                 Measure::Duration(d) if cell.profiled => {

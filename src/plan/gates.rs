@@ -23,8 +23,8 @@ pub const DEFAULT_FLOOR_TO: Duration = Duration::from_millis(48);
 /// used during the window: a service answering at ~40 ms per connection
 /// with Nagle's delay does almost nothing per second.
 pub const DEFAULT_FLOOR_SERVICE_CPUS: f64 = 0.25;
-/// Cold starts measured per runtime before its cells.
-pub const DEFAULT_STARTUP_REPEATS: u32 = 3;
+/// Cold starts measured per runtime before its cells (the spec's default).
+pub const DEFAULT_STARTUP_REPEATS: u32 = crate::spec::model::DEFAULT_STARTUP_REPEATS;
 /// Bytes kept of the head and of the tail of each service or training log.
 pub const DEFAULT_LOG_CAP: u64 = 16 << 20;
 
@@ -107,11 +107,38 @@ pub fn startup_repeats(spec: &Spec, runtime: &crate::spec::RuntimeSpec) -> u32 {
         .map_or(DEFAULT_STARTUP_REPEATS, |s| s.repeats)
 }
 
+/// The first requests timed on each fresh start of a runtime
+/// (`startup.first_requests`): its own `startup`, else the spec's, else none.
+pub fn first_requests(spec: &Spec, runtime: &crate::spec::RuntimeSpec) -> u32 {
+    runtime
+        .startup
+        .or(spec.startup)
+        .map_or(0, |s| s.first_requests)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::gates::{ErrorGateSpec, LatencyFloorSpec};
     use crate::spec::values::HumanDuration;
+
+    #[test]
+    fn first_requests_come_from_the_runtimes_startup_else_the_spec_wide_one() {
+        let text = "experiment: { name: g }\n\
+             runtimes: { a: { start: ./a, startup: { first_requests: 10 } }, b: { start: ./b } }\n\
+             workload: { path: /x }\nload: { connections: 1 }\nmeasure: { duration: 1s }\n\
+             startup: { first_requests: 100 }\n";
+        let loaded = crate::spec::from_text(text.into(), std::path::Path::new("g.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let spec = &loaded.spec;
+        assert_eq!(first_requests(spec, &spec.runtimes["a"]), 10);
+        assert_eq!(first_requests(spec, &spec.runtimes["b"]), 100);
+        // `startup` without `repeats` keeps the default cold starts.
+        assert_eq!(
+            startup_repeats(spec, &spec.runtimes["b"]),
+            DEFAULT_STARTUP_REPEATS
+        );
+    }
 
     #[test]
     fn a_runtimes_startup_wins_over_the_spec_wide_one_and_logs_cap_is_read() {
@@ -124,6 +151,11 @@ mod tests {
         let spec = &loaded.spec;
         assert_eq!(startup_repeats(spec, &spec.runtimes["a"]), 5);
         assert_eq!(startup_repeats(spec, &spec.runtimes["b"]), 1);
+        assert_eq!(
+            first_requests(spec, &spec.runtimes["a"]),
+            0,
+            "off unless asked"
+        );
         assert_eq!(log_cap(spec), 2 << 20);
     }
 

@@ -181,6 +181,9 @@ pub struct RuntimePlan {
     /// What its `profile:` collects (`None`: not profiled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<super::profile::ProfilePlan>,
+    /// The first workload requests timed one by one on each fresh start
+    /// (`startup.first_requests`; 0: none), into first-requests.csv.
+    pub first_requests: u32,
 }
 
 /// The JDK a runtime asked for and where it was found.
@@ -316,6 +319,9 @@ pub struct LoadPlan {
     pub seed: u64,
     /// Connections opened per second before each load run (`load.connect_rate`).
     pub connect_rate: f64,
+    /// Closed loop: the connections join one by one over this long before
+    /// each window, not measured (`load.ramp`; zero: none).
+    pub ramp: Duration,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -240,6 +240,7 @@ pub fn plan_runtime<'s>(
         log_cap_bytes: super::gates::log_cap(&loaded.spec),
         needs,
         profile: None,
+        first_requests: super::gates::first_requests(&loaded.spec, rt),
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

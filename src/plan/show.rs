@@ -146,6 +146,10 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for (i, cell) in plan.cells.iter().enumerate() {
         let load = match (&cell.load.mode, &cell.derived_rate) {
+            (LoadMode::Closed { connections }, _) if !cell.load.ramp.is_zero() => format!(
+                "closed {connections} conn (ramp 1 -> {connections} over {})",
+                human(cell.load.ramp)
+            ),
             (LoadMode::Closed { connections }, _) => format!("closed {connections} conn"),
             (LoadMode::Open { connections, .. }, Some(derived)) => format!(
                 "open {:.0}% of the slowest closed-loop peak (derived at run time) over {connections} conn",
@@ -267,6 +271,7 @@ fn warmup_words(warmup: CellWarmup) -> String {
             human(a.window),
             human(a.max)
         ),
+        CellWarmup::Requests { count } => format!("{count} requests"),
     }
 }
 

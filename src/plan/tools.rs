@@ -138,6 +138,7 @@ mod tests {
             log_cap_bytes: crate::plan::gates::DEFAULT_LOG_CAP,
             needs: vec![],
             profile: None,
+            first_requests: 0,
         };
         assert_eq!(needed_before_build(&rt), ["go"]);
         assert_eq!(needed_after_build(&rt), ["/srv/bench/server"]);

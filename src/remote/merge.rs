@@ -65,6 +65,16 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport, MergeError> {
         m.generator_memory.rss_before_bytes += r.generator_memory.rss_before_bytes;
         m.generator_memory.rss_bytes += r.generator_memory.rss_bytes;
         m.generator_memory.peak_rss_bytes += r.generator_memory.peak_rss_bytes;
+        // Each host ramps its own share of the connections over the same
+        // length: the connections and the ramp's requests add up.
+        m.ramp = match (m.ramp.take(), &r.ramp) {
+            (Some(a), Some(b)) => Some(crate::load::RampStats {
+                seconds: a.seconds.max(b.seconds),
+                connections: a.connections + b.connections,
+                requests: a.requests + b.requests,
+            }),
+            (a, b) => a.or_else(|| b.clone()),
+        };
         if m.saturated.is_none() {
             m.saturated.clone_from(&r.saturated);
         }
@@ -182,6 +192,7 @@ mod tests {
                 rss_bytes: 6 << 20,
                 peak_rss_bytes: 7 << 20,
             },
+            ramp: None,
         }
     }
 

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::error::RemoteError;
 use crate::load::{
     Arrival, ConnectStats, ErrorCounts, GeneratorMemory, GeneratorUsage, LoadConfig, LoadReport,
-    RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
+    RampStats, RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
 };
 
 fn default_connect_rate() -> f64 {
@@ -45,6 +45,10 @@ pub struct WireLoadConfig {
     /// generator's default, as for `runner load`).
     #[serde(default = "default_connect_rate")]
     pub connect_rate: f64,
+    /// The closed loop's connection ramp (absent: none, as from a runner
+    /// that predates it).
+    #[serde(default)]
+    pub connection_ramp_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,6 +126,7 @@ impl From<&LoadConfig> for WireLoadConfig {
             cpu_affinity: c.cpu_affinity.clone(),
             mix_seed: c.mix_seed,
             connect_rate: c.connect_rate,
+            connection_ramp_ns: ns(c.connection_ramp),
         }
     }
 }
@@ -173,6 +178,7 @@ impl WireLoadConfig {
             cpu_affinity: self.cpu_affinity,
             mix_seed: self.mix_seed,
             connect_rate: self.connect_rate,
+            connection_ramp: Duration::from_nanos(self.connection_ramp_ns),
         })
     }
 }
@@ -199,6 +205,9 @@ pub struct WireLoadReport {
     /// The host's connect phase and the generator's own memory there.
     pub connect: ConnectStats,
     pub generator_memory: GeneratorMemory,
+    /// The host's connection ramp before the window, if there was one.
+    #[serde(default)]
+    pub ramp: Option<RampStats>,
 }
 
 const LATENCY: &str = "latency";
@@ -239,6 +248,7 @@ impl WireLoadReport {
             hlog: write_hlog(&named, r.elapsed)?,
             connect: r.connect.clone(),
             generator_memory: r.generator_memory,
+            ramp: r.ramp.clone(),
         })
     }
 
@@ -280,6 +290,7 @@ impl WireLoadReport {
             per_request,
             connect: self.connect,
             generator_memory: self.generator_memory,
+            ramp: self.ramp,
         })
     }
 }
@@ -327,4 +338,32 @@ pub fn read_hlog(text: &str) -> Result<Vec<(String, Histogram<u64>)>, RemoteErro
         out.push((tag, h));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed loop's connection ramp crosses the pipe; a configuration
+    /// from a runner that predates it has none.
+    #[test]
+    fn the_connection_ramp_travels_and_defaults_to_none() {
+        let mut config = LoadConfig::closed(
+            "127.0.0.1:8080".parse().unwrap(),
+            RequestSpec::get("/x"),
+            100,
+        );
+        config.connection_ramp = Duration::from_secs(10);
+        let wire = WireLoadConfig::from(&config);
+        let text = serde_json::to_string(&wire).unwrap();
+        let back: WireLoadConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            back.into_config().unwrap().connection_ramp,
+            Duration::from_secs(10)
+        );
+        let mut old = serde_json::to_value(&wire).unwrap();
+        old.as_object_mut().unwrap().remove("connection_ramp_ns");
+        let old: WireLoadConfig = serde_json::from_value(old).unwrap();
+        assert_eq!(old.into_config().unwrap().connection_ramp, Duration::ZERO);
+    }
 }

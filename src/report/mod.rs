@@ -17,6 +17,7 @@ pub mod effect;
 pub mod efficiency;
 pub mod equal_load;
 mod error;
+pub mod first_requests;
 mod format;
 pub mod history;
 mod latency_charts;
@@ -77,6 +78,8 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let max_latency = outliers::views(&run);
     let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
     let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
+    let first_requests = first_requests::view(&run, &summary.runtimes)?;
+    let ctx = minijinja::context! { first_requests => minijinja::Value::from(minijinja::value::Serde(&first_requests)), ..ctx };
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

@@ -10,6 +10,7 @@ pub mod dependencies;
 pub mod derived_rates;
 pub mod environment;
 pub mod error;
+pub mod first_requests;
 pub mod host_environment;
 pub mod load_hosts;
 pub mod memory_phases;
@@ -29,6 +30,7 @@ pub use dependencies::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
 };
 pub use error::ResultsError;
+pub use first_requests::{FIRST_REQUESTS_FILE, FirstRequestRow};
 pub use host_environment::{HostEnvironment, HostRole, host_differences};
 pub use load_hosts::{LOAD_HOSTS_DIR, LoadHostRow};
 pub use memory_phases::{MEMORY_PHASES_FILE, MemoryPhaseRow, MemoryPhaseStatus};

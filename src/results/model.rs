@@ -355,6 +355,13 @@ pub struct MeasurementRow {
     pub gc_slow_seconds_paused: Option<f64>,
     #[serde(default)]
     pub gc_seconds_paused: Option<f64>,
+    // The study's load shape (issue 15 part 4): the connection ramp before
+    // the window (`load.ramp`), its length and the requests it sent, which
+    // are in none of the window's figures. Empty without a ramp.
+    #[serde(default)]
+    pub ramp_s: Option<f64>,
+    #[serde(default)]
+    pub ramp_requests: Option<u64>,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

@@ -159,6 +159,8 @@ state_enum! {
         Stable => "stable",
         /// `auto`: `warmup.max` was reached while still trending.
         Max => "max",
+        /// `{ requests: N }`: the N requests were sent.
+        Requests => "requests",
     }
 }
 

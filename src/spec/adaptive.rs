@@ -189,21 +189,45 @@ impl JsonSchema for Percent {
     }
 }
 
-/// `warmup.cell`: a duration (`3s`), or `auto`: load is applied until the
-/// throughput of consecutive 1 s windows stops trending, at most `warmup.max`.
+/// `warmup.cell`: a duration (`3s`), `auto`: load is applied until the
+/// throughput of consecutive 1 s windows stops trending, at most
+/// `warmup.max`, or `{ requests: 1000 }`: that many requests (the 2020
+/// study's "warmup by 1,000 calls"), sent at the cell's load shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellWarmupSpec {
     Fixed(HumanDuration),
     Auto,
+    Requests(u64),
+}
+
+/// The map form of `warmup.cell`: `{ requests: 1000 }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with requests (e.g. { requests: 1000 })"
+)]
+pub struct WarmupRequestsSpec {
+    /// Requests sent before the cell's window (at least 1), not recorded.
+    pub requests: u64,
 }
 
 impl<'de> Deserialize<'de> for CellWarmupSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
+        impl<'de> Visitor<'de> for V {
             type Value = CellWarmupSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration such as 3s, or `auto`")
+                f.write_str("a duration such as 3s, `auto`, or { requests: 1000 }")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CellWarmupSpec, A::Error> {
+                let spec = WarmupRequestsSpec::deserialize(MapAccessDeserializer::new(map))?;
+                if spec.requests == 0 {
+                    return Err(de::Error::custom(format!(
+                        "a warmup of 0 requests warms nothing{HELP_SEPARATOR}write `requests: 1000` \
+                         (or more), or leave `warmup.cell` out for no warmup"
+                    )));
+                }
+                Ok(CellWarmupSpec::Requests(spec.requests))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<CellWarmupSpec, E> {
                 if v.trim() == "auto" {
@@ -237,9 +261,10 @@ impl JsonSchema for CellWarmupSpec {
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let duration = generator.subschema_for::<HumanDuration>();
+        let requests = generator.subschema_for::<WarmupRequestsSpec>();
         json_schema!({
-            "description": "Load before each cell, not recorded: a duration, or `auto` (until the throughput of 1 s windows stops trending, at most `warmup.max`)",
-            "oneOf": [{"const": "auto"}, duration]
+            "description": "Load before each cell, not recorded: a duration, `auto` (until the throughput of 1 s windows stops trending, at most `warmup.max`), or { requests: N } (N requests at the cell's load shape)",
+            "oneOf": [{"const": "auto"}, duration, requests]
         })
     }
 }
@@ -292,6 +317,19 @@ mod tests {
         let wrong = spec("warmup: { cell: soon }\n").unwrap_err();
         assert!(wrong.to_string().contains("warmup.cell"), "{wrong}");
         let stray = spec("warmup: { cell: 2s, max: 20s }\n").unwrap_err();
+        assert!(stray.to_string().contains("warmup.max"), "{stray}");
+    }
+
+    #[test]
+    fn cell_warmup_takes_a_request_count() {
+        let count =
+            spec("warmup: { cell: { requests: 1000 } }\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(count.spec.warmup.cell, Some(CellWarmupSpec::Requests(1000)));
+        let zero = spec("warmup: { cell: { requests: 0 } }\n").unwrap_err();
+        assert!(zero.to_string().contains("0 requests"), "{zero}");
+        let typo = spec("warmup: { cell: { request: 10 } }\n").unwrap_err();
+        assert!(typo.to_string().contains("request"), "{typo}");
+        let stray = spec("warmup: { cell: { requests: 10 }, max: 20s }\n").unwrap_err();
         assert!(stray.to_string().contains("warmup.max"), "{stray}");
     }
 }

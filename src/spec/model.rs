@@ -304,7 +304,7 @@ fn ok() -> u16 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate"
+    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate, ramp"
 )]
 pub struct LoadSpec {
     #[serde(default)]
@@ -333,6 +333,9 @@ pub struct LoadSpec {
     /// Connections opened per second before each load run (default
     /// `2000/s`); the connect phase is not measured.
     pub connect_rate: Option<super::connect_rate::ConnectRate>,
+    /// Closed mode: before each window the connections start one after
+    /// another over this long, from 1 to all (e.g. `10s`), not measured.
+    pub ramp: Option<HumanDuration>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -403,10 +406,24 @@ pub enum RestartSpec {
 /// Cold starts of each runtime measured before its cells: start, port,
 /// health, first workload request, stop, each in a fresh process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with repeats")]
+#[serde(deny_unknown_fields, expecting = "a map with repeats, first_requests")]
 pub struct StartupSpec {
     /// Default 3; 0 measures no extra start (the measured start still records its times).
+    #[serde(default = "default_startup_repeats")]
     pub repeats: u32,
+    /// The latency of each of the first this many workload requests of every
+    /// fresh start (cold starts and measured starts), sent one at a time
+    /// right after health, into first-requests.csv (default 0: none; the
+    /// report's "First requests" groups 1, 2–10 and 11–100, so 100 fills it).
+    #[serde(default)]
+    pub first_requests: u32,
+}
+
+/// Cold starts per runtime when `startup` does not say.
+pub const DEFAULT_STARTUP_REPEATS: u32 = 3;
+
+fn default_startup_repeats() -> u32 {
+    DEFAULT_STARTUP_REPEATS
 }
 
 /// What is kept of each service and training log: its first `cap` bytes and

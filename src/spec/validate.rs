@@ -449,6 +449,13 @@ fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
         )),
         _ => {}
     }
+    if load.ramp.is_some() && load.mode != LoadModeSpec::Closed {
+        out.push(finding(
+            "load.ramp",
+            "`ramp` (the connections joining one by one) is only used in closed mode",
+            "remove `ramp`, or set `mode: closed`",
+        ));
+    }
     if load.threads == Some(0) {
         out.push(finding(
             "load.threads",
@@ -512,6 +519,26 @@ fn check_rules(spec: &Spec, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::is_identifier;
+
+    fn spec(load: &str) -> Result<crate::spec::LoadedSpec, crate::spec::SpecErrors> {
+        let yaml = format!(
+            "experiment: {{ name: t }}\nruntimes: {{ a: {{ start: ./a }} }}\n\
+             workload: {{ path: / }}\nload: {load}\nmeasure: {{ requests: 100 }}\n"
+        );
+        crate::spec::from_text(yaml, std::path::Path::new("t.yaml"))
+    }
+
+    #[test]
+    fn the_connection_ramp_is_for_closed_mode_only() {
+        let closed = spec("{ connections: 100, ramp: 10s }").unwrap_or_else(|e| panic!("{e}"));
+        assert!(closed.spec.load.ramp.is_some());
+        let open = spec("{ mode: open, rate: 100, connections: 4, ramp: 10s }").unwrap_err();
+        let text = open.to_string();
+        assert!(
+            text.contains("load.ramp") && text.contains("closed mode"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn identifiers_start_with_a_letter_or_underscore() {

@@ -136,6 +136,7 @@ pub fn py_runtime(
         log_cap_bytes: 16 << 20,
         needs: vec![],
         profile: None,
+        first_requests: 0,
     }
 }
 

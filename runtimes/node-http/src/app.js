@@ -1,5 +1,6 @@
 // The node-http service: the work function, the request handler and the HTTP
-// server, built on Node's built-in `http` module only (see ../../CONTRACT.md).
+// server, built on Node's built-in `http` module (see ../../CONTRACT.md);
+// METRICS=true wraps the handler with ./metrics.js (prom-client).
 
 import http from 'node:http';
 import os from 'node:os';
@@ -139,7 +140,8 @@ function fixed(status, value, extraHeaders = {}) {
 
 /**
  * Creates (but does not start) the service's http.Server.
- * options: { workFactor, logRequests, workers, keepAliveTimeoutMs, log }
+ * options: { workFactor, logRequests, workers, keepAliveTimeoutMs, log,
+ *   metrics } (metrics: a createRequestMetrics() of ./metrics.js, or none)
  */
 export function createServer(options) {
   const workFactor = options.workFactor ?? 1;
@@ -257,12 +259,14 @@ export function createServer(options) {
     log(`${req.method} ${req.url} status=${res.statusCode} size=${size < 0 ? '-' : size} elapsed=${micros.toFixed(1)}us`);
   }
 
+  const handler = logRequests ? handleLogged : handle;
   const server = http.createServer(
     {
       noDelay: true, // Nagle off (the default since Node 18; explicit here)
       keepAlive: true, // TCP keep-alive probes on accepted sockets
     },
-    logRequests ? handleLogged : handle,
+    // METRICS=true: /metrics served, every other request counted and timed.
+    options.metrics ? options.metrics.wrap(handler) : handler,
   );
   // Explicit per socket too, whatever the defaults of this Node build.
   server.on('connection', (socket) => socket.setNoDelay(true));

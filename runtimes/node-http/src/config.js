@@ -39,6 +39,7 @@ export function loadConfig(env = process.env) {
     port: intEnv(env, 'PORT', 8080, 0, 65535),
     workFactor: intEnv(env, 'WORK_FACTOR', 1, 1, Number.MAX_SAFE_INTEGER),
     logRequests: boolEnv(env, 'LOG_REQUESTS', false),
+    metrics: boolEnv(env, 'METRICS', false),
     workers: intEnv(env, 'NODE_WORKERS', 1, 1, 1024),
     // Keep-alive: benchmarks reuse connections, so idle ones are kept long.
     keepAliveTimeoutMs: intEnv(env, 'KEEP_ALIVE_TIMEOUT_MS', 120_000, 1, 3_600_000),

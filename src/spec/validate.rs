@@ -106,8 +106,9 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         Some(w) => check_workload_at("workload", &w.0, &mut out),
         None if spec.scenarios.is_empty() => out.push(finding(
             "workload",
-            "the spec has no `workload`",
-            "add a request: `workload: { method: GET, path: / }` (or declare `scenarios:`)",
+            // The message serde gave when `workload` was required.
+            "missing key `workload`",
+            "add `workload:` to the top level (see docs/spec.md)",
         )),
         None => {}
     }

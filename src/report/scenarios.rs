@@ -44,6 +44,8 @@ pub struct ScenarioRow {
     pub mode: String,
     /// Open loop: the rate offered; search: the highest rate held.
     pub target_rps: Option<f64>,
+    /// Connections the load generator opened (median over the repeats).
+    pub connections: Option<f64>,
     pub repeats: usize,
     pub failed: usize,
     pub rps_median: Option<f64>,
@@ -135,6 +137,7 @@ fn row(cell: &CellSummary, other_axes: String, rows: &[MeasurementRow]) -> Scena
         other_axes,
         mode: mode.as_str().to_owned(),
         target_rps: median_of_some(repeats.iter().map(|r| r.target_rps)),
+        connections: median_of_some(repeats.iter().map(|r| r.connections_opened.map(|c| c as f64))),
         repeats: cell.repeats,
         failed: cell.failed,
         rps_median: cell.rps_median,

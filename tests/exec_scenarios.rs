@@ -54,8 +54,16 @@ results: {results}
     let spec = write_spec(
         dir,
         &[
-            PyRuntime { name: "one", env: &[], extra: "" },
-            PyRuntime { name: "two", env: &[], extra: "" },
+            PyRuntime {
+                name: "one",
+                env: &[],
+                extra: "",
+            },
+            PyRuntime {
+                name: "two",
+                env: &[],
+                extra: "",
+            },
         ],
         &rest,
     );
@@ -103,7 +111,10 @@ results: {results}
     assert!(started > last_steady, "{out}");
     let usage = read_rows(&run.join("dependency-usage.csv"));
     assert_eq!(usage.len(), 4, "{usage:?}");
-    assert!(usage.iter().all(|u| u["cell_id"].contains("scenario=busy")), "{usage:?}");
+    assert!(
+        usage.iter().all(|u| u["cell_id"].contains("scenario=busy")),
+        "{usage:?}"
+    );
 
     // The report's scenario tables.
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
@@ -119,5 +130,8 @@ results: {results}
 
     let mut all = all_pids(dir);
     all.extend(down);
-    assert!(wait_all_gone(&all, Duration::from_secs(5)).is_empty(), "{all:?}");
+    assert!(
+        wait_all_gone(&all, Duration::from_secs(5)).is_empty(),
+        "{all:?}"
+    );
 }

@@ -3,7 +3,6 @@
 //! changes, and a dependency runs only around the cells (and the starts
 //! outside cells) whose scenario needs it: the order-API scenario's cold
 //! starts, cells and memory phases never start the database.
-use std::path::Path;
 use std::sync::mpsc::channel;
 
 use super::fake::Fake;

@@ -49,7 +49,9 @@ pub fn render_cells<'s>(
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
         let (load_spec, load_at) = super::scenarios::load_of(loaded, scenario);
-        let load = load_plan(loaded, load_spec, &load_at, env, &vars, hints, point, problems);
+        let load = load_plan(
+            loaded, load_spec, &load_at, env, &vars, hints, point, problems,
+        );
         let measure = super::search::measure_of(&load.mode).unwrap_or(measure);
         let limits = super::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
         let config_id = matrix::config_id(rt.name(), point);

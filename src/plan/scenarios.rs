@@ -84,9 +84,11 @@ mod tests {
     fn plan(text: &str) -> crate::plan::Plan {
         let head = "experiment: { name: t }\nmeasure: { duration: 1s }\n\
                     dependencies: { db: { start: y }, stub: { start: z } }\n";
-        let loaded =
-            crate::spec::from_text(format!("{head}{text}"), std::path::Path::new("/t/spec.yaml"))
-                .unwrap_or_else(|e| panic!("{e}"));
+        let loaded = crate::spec::from_text(
+            format!("{head}{text}"),
+            std::path::Path::new("/t/spec.yaml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         crate::plan::build(&loaded, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -100,15 +102,33 @@ mod tests {
     #[test]
     fn each_cell_sends_its_scenarios_requests_under_its_load() {
         let plan = plan(STUDY);
-        let json = plan.cells.iter().find(|c| c.id == "a/scenario=json/r1").unwrap();
+        let json = plan
+            .cells
+            .iter()
+            .find(|c| c.id == "a/scenario=json/r1")
+            .unwrap();
         assert_eq!(json.requests[0].path, "/json");
         assert!(matches!(json.load.mode, LoadMode::Open { rate, connections: 4 } if rate == 300.0));
-        let crud = plan.cells.iter().find(|c| c.id == "b/scenario=crud/r2").unwrap();
+        let crud = plan
+            .cells
+            .iter()
+            .find(|c| c.id == "b/scenario=crud/r2")
+            .unwrap();
         assert_eq!(crud.requests.len(), 2);
-        assert!(matches!(crud.load.mode, LoadMode::Closed { connections: 4 }));
+        assert!(matches!(
+            crud.load.mode,
+            LoadMode::Closed { connections: 4 }
+        ));
         assert_eq!(crud.load.timeout, std::time::Duration::from_secs(2));
-        let fan = plan.cells.iter().find(|c| c.id == "a/scenario=fan/r1").unwrap();
-        assert!(matches!(fan.load.mode, LoadMode::Closed { connections: 16 }));
+        let fan = plan
+            .cells
+            .iter()
+            .find(|c| c.id == "a/scenario=fan/r1")
+            .unwrap();
+        assert!(matches!(
+            fan.load.mode,
+            LoadMode::Closed { connections: 16 }
+        ));
     }
 
     #[test]
@@ -139,10 +159,19 @@ mod tests {
         let plan = plan(STUDY);
         let (a, b) = (&plan.runtimes[0], &plan.runtimes[1]);
         let cell = |id: &str| plan.cells.iter().find(|c| c.id == id).unwrap();
-        assert!(plan.needs_of(a, Some(cell("a/scenario=json/r1"))).is_empty());
+        assert!(
+            plan.needs_of(a, Some(cell("a/scenario=json/r1")))
+                .is_empty()
+        );
         assert_eq!(plan.needs_of(a, Some(cell("a/scenario=crud/r1"))), ["db"]);
-        assert!(plan.needs_of(b, Some(cell("b/scenario=crud/r1"))).is_empty());
-        assert_eq!(plan.needs_of(a, Some(cell("a/scenario=fan/r1"))), ["db", "stub"]);
+        assert!(
+            plan.needs_of(b, Some(cell("b/scenario=crud/r1")))
+                .is_empty()
+        );
+        assert_eq!(
+            plan.needs_of(a, Some(cell("a/scenario=fan/r1"))),
+            ["db", "stub"]
+        );
         assert_eq!(plan.needs_of(b, Some(cell("b/scenario=fan/r1"))), ["stub"]);
         // A cold start sends the first cell's request: the json scenario's.
         assert!(plan.needs_of(a, None).is_empty());
@@ -154,7 +183,10 @@ mod tests {
             "runtimes: { a: { start: x } }\nworkload: { path: / }\nload: { connections: 1 }\n",
         );
         assert!(plan.scenarios.is_empty());
-        assert_eq!(plan.needs_of(&plan.runtimes[0], Some(&plan.cells[0])), ["db", "stub"]);
+        assert_eq!(
+            plan.needs_of(&plan.runtimes[0], Some(&plan.cells[0])),
+            ["db", "stub"]
+        );
         assert_eq!(plan.needs_of(&plan.runtimes[0], None), ["db", "stub"]);
     }
 }

@@ -95,7 +95,11 @@ impl ScenariosView {
                         .rows
                         .iter()
                         .filter(|r| &r.runtime == rt)
-                        .max_by(|a, b| a.rps_median.partial_cmp(&b.rps_median).unwrap_or(std::cmp::Ordering::Equal))
+                        .max_by(|a, b| {
+                            a.rps_median
+                                .partial_cmp(&b.rps_median)
+                                .unwrap_or(std::cmp::Ordering::Equal)
+                        })
                         .cloned()
                 })
                 .collect();
@@ -137,7 +141,11 @@ fn row(cell: &CellSummary, other_axes: String, rows: &[MeasurementRow]) -> Scena
         other_axes,
         mode: mode.as_str().to_owned(),
         target_rps: median_of_some(repeats.iter().map(|r| r.target_rps)),
-        connections: median_of_some(repeats.iter().map(|r| r.connections_opened.map(|c| c as f64))),
+        connections: median_of_some(
+            repeats
+                .iter()
+                .map(|r| r.connections_opened.map(|c| c as f64)),
+        ),
         repeats: cell.repeats,
         failed: cell.failed,
         rps_median: cell.rps_median,
@@ -183,7 +191,10 @@ mod tests {
             split_scenario("scenario=crud,concurrency=8"),
             Some(("crud", "concurrency=8".to_owned()))
         );
-        assert_eq!(split_scenario("scenario=json"), Some(("json", String::new())));
+        assert_eq!(
+            split_scenario("scenario=json"),
+            Some(("json", String::new()))
+        );
         assert_eq!(split_scenario("payload=7,concurrency=1"), None);
         assert_eq!(split_scenario(""), None);
     }

@@ -158,7 +158,10 @@ pub fn request_field(spec: &Spec, request: &RequestSpec) -> String {
         .and_then(|w| at("workload".into(), &w.0));
     top.or_else(|| {
         spec.scenarios.iter().find_map(|(name, s)| {
-            at(format!("scenarios.{name}.workload"), &s.workload.as_ref()?.0)
+            at(
+                format!("scenarios.{name}.workload"),
+                &s.workload.as_ref()?.0,
+            )
         })
     })
     .unwrap_or_else(|| "workload".into())
@@ -171,7 +174,9 @@ pub fn check_scenarios(spec: &Spec, loads: &IndexMap<String, LoadSpec>) -> Vec<F
     let deps: Vec<&str> = spec.dependencies.keys().map(String::as_str).collect();
     for (name, scenario) in &spec.scenarios {
         let at = format!("scenarios.{name}");
-        if let Some(why) = unsafe_name(name).or_else(|| name.contains('=').then(|| "contains `=`".into())) {
+        if let Some(why) =
+            unsafe_name(name).or_else(|| name.contains('=').then(|| "contains `=`".into()))
+        {
             out.push(Finding {
                 field: at.clone(),
                 message: format!("scenario name `{name}` {why}"),
@@ -200,7 +205,10 @@ pub fn check_scenarios(spec: &Spec, loads: &IndexMap<String, LoadSpec>) -> Vec<F
             for f in super::validate::check_load_of(load, spec) {
                 out.push(Finding {
                     field: format!("{at}.{}", f.field),
-                    message: format!("scenario `{name}` (its `load` written over the spec's): {}", f.message),
+                    message: format!(
+                        "scenario `{name}` (its `load` written over the spec's): {}",
+                        f.message
+                    ),
                     help: f.help,
                 });
             }
@@ -219,8 +227,11 @@ mod tests {
                         dependencies: { db: { start: y } }\n";
 
     fn load(text: &str) -> Result<crate::spec::LoadedSpec, String> {
-        crate::spec::from_text(format!("{HEAD}{text}"), std::path::Path::new("/t/spec.yaml"))
-            .map_err(|e| e.to_string())
+        crate::spec::from_text(
+            format!("{HEAD}{text}"),
+            std::path::Path::new("/t/spec.yaml"),
+        )
+        .map_err(|e| e.to_string())
     }
 
     #[test]

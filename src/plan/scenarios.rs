@@ -57,6 +57,16 @@ pub fn scenario_by_scenario(loaded: &LoadedSpec, cells: &mut [Cell]) {
     cells.sort_by_key(|c| scenario_of(&c.axes).and_then(|s| scenarios.get_index_of(s)));
 }
 
+/// The scenarios whose cells may use the dependency `dep` (those whose
+/// `needs` name it, or that leave `needs` out), for `runner plan`.
+pub fn scenarios_using<'p>(plan: &'p Plan, dep: &str) -> Vec<&'p str> {
+    plan.scenarios
+        .iter()
+        .filter(|s| s.needs.as_ref().is_none_or(|n| n.iter().any(|d| d == dep)))
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
 impl Plan {
     /// The dependencies `rt` needs for `cell`: the runtime's `needs` that
     /// the cell's scenario also names (all of them without a scenario or
@@ -175,6 +185,8 @@ mod tests {
         assert_eq!(plan.needs_of(b, Some(cell("b/scenario=fan/r1"))), ["stub"]);
         // A cold start sends the first cell's request: the json scenario's.
         assert!(plan.needs_of(a, None).is_empty());
+        assert_eq!(super::scenarios_using(&plan, "db"), ["crud", "fan"]);
+        assert_eq!(super::scenarios_using(&plan, "stub"), ["fan"]);
     }
 
     #[test]

@@ -76,12 +76,6 @@ impl Tracker {
     }
 }
 
-/// Whether any of `later` (the cells still to run) belongs to a runtime in
-/// `users` (those that need the dependency and are not skipped).
-pub fn still_needed<'c>(mut later: impl Iterator<Item = &'c Cell>, users: &[&str]) -> bool {
-    later.any(|c| users.contains(&c.runtime.as_str()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,8 @@ pub mod remote_load;
 pub mod repeats;
 pub mod request_mix;
 pub mod run;
+#[cfg(test)]
+mod scenario_tests;
 pub mod search;
 pub mod search_rule;
 pub mod training;

@@ -133,17 +133,21 @@ impl Driver for Processes {
         service: &mut Service,
         cell: &Cell,
     ) -> Result<CellEnd, ResultsError> {
-        let needs = ctx
+        // The dependencies this cell uses (its scenario's, within its runtime's).
+        let needs: Vec<String> = ctx
             .plan
             .runtimes
             .iter()
             .find(|r| r.name == cell.runtime)
-            .map(|r| r.needs.as_slice())
-            .unwrap_or_default();
+            .map(|rt| ctx.plan.needs_of(rt, Some(cell)))
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         let mut observer = DependencyWindow {
             dependencies: &mut self.dependencies,
             ctx,
-            needs,
+            needs: &needs,
             window: None,
         };
         let mut end = measure_cell_observed(ctx, service, cell, &mut observer)?;

@@ -194,6 +194,8 @@ struct Up<S> {
     repeat: u32,
     /// The limits it was started under (cells with others need a new start).
     limits: crate::cgroup::Limits,
+    /// The scenario of the cell it was started for (`scenarios:`).
+    scenario: Option<String>,
     running: Running<S>,
 }
 
@@ -203,6 +205,7 @@ impl<S> Up<S> {
             runtime: &self.runtime,
             repeat: self.repeat,
             limits: &self.limits,
+            scenario: self.scenario.as_deref(),
         }
     }
 }
@@ -469,6 +472,8 @@ impl<'a, D: Driver> Executor<'a, D> {
                             runtime: rt.name.clone(),
                             repeat: cell.repeat,
                             limits: cell.limits.clone(),
+                            scenario: crate::spec::scenarios::scenario_of(&cell.axes)
+                                .map(str::to_owned),
                             running,
                         });
                     }
@@ -499,7 +504,7 @@ impl<'a, D: Driver> Executor<'a, D> {
             // A dependency that died during the cell fails it, whatever the load saw.
             let dead = match &end {
                 CellEnd::Interrupted => None,
-                _ => self.dead_dependency(rt),
+                _ => self.dead_dependency(rt, cell),
             };
             if let Some((dep, why)) = dead {
                 let (CellEnd::Recorded(mut row) | CellEnd::ServiceDied(mut row)) = end else {
@@ -657,6 +662,10 @@ impl<'a, D: Driver> Executor<'a, D> {
                     continue;
                 };
                 if done.contains(&(rt.name.clone(), index)) {
+                    continue;
+                }
+                // The dependencies of the first cell, whose workload it sends.
+                if !self.prepare_dependencies(rt, None)? {
                     continue;
                 }
                 let row = self

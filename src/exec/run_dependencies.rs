@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::{Executor, Up};
 use crate::exec::ExecError;
-use crate::exec::dependency_schedule::{Prepare, still_needed};
+use crate::exec::dependency_schedule::Prepare;
 use crate::exec::driver::Driver;
 use crate::exec::events::{DependencyStep, Event};
 use crate::plan::{Cell, DependencyPlan, RuntimePlan};
@@ -44,7 +44,8 @@ impl<'a, D: Driver> Executor<'a, D> {
         rt: &RuntimePlan,
         cell: Option<&Cell>,
     ) -> Result<bool, ExecError> {
-        for name in &rt.needs {
+        let plan: &'a crate::plan::Plan = self.ctx.plan;
+        for name in plan.needs_of(rt, cell) {
             let dep = self.dependency(name);
             let step = self.deps.prepare(dep, cell);
             let since = Instant::now();
@@ -121,13 +122,16 @@ impl<'a, D: Driver> Executor<'a, D> {
         Ok(())
     }
 
-    /// After a measured cell of `rt`: the first of its dependencies found
+    /// After a measured `cell` of `rt`: the first of its dependencies found
     /// dead, with why.
     pub(super) fn dead_dependency(
         &mut self,
         rt: &RuntimePlan,
+        cell: &Cell,
     ) -> Option<(&'a DependencyPlan, String)> {
-        rt.needs.iter().find_map(|name| {
+        let plan: &'a crate::plan::Plan = self.ctx.plan;
+        let needs = plan.needs_of(self.runtime(&rt.name), Some(cell));
+        needs.into_iter().find_map(|name| {
             let dep = self.dependency(name);
             self.driver
                 .check_dependency(dep)
@@ -148,16 +152,16 @@ impl<'a, D: Driver> Executor<'a, D> {
         let up: Vec<String> = self.deps.up.keys().cloned().collect();
         for name in up {
             let dep = self.dependency(&name);
-            let users: Vec<&str> = plan
-                .runtimes
-                .iter()
-                .filter(|r| r.needs.contains(&name) && !self.skipped.contains_key(&r.name))
-                .map(|r| r.name.as_str())
-                .collect();
-            let later = plan.cells[index + 1..]
-                .iter()
-                .filter(|c| !recorded.contains(&c.id) && self.repeats.wants(c));
-            if still_needed(later, &users) {
+            // Still needed: a cell still to run, of a runtime not skipped, uses it.
+            let still_needed = plan.cells[index + 1..].iter().any(|c| {
+                !recorded.contains(&c.id)
+                    && self.repeats.wants(c)
+                    && !self.skipped.contains_key(&c.runtime)
+                    && plan
+                        .needs_of(self.runtime(&c.runtime), Some(c))
+                        .contains(&name.as_str())
+            });
+            if still_needed {
                 continue;
             }
             if current

@@ -81,5 +81,6 @@ pub fn assemble(
             .unwrap_or(true),
         memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
         hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
+        scenarios: super::scenarios::scenario_plans(loaded),
     }
 }

@@ -12,7 +12,8 @@ use super::{
     Order, RequestPlan, matrix, runtime,
 };
 use crate::spec::LoadedSpec;
-use crate::spec::model::{LoadModeSpec, RequestSpec};
+use crate::spec::model::{LoadModeSpec, LoadSpec, RequestSpec};
+use crate::spec::scenarios;
 use crate::spec::validate::request_name;
 use crate::spec::values::{AxisValue, NumberOrTemplate};
 
@@ -42,13 +43,15 @@ pub fn render_cells<'s>(
         let point = &points[p];
         let hints = &rt.context.hints;
         let vars = cell_vars(&rt.context, point);
-        let requests = spec
-            .workload
-            .0
+        let scenario = scenarios::scenario_of(point);
+        let requests = scenarios::workload_of(spec, scenario)
             .iter()
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
-        let load = load_plan(loaded, env, &vars, hints, point, problems);
+        let (load_spec, load_at) = super::scenarios::load_of(loaded, scenario);
+        let load = load_plan(
+            loaded, load_spec, &load_at, env, &vars, hints, point, problems,
+        );
         let measure = super::search::measure_of(&load.mode).unwrap_or(measure);
         let limits = super::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
         let config_id = matrix::config_id(rt.name(), point);
@@ -91,21 +94,8 @@ pub fn render_request<'s>(
     hints: &Hints,
     problems: &mut Collector,
 ) -> RequestPlan {
-    let many = loaded.spec.workload.0.len() > 1;
-    let index = loaded
-        .spec
-        .workload
-        .0
-        .iter()
-        .position(|r| std::ptr::eq(r, request))
-        .unwrap_or(0);
-    let at = |field: &str| {
-        if many {
-            format!("workload.{index}.{field}")
-        } else {
-            format!("workload.{field}")
-        }
-    };
+    let base = scenarios::request_field(&loaded.spec, request);
+    let at = |field: &str| format!("{base}.{field}");
     let mut r = Renderer {
         loaded,
         env,
@@ -137,17 +127,22 @@ pub fn render_request<'s>(
     }
 }
 
+/// The cell's `LoadPlan` from `load` (the spec's, or its scenario's merged
+/// load); problems are named at `at` (`load`, `scenarios.<name>.load`).
+#[allow(clippy::too_many_arguments)]
 pub fn load_plan<'s>(
     loaded: &'s LoadedSpec,
+    load: &'s LoadSpec,
+    at: &str,
     env: &Environment<'s>,
     vars: &Vars,
     hints: &Hints,
     point: &matrix::Point,
     problems: &mut Collector,
 ) -> LoadPlan {
-    let load = &loaded.spec.load;
     // A positive number; `whole` also requires an integer (connections).
-    let mut number = |field: &str, value: &'s NumberOrTemplate, whole: bool| -> Option<f64> {
+    let mut number = |name: &str, value: &'s NumberOrTemplate, whole: bool| -> Option<f64> {
+        let field = &format!("{at}.{name}");
         let text = match value {
             NumberOrTemplate::Number(n) => n.to_string(),
             NumberOrTemplate::Template(t) => match template::render(env, t, vars, hints) {
@@ -194,7 +189,7 @@ pub fn load_plan<'s>(
     let connections = load
         .connections
         .as_ref()
-        .and_then(|c| number("load.connections", c, true))
+        .and_then(|c| number("connections", c, true))
         .map(|n| n as u32);
     let mode = match load.mode {
         LoadModeSpec::Closed => LoadMode::Closed {
@@ -204,7 +199,7 @@ pub fn load_plan<'s>(
             rate: load
                 .rate
                 .as_ref()
-                .and_then(|r| number("load.rate", r, false))
+                .and_then(|r| number("rate", r, false))
                 .unwrap_or(0.0),
             connections: connections
                 .or(concurrency)

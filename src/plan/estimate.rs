@@ -195,6 +195,12 @@ impl Plan {
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
             };
+            // A search's steps are its measurement: shortened alike, so a
+            // quick run's search stays as short as its other cells.
+            if let super::LoadMode::Search(search) = &mut cell.load.mode {
+                search.step_warmup = shorten(search.step_warmup);
+                search.step_window = shorten(search.step_window);
+            }
         }
         for runtime in &mut self.runtimes {
             if let Some(train) = &mut runtime.train {
@@ -250,6 +256,20 @@ mod tests {
         let loaded = crate::spec::from_text(text, std::path::Path::new("/tmp/e.yaml"))
             .unwrap_or_else(|e| panic!("{e}"));
         crate::plan::build(&loaded, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn quick_shortens_a_searchs_steps_like_every_other_window() {
+        let plan = plan_with(
+            "load: { mode: search, slo: { p99: 50ms, errors: 1% }, from: 100, to: 1000, step: { warmup: 2s, duration: 5s } }
+",
+        )
+        .quick(10);
+        let crate::plan::LoadMode::Search(search) = plan.cells[0].load.mode else {
+            panic!("a search cell: {:?}", plan.cells[0].load.mode);
+        };
+        assert_eq!(search.step_warmup, Duration::from_millis(200));
+        assert_eq!(search.step_window, Duration::from_millis(500));
     }
 
     #[test]

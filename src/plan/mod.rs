@@ -34,6 +34,7 @@ pub mod profile;
 pub mod render;
 pub mod restart;
 pub mod runtime;
+pub mod scenarios;
 pub mod search;
 pub mod show;
 pub mod show_dependencies;
@@ -172,6 +173,7 @@ pub fn build_on(
         .collect();
     let order = assemble::order(loaded);
     let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    scenarios::scenario_by_scenario(loaded, &mut cells);
     let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
     cells.extend(equal_load);
     let profiled = profile::profiled_cells(loaded, &drafts, &cells);

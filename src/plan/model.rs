@@ -57,6 +57,10 @@ pub struct Plan {
     pub memory: Option<super::memory::MemoryPlan>,
     /// Where the services and the load generator run (the spec's `hosts:`).
     pub hosts: super::hosts::Hosts,
+    /// The spec's `scenarios:`, in spec order (empty: none); a cell's is
+    /// its `scenario` axis value ([`Plan::needs_of`] reads their `needs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<super::scenarios::ScenarioPlan>,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.

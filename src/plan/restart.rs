@@ -5,12 +5,15 @@
 use super::{Cell, Restart};
 use crate::cgroup::Limits;
 
-/// What the restart rule looks at in a cell: its runtime, repeat and limits.
+/// What the restart rule looks at in a cell: its runtime, repeat, limits
+/// and scenario.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot<'a> {
     pub runtime: &'a str,
     pub repeat: u32,
     pub limits: &'a Limits,
+    /// Its `scenario` axis value (`None`: the spec has no `scenarios:`).
+    pub scenario: Option<&'a str>,
 }
 
 impl<'a> Slot<'a> {
@@ -19,6 +22,7 @@ impl<'a> Slot<'a> {
             runtime: &cell.runtime,
             repeat: cell.repeat,
             limits: &cell.limits,
+            scenario: crate::spec::scenarios::scenario_of(&cell.axes),
         }
     }
 }
@@ -29,14 +33,17 @@ impl<'a> Slot<'a> {
 ///
 /// Another runtime's service is always replaced: one service runs at a time.
 /// So is a service whose limits differ from the next cell's: a runtime sizes
-/// itself for the limits it starts under (see [`super::limits`]).
+/// itself for the limits it starts under (see [`super::limits`]). So is
+/// a service of another scenario: a scenario has dependencies of its own,
+/// and a service opens its pools to them as it starts.
 /// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
 /// changes, `cell` starts anew for every cell.
 pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {
     let Some(last) = up else {
         return true;
     };
-    if last.runtime != next.runtime || last.limits != next.limits {
+    if last.runtime != next.runtime || last.limits != next.limits || last.scenario != next.scenario
+    {
         return true;
     }
     match policy {
@@ -60,7 +67,24 @@ mod tests {
             runtime,
             repeat,
             limits: &NONE,
+            scenario: None,
         }
+    }
+
+    #[test]
+    fn another_scenario_always_needs_a_start_of_its_own() {
+        let next = Slot {
+            scenario: Some("crud"),
+            ..slot("a", 1)
+        };
+        let up = Slot {
+            scenario: Some("orders"),
+            ..slot("a", 1)
+        };
+        for policy in [Restart::Run, Restart::Repeat, Restart::Cell] {
+            assert!(needs_fresh_start(policy, Some(up), next));
+        }
+        assert!(!needs_fresh_start(Restart::Run, Some(next), next));
     }
 
     #[test]

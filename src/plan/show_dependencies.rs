@@ -86,4 +86,8 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
             users.join(", ")
         }
     );
+    if !plan.scenarios.is_empty() {
+        let scenarios = super::scenarios::scenarios_using(plan, &dep.name);
+        let _ = writeln!(out, "    only in scenarios {}", scenarios.join(", "));
+    }
 }

@@ -28,6 +28,7 @@ pub mod pairs;
 pub mod profiles;
 mod request_mix;
 mod run_data;
+pub mod scenarios;
 pub mod search;
 pub mod stats;
 pub mod summary;
@@ -75,6 +76,7 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
     let ctx = dependencies::DependenciesView::of(&run)?.added_to(ctx);
     let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
+    let ctx = scenarios::ScenariosView::of(&run, &summary).added_to(ctx);
     let max_latency = outliers::views(&run);
     let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
     let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };

@@ -32,6 +32,7 @@ pub mod hosts;
 pub mod memory;
 pub mod model;
 pub mod profile;
+pub mod scenarios;
 pub mod search;
 pub mod source;
 pub mod tree;
@@ -66,6 +67,9 @@ pub struct LoadedSpec {
     pub runtimes: IndexMap<String, RuntimeSpec>,
     /// Per runtime, its ancestors through `extends`, nearest first.
     pub ancestors: IndexMap<String, Vec<String>>,
+    /// Per scenario (`scenarios:`), its load: the spec's `load` with the
+    /// scenario's keys written over it.
+    pub scenario_loads: IndexMap<String, model::LoadSpec>,
     tree: Node,
 }
 
@@ -113,9 +117,11 @@ pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
     // Checks still run on what could be read, except on the fields already
     // reported (their value was dropped, so a check would only echo that).
     let pruned: Vec<String> = read_errors.iter().map(|e| e.path.join(".")).collect();
-    let Some(spec) = spec else {
+    let Some(mut spec) = spec else {
         return Err(SpecErrors { problems });
     };
+    let axis_clash = scenarios::add_axis(&mut spec);
+    let scenario_loads = scenarios::merged_loads(&tree, &spec);
     let resolved = match extends::resolve(&spec.runtimes) {
         Ok(r) => r,
         Err(errors) => {
@@ -135,9 +141,17 @@ pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
         runtimes: resolved.runtimes,
         ancestors: resolved.ancestors,
         spec,
+        scenario_loads,
         tree,
     };
-    for f in validate::check(&loaded.spec, &loaded.runtimes) {
+    let findings = validate::check(&loaded.spec, &loaded.runtimes)
+        .into_iter()
+        .chain(axis_clash)
+        .chain(scenarios::check_scenarios(
+            &loaded.spec,
+            &loaded.scenario_loads,
+        ));
+    for f in findings {
         let echoes = pruned.iter().any(|p| related(p, &f.field));
         if !echoes {
             problems.push(loaded.problem(&f.field, f.message).help(f.help));

@@ -39,8 +39,9 @@ pub struct Spec {
     /// stopped after the last.
     #[serde(default)]
     pub dependencies: IndexMap<String, super::dependencies::DependencySpec>,
-    /// The request, or the list of named requests (sent round-robin), of every cell.
-    pub workload: Workload,
+    /// The request, or the list of named requests (sent round-robin), of every
+    /// cell; with `scenarios`, of every scenario that has no `workload` of its own.
+    pub workload: Option<Workload>,
     /// Named lists of values; the matrix is their cartesian product.
     /// `payload` and `concurrency` are standard; any other name is usable in templates.
     #[serde(default)]
@@ -95,6 +96,11 @@ pub struct Spec {
     pub profile: Option<ProfileSpec>,
     /// Where the services and the load generator run (default: all here).
     pub hosts: Option<HostsSpec>,
+    /// Named scenarios, each its own workload, load keys and dependencies,
+    /// selected per cell by the `scenario` axis they add (first, slowest);
+    /// the cells run scenario by scenario. See `spec::scenarios`.
+    #[serde(default)]
+    pub scenarios: IndexMap<String, super::scenarios::ScenarioSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use indexmap::IndexMap;
 
 use super::error::suggestion;
-use super::model::{LoadModeSpec, RequestSpec, RuntimeSpec, Spec};
+use super::model::{LoadModeSpec, LoadSpec, RequestSpec, RuntimeSpec, Spec};
 use super::values::AxisValue;
 
 /// A problem found by a check: a field path, what is wrong, what to do.
@@ -102,8 +102,21 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         runtimes,
     ));
     check_axes(spec, &mut out);
-    check_workload(&spec.workload.0, &mut out);
-    check_load(spec, &mut out);
+    match &spec.workload {
+        Some(w) => check_workload_at("workload", &w.0, &mut out),
+        None if spec.scenarios.is_empty() => out.push(finding(
+            "workload",
+            // The message serde gave when `workload` was required.
+            "missing key `workload`",
+            "add `workload:` to the top level (see docs/spec.md)",
+        )),
+        None => {}
+    }
+    // With scenarios, each scenario's merged load is checked instead
+    // (`spec::scenarios::check_scenarios`).
+    if spec.scenarios.is_empty() {
+        out.extend(check_load_of(&spec.load, spec));
+    }
     check_rules(spec, &mut out);
     if let Some(gates) = &spec.gates {
         super::gates::check_gates(gates, &mut out);
@@ -275,7 +288,10 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
     }
     if let Some(train) = &rt.train {
         for (i, wanted) in train.workload.iter().flatten().enumerate() {
-            let names: Vec<&str> = spec.workload.0.iter().map(request_name).collect();
+            let names: Vec<&str> = super::scenarios::base_workload(spec)
+                .iter()
+                .map(request_name)
+                .collect();
             if !names.contains(&wanted.as_str()) {
                 out.push(finding(
                     at(&format!("train.workload.{i}")),
@@ -367,17 +383,19 @@ fn check_axes(spec: &Spec, out: &mut Vec<Finding>) {
     }
 }
 
-fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
+/// Checks the requests of the workload written at `base` (`workload`, or
+/// a scenario's `scenarios.<name>.workload`).
+pub(super) fn check_workload_at(base: &str, requests: &[RequestSpec], out: &mut Vec<Finding>) {
     let prefix = |i: usize| {
         if requests.len() == 1 {
-            "workload".to_owned()
+            base.to_owned()
         } else {
-            format!("workload.{i}")
+            format!("{base}.{i}")
         }
     };
     if requests.is_empty() {
         out.push(finding(
-            "workload",
+            base,
             "the workload has no requests",
             "add a request: `workload: { method: GET, path: / }`",
         ));
@@ -428,8 +446,10 @@ fn check_workload(requests: &[RequestSpec], out: &mut Vec<Finding>) {
     }
 }
 
-fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
-    let load = &spec.load;
+/// Checks `load` (the spec's, or a scenario's merged one); the fields
+/// found are named from `load`.
+pub(super) fn check_load_of(load: &LoadSpec, spec: &Spec) -> Vec<Finding> {
+    let mut out = Vec::new();
     out.extend(super::search::check_search(load));
     match load.mode {
         LoadModeSpec::Open if load.rate.is_none() => out.push(finding(
@@ -470,6 +490,7 @@ fn check_load(spec: &Spec, out: &mut Vec<Finding>) {
             "e.g. `timeout: 10s`",
         ));
     }
+    out
 }
 
 fn check_rules(spec: &Spec, out: &mut Vec<Finding>) {

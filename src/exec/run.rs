@@ -146,6 +146,7 @@ pub fn run<D: Driver>(
             quick_factor: plan.quick_factor,
             spec_hash: plan.spec_hash.clone(),
             message: req.resume.map(|_| "resumed".to_string()),
+            skipped_cells: plan.skipped_cells.clone(),
         },
         configurations: Configurations::new(plan, &run)?,
         measurements: CsvAppender::open(&run.file(MEASUREMENTS_FILE))?,
@@ -194,6 +195,8 @@ struct Up<S> {
     repeat: u32,
     /// The limits it was started under (cells with others need a new start).
     limits: crate::cgroup::Limits,
+    /// The start fields it was started with, when they vary per cell.
+    variant: Option<crate::plan::variant::StartVariant>,
     running: Running<S>,
 }
 
@@ -203,6 +206,7 @@ impl<S> Up<S> {
             runtime: &self.runtime,
             repeat: self.repeat,
             limits: &self.limits,
+            start: self.variant.as_ref(),
         }
     }
 }
@@ -390,7 +394,8 @@ impl<'a, D: Driver> Executor<'a, D> {
                 return Ok(());
             }
             let ColdStart { row, completed } =
-                self.driver.cold_start(&self.ctx, rt, index, first_cell);
+                self.driver
+                    .cold_start(&self.ctx, &rt.for_cell(first_cell), index, first_cell);
             if self.ctx.interrupt.is_set() {
                 return Ok(());
             }
@@ -454,7 +459,10 @@ impl<'a, D: Driver> Executor<'a, D> {
                 let n = starts.entry(rt.name.clone()).or_default();
                 *n += 1;
                 let start_index = *n;
-                let started = self.driver.start(&self.ctx, rt, start_index, cell);
+                // The runtime as this cell starts it (its JDK, flags, env).
+                let started = self
+                    .driver
+                    .start(&self.ctx, &rt.for_cell(cell), start_index, cell);
                 match started {
                     Ok(running) => {
                         evidence_missing = self.record_evidence(rt, &running)?;
@@ -469,6 +477,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                             runtime: rt.name.clone(),
                             repeat: cell.repeat,
                             limits: cell.limits.clone(),
+                            variant: cell.variant.clone(),
                             running,
                         });
                     }
@@ -661,7 +670,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                 }
                 let row = self
                     .driver
-                    .memory_phase(&self.ctx, rt, index, first, memory);
+                    .memory_phase(&self.ctx, &rt.for_cell(first), index, first, memory);
                 if self.ctx.interrupt.is_set() {
                     return Ok(()); // an interrupted process is measured again on resume
                 }

@@ -92,5 +92,7 @@ pub fn assemble(
             .unwrap_or(true),
         memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
         hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
+        // Set by `build_on` from `super::variant`.
+        skipped_cells: Vec::new(),
     }
 }

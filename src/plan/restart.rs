@@ -2,15 +2,19 @@
 //! exec applies it while walking the cells, the estimate counts starts with
 //! it, so what `runner plan` predicts is what `runner exec` does (deaths
 //! aside: a service that died is always started anew, whatever the policy).
+use super::variant::StartVariant;
 use super::{Cell, Restart};
 use crate::cgroup::Limits;
 
-/// What the restart rule looks at in a cell: its runtime, repeat and limits.
+/// What the restart rule looks at in a cell: its runtime, repeat, limits
+/// and the start fields it resolved (when they vary per cell).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot<'a> {
     pub runtime: &'a str,
     pub repeat: u32,
     pub limits: &'a Limits,
+    /// `None`: the runtime's own start fields (they use no axis).
+    pub start: Option<&'a StartVariant>,
 }
 
 impl<'a> Slot<'a> {
@@ -19,6 +23,7 @@ impl<'a> Slot<'a> {
             runtime: &cell.runtime,
             repeat: cell.repeat,
             limits: &cell.limits,
+            start: cell.variant.as_ref(),
         }
     }
 }
@@ -29,14 +34,16 @@ impl<'a> Slot<'a> {
 ///
 /// Another runtime's service is always replaced: one service runs at a time.
 /// So is a service whose limits differ from the next cell's: a runtime sizes
-/// itself for the limits it starts under (see [`super::limits`]).
+/// itself for the limits it starts under (see [`super::limits`]); and one
+/// whose resolved start (command, env, JVM flags, JDK) differs from the
+/// next cell's: that cell measures another process (see [`super::variant`]).
 /// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
 /// changes, `cell` starts anew for every cell.
 pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {
     let Some(last) = up else {
         return true;
     };
-    if last.runtime != next.runtime || last.limits != next.limits {
+    if last.runtime != next.runtime || last.limits != next.limits || last.start != next.start {
         return true;
     }
     match policy {
@@ -60,6 +67,26 @@ mod tests {
             runtime,
             repeat,
             limits: &NONE,
+            start: None,
+        }
+    }
+
+    #[test]
+    fn another_resolved_start_always_needs_a_start_of_its_own() {
+        let variant = |gc: &str| StartVariant {
+            start: format!("java -XX:+Use{gc}GC -jar app.jar"),
+            env: Default::default(),
+            jvm_flags: vec![format!("-XX:+Use{gc}GC")],
+            java: None,
+        };
+        let (g1, same, z) = (variant("G1"), variant("G1"), variant("Z"));
+        let on = |v| Slot {
+            start: Some(v),
+            ..slot("a", 1)
+        };
+        for policy in [Restart::Run, Restart::Repeat] {
+            assert!(needs_fresh_start(policy, Some(on(&g1)), on(&z)));
+            assert!(!needs_fresh_start(policy, Some(on(&g1)), on(&same)));
         }
     }
 

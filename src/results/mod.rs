@@ -20,6 +20,7 @@ pub mod resume;
 pub mod run_dir;
 pub mod run_id;
 pub mod search_steps;
+pub mod skipped_cells;
 pub mod states;
 pub mod training;
 
@@ -37,3 +38,4 @@ pub use request_mix::{REQUESTS_DIR, RequestMixRow};
 pub use run_dir::RunDir;
 pub use run_id::{new_run_id, rfc3339_now};
 pub use search_steps::{SEARCH_DIR, SearchStepRow};
+pub use skipped_cells::SkippedCell;

@@ -64,6 +64,10 @@ pub struct RunStatus {
     pub spec_hash: String,
     /// Why the run ended as it did (interrupted by SIGINT, ...).
     pub message: Option<String>,
+    /// Cells the plan skipped (a JDK older than the runtime's `java.min`,
+    /// or not installed), with why; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_cells: Vec<super::SkippedCell>,
 }
 
 /// environment.json: what the run ran on. Never the process environment.

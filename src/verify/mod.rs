@@ -164,7 +164,9 @@ pub fn run(
             timeout,
             progress: err,
         };
-        records.push(session::check_runtime(rt, &plan.verify, &mut ctx));
+        let first = plan.cells.iter().find(|c| c.runtime == rt.name);
+        let started = first.map_or(std::borrow::Cow::Borrowed(rt), |c| rt.for_cell(c));
+        records.push(session::check_runtime(rt, &started, &plan.verify, &mut ctx));
     }
 
     let verdict = compare(&plan.verify, &records, options.allow_skipped);

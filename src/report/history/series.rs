@@ -235,6 +235,7 @@ mod tests {
                 quick_factor: None,
                 spec_hash: String::new(),
                 message: None,
+                skipped_cells: Vec::new(),
             },
             environment: Environment::default(),
             schedule: Default::default(),

@@ -698,9 +698,19 @@ impl<'a, D: Driver> Executor<'a, D> {
             ));
         } else {
             self.status.state = RunState::Complete;
+            let mut said = Vec::new();
             if !self.skipped.is_empty() {
                 let names: Vec<&str> = self.skipped.keys().map(String::as_str).collect();
-                self.status.message = Some(format!("skipped runtimes: {}", names.join(", ")));
+                said.push(format!("skipped runtimes: {}", names.join(", ")));
+            }
+            let cells = self.ctx.plan.skipped_cells.len();
+            if cells > 0 {
+                said.push(format!(
+                    "{cells} cell(s) skipped by the plan (their JDK; see `skipped_cells`)"
+                ));
+            }
+            if !said.is_empty() {
+                self.status.message = Some(said.join("; "));
             }
         }
         self.write_status()?;

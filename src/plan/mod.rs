@@ -37,6 +37,7 @@ pub mod runtime;
 pub mod search;
 pub mod show;
 pub mod show_dependencies;
+pub mod show_variants;
 pub mod template;
 pub mod tools;
 pub mod training;

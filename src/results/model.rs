@@ -359,6 +359,16 @@ pub struct MeasurementRow {
     pub gc_slow_seconds_paused: Option<f64>,
     #[serde(default)]
     pub gc_seconds_paused: Option<f64>,
+    // Per-cell JDK (issue 15 part 3): the JDK the cell ran on, where the
+    // runtime's `java.version` or start fields vary per cell (empty
+    // otherwise: configurations.csv has the runtime's JDK). Defaulted:
+    // older runs still read.
+    /// The JDK home the cell's service ran on.
+    #[serde(default)]
+    pub jdk_home: String,
+    /// Its `JAVA_VERSION` (from the JDK's `release` file), e.g. `25.0.1`.
+    #[serde(default)]
+    pub jdk_version: String,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

@@ -38,6 +38,8 @@ struct Data<'a> {
     /// training/<runtime>.json of every trained runtime.
     trainings: &'a [TrainingView],
     skipped: Vec<&'a ConfigurationRow>,
+    /// Cells the plan skipped (their JDK), from status.json.
+    skipped_cells: &'a [crate::results::SkippedCell],
     tie_rule: &'static str,
     pair_rule: &'static str,
     /// What the run's schedule confounds (sequential order, one start), if anything.
@@ -84,6 +86,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             .iter()
             .filter(|c| c.status != ConfigurationStatus::Ran)
             .collect(),
+        skipped_cells: &run.status.skipped_cells,
         tie_rule: TIE_RULE,
         pair_rule: PAIR_RULE,
         schedule_caveat: run.schedule.caveat(),

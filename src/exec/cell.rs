@@ -145,6 +145,7 @@ pub fn measure_cell_observed(
     let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
     (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     super::profiling::close(ctx, profiling, &report, &mut row)?;
+    super::nmt::record(ctx, service, cell, &row)?;
     if let Some(why) = hung(ctx, service, cell) {
         row.status = CellStatus::Failed;
         row.reason = one_line(&format!(

@@ -38,6 +38,7 @@ pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;
 pub mod memory_phases;
+pub mod nmt;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;

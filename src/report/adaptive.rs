@@ -106,6 +106,7 @@ mod tests {
             trainings: vec![],
             profiled: vec![],
             profiles: vec![],
+            nmt: vec![],
         };
         data.measurements = warmups
             .iter()

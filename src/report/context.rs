@@ -48,6 +48,8 @@ struct Data<'a> {
     adaptive: AdaptiveView,
     /// Profiled repeats, their artifacts, and GC pauses beside the tail.
     profiles: ProfilesView,
+    /// Native Memory Tracking beside RSS (nmt.csv).
+    nmt: super::nmt::NmtView,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -92,6 +94,7 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         schedule_caveat: run.schedule.caveat(),
         adaptive: AdaptiveView::of(run),
         profiles: ProfilesView::of(run),
+        nmt: super::nmt::NmtView::of(run),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

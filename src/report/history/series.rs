@@ -244,6 +244,7 @@ mod tests {
             trainings: Vec::new(),
             profiled: Vec::new(),
             profiles: Vec::new(),
+            nmt: Vec::new(),
             configurations: vec![],
             lifecycle: vec![],
             measurements,

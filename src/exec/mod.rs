@@ -51,6 +51,8 @@ pub mod request_mix;
 pub mod run;
 pub mod search;
 pub mod search_rule;
+#[cfg(test)]
+mod start_variant_tests;
 pub mod training;
 pub mod verdict;
 pub mod warmup;

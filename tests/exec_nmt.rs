@@ -52,8 +52,9 @@ results: {results}
     assert_eq!(skipped.len(), 2, "{status}");
     let reason = skipped[0]["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("helidon-se needs JDK 21 or newer; cell jdk=17,gc=G1,concurrency=2 resolved ")
-            && reason.ends_with(": skipped"),
+        reason.starts_with(
+            "helidon-se needs JDK 21 or newer; cell jdk=17,gc=G1,concurrency=2 resolved "
+        ) && reason.ends_with(": skipped"),
         "{reason}"
     );
 
@@ -81,9 +82,21 @@ results: {results}
         assert!(rss > 0, "{n:?}");
     }
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
-    assert!(md.contains("Native Memory Tracking"), "report.md has the NMT table");
-    assert!(md.contains("`helidon-se/jdk=25/gc=Parallel/concurrency=2`"), "{md}");
-    assert!(md.contains("- **skipped** `helidon-se/jdk=17/gc=G1/concurrency=2/r1`"), "{md}");
+    assert!(
+        md.contains("Native Memory Tracking"),
+        "report.md has the NMT table"
+    );
+    assert!(
+        md.contains("`helidon-se/jdk=25/gc=Parallel/concurrency=2`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **skipped** `helidon-se/jdk=17/gc=G1/concurrency=2/r1`"),
+        "{md}"
+    );
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
-    assert!(html.contains("NMT committed"), "report.html has the NMT table");
+    assert!(
+        html.contains("NMT committed"),
+        "report.html has the NMT table"
+    );
 }

@@ -668,9 +668,9 @@ impl<'a, D: Driver> Executor<'a, D> {
                 if done.contains(&(rt.name.clone(), index)) {
                     continue;
                 }
-                let row = self
-                    .driver
-                    .memory_phase(&self.ctx, &rt.for_cell(first), index, first, memory);
+                let row =
+                    self.driver
+                        .memory_phase(&self.ctx, &rt.for_cell(first), index, first, memory);
                 if self.ctx.interrupt.is_set() {
                     return Ok(()); // an interrupted process is measured again on resume
                 }

@@ -47,12 +47,26 @@ results: ./results
     assert_eq!(start, "./a --log false");
     assert_eq!(env["LOG_REQUESTS"], "false");
 
-    let status = RunDir::open(&outcome.run_dir).unwrap().read_status().unwrap();
-    if plan.runtimes[1].java.as_ref().is_some_and(|j| j.home.is_some()) {
+    let status = RunDir::open(&outcome.run_dir)
+        .unwrap()
+        .read_status()
+        .unwrap();
+    if plan.runtimes[1]
+        .java
+        .as_ref()
+        .is_some_and(|j| j.home.is_some())
+    {
         // A JDK 17 is installed: its cells are below min 99, skipped by the plan.
         assert_eq!(status.skipped_cells.len(), 4, "{status:?}");
-        assert!(status.skipped_cells[0].reason.starts_with("j needs JDK 99 or newer"));
+        assert!(
+            status.skipped_cells[0]
+                .reason
+                .starts_with("j needs JDK 99 or newer")
+        );
         let message = status.message.unwrap_or_default();
-        assert!(message.contains("4 cell(s) skipped by the plan"), "{message}");
+        assert!(
+            message.contains("4 cell(s) skipped by the plan"),
+            "{message}"
+        );
     }
 }

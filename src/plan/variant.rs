@@ -104,7 +104,11 @@ pub fn java_bin(java: &JavaPlan) -> String {
 
 /// Whether any of `sources` uses one of `axes` (a template that does not
 /// parse uses none here: its own render reports the syntax error).
-fn uses_axis<'a>(env: &Environment, sources: impl IntoIterator<Item = &'a str>, axes: &[String]) -> bool {
+fn uses_axis<'a>(
+    env: &Environment,
+    sources: impl IntoIterator<Item = &'a str>,
+    axes: &[String],
+) -> bool {
     sources.into_iter().any(|source| {
         source.contains("{{")
             && env.template_from_str(source).is_ok_and(|t| {
@@ -184,7 +188,11 @@ pub fn render_variant<'s>(
     let at = |field: &str| format!("runtimes.{name}.{field}");
     let java = match rt.java.as_ref() {
         Some(j) if templated_version(rt) => {
-            let version = r.one(&at("java.version"), j.version.as_deref().unwrap_or(""), &vars);
+            let version = r.one(
+                &at("java.version"),
+                j.version.as_deref().unwrap_or(""),
+                &vars,
+            );
             Some(jdks.version(&version))
         }
         _ => runtime.java.clone(),
@@ -270,7 +278,14 @@ pub fn apply<'s>(
                 hints: &draft.context.hints,
                 problems,
             };
-            cell.variant = Some(render_variant(&mut r, draft.name(), rt, draft.runtime(), vars, jdks));
+            cell.variant = Some(render_variant(
+                &mut r,
+                draft.name(),
+                rt,
+                draft.runtime(),
+                vars,
+                jdks,
+            ));
         }
         let java = match &cell.variant {
             Some(v) => v.java.as_ref(),
@@ -352,7 +367,13 @@ pub fn group_by_start(cells: Vec<Cell>) -> Vec<Cell> {
 }
 
 /// The problem of `train:` on a runtime whose start varies per cell.
-pub fn check_training(loaded: &LoadedSpec, name: &str, rt: &RuntimeSpec, per_cell: bool, problems: &mut Collector) {
+pub fn check_training(
+    loaded: &LoadedSpec,
+    name: &str,
+    rt: &RuntimeSpec,
+    per_cell: bool,
+    problems: &mut Collector,
+) {
     if per_cell && rt.train.is_some() {
         problems.add(
             loaded,

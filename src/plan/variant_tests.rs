@@ -60,21 +60,32 @@ measure: { duration: 1s }
 fn start_fields_resolve_per_cell_and_cells_below_min_are_skipped() {
     let root = tempfile::tempdir().unwrap();
     let plan = plan_with_jdks(SPEC, root.path()).unwrap();
-    let helidon: Vec<&Cell> = plan.cells.iter().filter(|c| c.runtime == "helidon").collect();
+    let helidon: Vec<&Cell> = plan
+        .cells
+        .iter()
+        .filter(|c| c.runtime == "helidon")
+        .collect();
     // jdk=17 is below min 21: 8 cells skipped, 8 left, all on JDK 25.
     assert_eq!(helidon.len(), 8);
     let skipped: Vec<&SkippedCell> = plan.skipped_cells.iter().collect();
     assert_eq!(skipped.len(), 8);
     let first = &skipped[0].reason;
     assert!(
-        first.starts_with("helidon needs JDK 21 or newer; cell jdk=17,gc=G1,log=true,concurrency=1 resolved ")
-            && first.ends_with("java-17 (17.0.9): skipped"),
+        first.starts_with(
+            "helidon needs JDK 21 or newer; cell jdk=17,gc=G1,log=true,concurrency=1 resolved "
+        ) && first.ends_with("java-17 (17.0.9): skipped"),
         "{first}"
     );
     let v = helidon[0].variant.as_ref().unwrap();
     let java = v.java.as_ref().unwrap();
     assert_eq!(java.version.as_deref(), Some("25.0.1"));
-    let bin = java.home.as_ref().unwrap().join("bin/java").display().to_string();
+    let bin = java
+        .home
+        .as_ref()
+        .unwrap()
+        .join("bin/java")
+        .display()
+        .to_string();
     assert_eq!(v.start, format!("{bin} -XX:+UseG1GC -jar app.jar"));
     assert_eq!(v.env["LOG_REQUESTS"], "true");
     // The build runs once, with the highest JDK the cells resolve to.
@@ -82,7 +93,12 @@ fn start_fields_resolve_per_cell_and_cells_below_min_are_skipped() {
     assert_eq!(rt.build, [format!("{bin} -version")]);
     assert_eq!(rt.start, v.start, "the runtime's start is its first cell's");
     // Go's start uses no axis: no variant.
-    assert!(plan.cells.iter().filter(|c| c.runtime == "go").all(|c| c.variant.is_none()));
+    assert!(
+        plan.cells
+            .iter()
+            .filter(|c| c.runtime == "go")
+            .all(|c| c.variant.is_none())
+    );
 }
 
 #[test]
@@ -193,7 +209,10 @@ measure: { duration: 1s }
     assert!(err.contains("at runtimes.j.build.0"), "{err}");
     assert!(err.contains("`gc` is an axis"), "{err}");
     assert!(err.contains("at runtimes.j.build.1"), "{err}");
-    assert!(err.contains("vary per cell; a build runs once per runtime"), "{err}");
+    assert!(
+        err.contains("vary per cell; a build runs once per runtime"),
+        "{err}"
+    );
     assert!(err.contains("at runtimes.j.train"), "{err}");
     assert!(err.contains("declare one runtime per value"), "{err}");
 }

@@ -83,7 +83,13 @@ pub fn parse(text: &str) -> Result<NmtSummary, NmtParseError> {
         }
     }
     let (reserved_bytes, committed_bytes) = total.ok_or_else(|| {
-        NmtParseError::NoTotal(text.trim().chars().take(200).collect::<String>().replace('\n', " / "))
+        NmtParseError::NoTotal(
+            text.trim()
+                .chars()
+                .take(200)
+                .collect::<String>()
+                .replace('\n', " / "),
+        )
     })?;
     Ok(NmtSummary {
         reserved_bytes,
@@ -128,7 +134,12 @@ fn size(text: &str) -> Result<u64, NmtParseError> {
 /// session `sid` (the service's group: the JVM may be a shell's child).
 pub fn read(jcmd: &Path, runtime: &str, sid: i32) -> Result<NmtSummary, ProfileError> {
     let pid = super::jvm::find_jvm(runtime, sid)?;
-    let text = super::jvm::jcmd(jcmd, runtime, pid, &["VM.native_memory", "summary", "scale=KB"])?;
+    let text = super::jvm::jcmd(
+        jcmd,
+        runtime,
+        pid,
+        &["VM.native_memory", "summary", "scale=KB"],
+    )?;
     parse(&text).map_err(|e| ProfileError::Nmt {
         runtime: runtime.to_owned(),
         why: e.to_string(),
@@ -162,7 +173,11 @@ mod tests {
         assert_eq!(s.categories.len(), 18, "{:?}", s.categories);
         let sum: u64 = s.categories.iter().map(|c| c.committed_bytes).sum();
         // Categories under 1KB are omitted: the sum is within a few KB of the total.
-        assert!(s.committed_bytes.abs_diff(sum) < 32 * 1024, "{sum} vs {}", s.committed_bytes);
+        assert!(
+            s.committed_bytes.abs_diff(sum) < 32 * 1024,
+            "{sum} vs {}",
+            s.committed_bytes
+        );
     }
 
     #[test]
@@ -183,7 +198,10 @@ mod tests {
             parse("12345:\nNative memory tracking is not enabled\n"),
             Err(NmtParseError::NotEnabled)
         );
-        assert!(matches!(parse("12345:\nsomething else"), Err(NmtParseError::NoTotal(_))));
+        assert!(matches!(
+            parse("12345:\nsomething else"),
+            Err(NmtParseError::NoTotal(_))
+        ));
         assert!(matches!(
             parse("Total: reserved=12XB, committed=1KB"),
             Err(NmtParseError::Size(_))

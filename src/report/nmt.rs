@@ -48,10 +48,7 @@ impl NmtView {
 
     /// The view of nmt.csv's `rows`.
     pub fn of_rows(rows: &[NmtRow]) -> NmtView {
-        let ok: Vec<&NmtRow> = rows
-            .iter()
-            .filter(|r| r.status == NmtStatus::Ok)
-            .collect();
+        let ok: Vec<&NmtRow> = rows.iter().filter(|r| r.status == NmtStatus::Ok).collect();
         let mut ids: Vec<&str> = Vec::new();
         for r in &ok {
             if !ids.contains(&r.config_id.as_str()) {
@@ -100,9 +97,14 @@ fn configuration(id: &str, rows: &[&NmtRow]) -> NmtConfiguration {
         cells: rows.len(),
         committed_bytes: committed,
         rss_max_bytes: rss,
-        committed_share_of_rss: committed.zip(rss).filter(|(_, r)| *r > 0.0).map(|(c, r)| c / r),
+        committed_share_of_rss: committed
+            .zip(rss)
+            .filter(|(_, r)| *r > 0.0)
+            .map(|(c, r)| c / r),
         java_heap_bytes: med(&|r| r.java_heap_committed_bytes),
-        class_metaspace_bytes: med(&|r| total(&[r.class_committed_bytes, r.metaspace_committed_bytes])),
+        class_metaspace_bytes: med(&|r| {
+            total(&[r.class_committed_bytes, r.metaspace_committed_bytes])
+        }),
         thread_bytes: med(&|r| r.thread_committed_bytes),
         code_bytes: med(&|r| r.code_committed_bytes),
         gc_bytes: med(&|r| r.gc_committed_bytes),
@@ -154,7 +156,10 @@ mod tests {
         let view = NmtView::of_rows(&rows);
         assert_eq!(view.configurations.len(), 1);
         let c = &view.configurations[0];
-        assert_eq!((c.cells, c.committed_bytes, c.rss_max_bytes), (3, Some(200.0), Some(400.0)));
+        assert_eq!(
+            (c.cells, c.committed_bytes, c.rss_max_bytes),
+            (3, Some(200.0), Some(400.0))
+        );
         assert_eq!(c.committed_share_of_rss, Some(0.5));
         assert_eq!(c.class_metaspace_bytes, Some(3.0));
         assert_eq!(c.rest_bytes, Some(200.0 - 100.0 - 15.0));

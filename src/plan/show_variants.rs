@@ -100,8 +100,8 @@ pub fn runtime_note(plan: &Plan, runtime: &super::RuntimePlan) -> Option<String>
         .iter()
         .any(|c| c.runtime == runtime.name && c.variant.is_some())
         .then(|| {
-            "    per cell start, env, jvm_flags and JDK use axes: each cell resolves its own (shown at each fresh start below); \
-             start and env above are its first cell's, the java above is the one it builds with"
+            "    per cell: its start fields use axes, so each cell resolves its own start, env, jvm_flags and JDK \
+             (shown at each fresh start below); start and env above are its first cell's, a java above is the one it builds with"
                 .to_owned()
         })
 }

@@ -145,6 +145,7 @@ pub fn measure_cell_observed(
     let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
     (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     super::profiling::close(ctx, profiling, &report, &mut row)?;
+    super::nmt::record(ctx, service, cell, &row)?;
     if let Some(why) = hung(ctx, service, cell) {
         row.status = CellStatus::Failed;
         row.reason = one_line(&format!(
@@ -297,8 +298,21 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
         target_rps: target,
         started_at: started_at.to_string(),
         profiled: cell.profiled,
+        jdk_home: cell_jdk(cell)
+            .and_then(|j| j.home.as_ref())
+            .map(|h| h.display().to_string())
+            .unwrap_or_default(),
+        jdk_version: cell_jdk(cell)
+            .and_then(|j| j.version.clone())
+            .unwrap_or_default(),
         ..Default::default()
     }
+}
+
+/// The JDK of a cell whose start fields vary per cell (else `None`: the
+/// runtime's JDK, recorded once in configurations.csv).
+fn cell_jdk(cell: &Cell) -> Option<&crate::plan::JavaPlan> {
+    cell.variant.as_ref().and_then(|v| v.java.as_ref())
 }
 
 pub(super) fn died_row(

@@ -51,6 +51,9 @@ pub struct Fake {
     pub failing_dependencies: BTreeSet<String>,
     /// Dependencies found dead when checked after this many checks.
     pub dying_dependencies: BTreeMap<String, u32>,
+    /// The start command and env of every measured start, in order, as
+    /// the runtime was handed to `start` (a cell's resolved start fields).
+    pub started_as: Vec<(String, BTreeMap<String, String>)>,
 }
 
 impl Fake {
@@ -183,6 +186,7 @@ impl Driver for Fake {
         _first_cell: &Cell,
     ) -> Result<Running<FakeService>, Box<StartFailure>> {
         self.calls.push(format!("start {} #{start_index}", rt.name));
+        self.started_as.push((rt.start.clone(), rt.env.clone()));
         if self.failing_starts.contains(&rt.name) {
             return Err(Box::new(StartFailure {
                 reason: format!("runtime {}: no 200 from GET /health (scripted)", rt.name),

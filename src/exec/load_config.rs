@@ -135,6 +135,7 @@ mod tests {
             limits: Default::default(),
             derived_rate: None,
             profiled: false,
+            variant: None,
         }
     }
 

@@ -39,6 +39,7 @@ pub mod interrupt;
 pub mod lifecycle;
 pub mod load_config;
 pub mod memory_phases;
+pub mod nmt;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod processes;
@@ -53,6 +54,8 @@ pub mod run;
 mod scenario_tests;
 pub mod search;
 pub mod search_rule;
+#[cfg(test)]
+mod start_variant_tests;
 pub mod training;
 pub mod verdict;
 pub mod warmup;

@@ -57,7 +57,8 @@ pub fn open(ctx: &CellContext, service: &Service, cell: &Cell) -> Option<CellPro
         cell_id: cell.id.clone(),
         sid: service.sid(),
         plan,
-        java_home: rt.java.as_ref().and_then(|j| j.home.clone()),
+        // The cell's own JDK, where it varies per cell.
+        java_home: rt.for_cell(cell).java.as_ref().and_then(|j| j.home.clone()),
         run_root: ctx.run.path().to_path_buf(),
         length: match cell.measure {
             crate::plan::Measure::Duration(d) => d,

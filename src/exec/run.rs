@@ -146,6 +146,7 @@ pub fn run<D: Driver>(
             quick_factor: plan.quick_factor,
             spec_hash: plan.spec_hash.clone(),
             message: req.resume.map(|_| "resumed".to_string()),
+            skipped_cells: plan.skipped_cells.clone(),
         },
         configurations: Configurations::new(plan, &run)?,
         measurements: CsvAppender::open(&run.file(MEASUREMENTS_FILE))?,
@@ -196,6 +197,8 @@ struct Up<S> {
     limits: crate::cgroup::Limits,
     /// The scenario of the cell it was started for (`scenarios:`).
     scenario: Option<String>,
+    /// The start fields it was started with, when they vary per cell.
+    variant: Option<crate::plan::variant::StartVariant>,
     running: Running<S>,
 }
 
@@ -206,6 +209,7 @@ impl<S> Up<S> {
             repeat: self.repeat,
             limits: &self.limits,
             scenario: self.scenario.as_deref(),
+            start: self.variant.as_ref(),
         }
     }
 }
@@ -393,7 +397,8 @@ impl<'a, D: Driver> Executor<'a, D> {
                 return Ok(());
             }
             let ColdStart { row, completed } =
-                self.driver.cold_start(&self.ctx, rt, index, first_cell);
+                self.driver
+                    .cold_start(&self.ctx, &rt.for_cell(first_cell), index, first_cell);
             if self.ctx.interrupt.is_set() {
                 return Ok(());
             }
@@ -457,7 +462,10 @@ impl<'a, D: Driver> Executor<'a, D> {
                 let n = starts.entry(rt.name.clone()).or_default();
                 *n += 1;
                 let start_index = *n;
-                let started = self.driver.start(&self.ctx, rt, start_index, cell);
+                // The runtime as this cell starts it (its JDK, flags, env).
+                let started = self
+                    .driver
+                    .start(&self.ctx, &rt.for_cell(cell), start_index, cell);
                 match started {
                     Ok(running) => {
                         evidence_missing = self.record_evidence(rt, &running)?;
@@ -474,6 +482,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                             limits: cell.limits.clone(),
                             scenario: crate::spec::scenarios::scenario_of(&cell.axes)
                                 .map(str::to_owned),
+                            variant: cell.variant.clone(),
                             running,
                         });
                     }
@@ -668,9 +677,9 @@ impl<'a, D: Driver> Executor<'a, D> {
                 if !self.prepare_dependencies(rt, None)? {
                     continue;
                 }
-                let row = self
-                    .driver
-                    .memory_phase(&self.ctx, rt, index, first, memory);
+                let row =
+                    self.driver
+                        .memory_phase(&self.ctx, &rt.for_cell(first), index, first, memory);
                 if self.ctx.interrupt.is_set() {
                     return Ok(()); // an interrupted process is measured again on resume
                 }
@@ -698,9 +707,19 @@ impl<'a, D: Driver> Executor<'a, D> {
             ));
         } else {
             self.status.state = RunState::Complete;
+            let mut said = Vec::new();
             if !self.skipped.is_empty() {
                 let names: Vec<&str> = self.skipped.keys().map(String::as_str).collect();
-                self.status.message = Some(format!("skipped runtimes: {}", names.join(", ")));
+                said.push(format!("skipped runtimes: {}", names.join(", ")));
+            }
+            let cells = self.ctx.plan.skipped_cells.len();
+            if cells > 0 {
+                said.push(format!(
+                    "{cells} cell(s) skipped by the plan (their JDK; see `skipped_cells`)"
+                ));
+            }
+            if !said.is_empty() {
+                self.status.message = Some(said.join("; "));
             }
         }
         self.write_status()?;

@@ -82,5 +82,7 @@ pub fn assemble(
         memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
         hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
         scenarios: super::scenarios::scenario_plans(loaded),
+        // Set by `build_on` from `super::variant`.
+        skipped_cells: Vec::new(),
     }
 }

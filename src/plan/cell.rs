@@ -68,6 +68,7 @@ pub fn render_cells<'s>(
             limits,
             derived_rate: None,
             profiled: false,
+            variant: None,
         });
     }
     cells
@@ -76,6 +77,12 @@ pub fn render_cells<'s>(
 /// The runtime's variables plus the axis values of this point.
 pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
     let mut vars = ctx.vars.clone();
+    set_axes(&mut vars, point);
+    vars
+}
+
+/// The axis values of `point` added to `vars`.
+pub fn set_axes(vars: &mut Vars, point: &matrix::Point) {
     for (name, value) in point {
         match value {
             AxisValue::Int(i) => vars.set(name, *i),
@@ -83,7 +90,6 @@ pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
             AxisValue::Text(t) => vars.set(name, t.clone()),
         }
     }
-    vars
 }
 
 pub fn render_request<'s>(

@@ -116,6 +116,7 @@ pub fn equal_load_cells(
                     group: group_text(group),
                 }),
                 profiled: false,
+                variant: template.variant.clone(),
                 axes,
             }
         })

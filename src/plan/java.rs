@@ -101,6 +101,7 @@ mod tests {
         let spec = JavaSpec {
             version: Some("25".into()),
             home: None,
+            ..JavaSpec::default()
         };
         let plan = resolve(&spec, root.path(), Some(&j17), root.path());
         assert_eq!(plan.home.as_deref(), Some(j25.as_path()));
@@ -108,6 +109,7 @@ mod tests {
         let spec17 = JavaSpec {
             version: Some("17".into()),
             home: None,
+            ..JavaSpec::default()
         };
         assert_eq!(
             resolve(&spec17, root.path(), Some(&j17), root.path()).home,
@@ -116,6 +118,7 @@ mod tests {
         let spec21 = JavaSpec {
             version: Some("21".into()),
             home: None,
+            ..JavaSpec::default()
         };
         assert_eq!(resolve(&spec21, root.path(), None, root.path()).home, None);
     }

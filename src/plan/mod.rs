@@ -38,11 +38,13 @@ pub mod scenarios;
 pub mod search;
 pub mod show;
 pub mod show_dependencies;
+pub mod show_variants;
 pub mod template;
 pub mod tools;
 pub mod training;
 pub mod vectors;
 pub mod verify_requests;
+pub mod variant;
 
 use std::path::Path;
 use std::time::Duration;
@@ -146,23 +148,25 @@ pub fn build_on(
     let dependencies =
         dependencies::plan_dependencies(loaded, &dependency_ports, host.cpus, &env, &mut problems);
 
+    let points = matrix::points(&loaded.spec.axes);
+    let names: Vec<&str> = loaded.runtimes.keys().map(String::as_str).collect();
+    let kept = filter::kept_points(&loaded.spec, &names, &points, &only);
+
     let mut drafts: Vec<RuntimeDraft> = loaded
         .runtimes
         .iter()
         .zip(ports)
-        .map(|((name, rt), port)| {
+        .zip(&kept)
+        .map(|(((name, rt), port), kept)| {
             let placed = runtime::Placed {
                 port,
                 dependencies: &dependencies,
+                points: kept.iter().map(|&p| &points[p]).collect(),
             };
             runtime::plan_runtime(loaded, name, rt, placed, host, &env, &mut problems)
         })
         .collect();
     profile::apply(loaded, &mut drafts, &mut problems);
-
-    let points = matrix::points(&loaded.spec.axes);
-    let names: Vec<&str> = drafts.iter().map(RuntimeDraft::name).collect();
-    let kept = filter::kept_points(&loaded.spec, &names, &points, &only);
 
     let train_requests: Vec<Vec<RequestPlan>> = drafts
         .iter()
@@ -174,13 +178,16 @@ pub fn build_on(
     let order = assemble::order(loaded);
     let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
     scenarios::scenario_by_scenario(loaded, &mut cells);
+    let mut jdks = variant::finder_of(loaded, host);
+    let (mut cells, skipped_cells) =
+        variant::apply(loaded, &env, &mut drafts, cells, &mut jdks, &mut problems);
     let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
     cells.extend(equal_load);
     let profiled = profile::profiled_cells(loaded, &drafts, &cells);
     cells.extend(profiled);
     let verify = verify_requests::plan_verify(loaded, &mut problems);
 
-    if cells.is_empty() && problems.is_empty() {
+    if cells.is_empty() && skipped_cells.is_empty() && problems.is_empty() {
         return Err(SpecErrors::one(filter::nothing_kept(loaded)));
     }
     problems.into_result()?;
@@ -194,6 +201,7 @@ pub fn build_on(
     let mut plan = assemble::assemble(loaded, runtimes, cells, affinity);
     plan.dependencies = dependencies;
     plan.verify = verify;
+    plan.skipped_cells = skipped_cells;
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

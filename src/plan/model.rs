@@ -61,6 +61,10 @@ pub struct Plan {
     /// its `scenario` axis value ([`Plan::needs_of`] reads their `needs`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<super::scenarios::ScenarioPlan>,
+    /// Cells planned but not run: the JDK they resolve to is older than
+    /// their runtime's `java.min`, or not installed ([`super::variant`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_cells: Vec<crate::results::SkippedCell>,
 }
 
 /// One `verify` request: sent to every runtime, the answers compared.
@@ -191,7 +195,7 @@ pub struct RuntimePlan {
 }
 
 /// The JDK a runtime asked for and where it was found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JavaPlan {
     /// What the spec asked for, e.g. "25", or an explicit home.
     pub requested: String,
@@ -281,6 +285,10 @@ pub struct Cell {
     /// in the headline statistics.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub profiled: bool,
+    /// The runtime's start fields resolved for this cell, when they use an
+    /// axis (`None`: the runtime's own apply; see [`super::variant`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<super::variant::StartVariant>,
 }
 
 /// Where an `equal_load` cell's rate comes from.

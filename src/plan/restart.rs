@@ -2,11 +2,12 @@
 //! exec applies it while walking the cells, the estimate counts starts with
 //! it, so what `runner plan` predicts is what `runner exec` does (deaths
 //! aside: a service that died is always started anew, whatever the policy).
+use super::variant::StartVariant;
 use super::{Cell, Restart};
 use crate::cgroup::Limits;
 
 /// What the restart rule looks at in a cell: its runtime, repeat, limits
-/// and scenario.
+/// scenario and the start fields it resolved (when they vary per cell).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Slot<'a> {
     pub runtime: &'a str,
@@ -14,6 +15,8 @@ pub struct Slot<'a> {
     pub limits: &'a Limits,
     /// Its `scenario` axis value (`None`: the spec has no `scenarios:`).
     pub scenario: Option<&'a str>,
+    /// `None`: the runtime's own start fields (they use no axis).
+    pub start: Option<&'a StartVariant>,
 }
 
 impl<'a> Slot<'a> {
@@ -23,6 +26,7 @@ impl<'a> Slot<'a> {
             repeat: cell.repeat,
             limits: &cell.limits,
             scenario: crate::spec::scenarios::scenario_of(&cell.axes),
+            start: cell.variant.as_ref(),
         }
     }
 }
@@ -35,14 +39,19 @@ impl<'a> Slot<'a> {
 /// So is a service whose limits differ from the next cell's: a runtime sizes
 /// itself for the limits it starts under (see [`super::limits`]). So is
 /// a service of another scenario: a scenario has dependencies of its own,
-/// and a service opens its pools to them as it starts.
+/// and a service opens its pools to them as it starts. So is one whose
+/// resolved start (command, env, JVM flags, JDK) differs from the next
+/// cell's: that cell measures another process (see [`super::variant`]).
 /// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
 /// changes, `cell` starts anew for every cell.
 pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {
     let Some(last) = up else {
         return true;
     };
-    if last.runtime != next.runtime || last.limits != next.limits || last.scenario != next.scenario
+    if last.runtime != next.runtime
+        || last.limits != next.limits
+        || last.scenario != next.scenario
+        || last.start != next.start
     {
         return true;
     }
@@ -68,6 +77,26 @@ mod tests {
             repeat,
             limits: &NONE,
             scenario: None,
+            start: None,
+        }
+    }
+
+    #[test]
+    fn another_resolved_start_always_needs_a_start_of_its_own() {
+        let variant = |gc: &str| StartVariant {
+            start: format!("java -XX:+Use{gc}GC -jar app.jar"),
+            env: Default::default(),
+            jvm_flags: vec![format!("-XX:+Use{gc}GC")],
+            java: None,
+        };
+        let (g1, same, z) = (variant("G1"), variant("G1"), variant("Z"));
+        let on = |v| Slot {
+            start: Some(v),
+            ..slot("a", 1)
+        };
+        for policy in [Restart::Run, Restart::Repeat] {
+            assert!(needs_fresh_start(policy, Some(on(&g1)), on(&z)));
+            assert!(!needs_fresh_start(policy, Some(on(&g1)), on(&same)));
         }
     }
 

@@ -58,6 +58,9 @@ fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
 pub struct Placed<'a> {
     pub port: u16,
     pub dependencies: &'a [super::DependencyPlan],
+    /// The axis points its cells are planned at (after the filters): a
+    /// templated `java.version` builds with the highest JDK they resolve to.
+    pub points: Vec<&'a super::matrix::Point>,
 }
 
 /// Plans runtime `name` at `placed`.
@@ -72,19 +75,15 @@ pub fn plan_runtime<'s>(
     problems: &mut Collector,
 ) -> RuntimeDraft {
     let at = |field: &str| format!("runtimes.{name}.{field}");
-    let Placed { port, dependencies } = placed;
+    let Placed {
+        port,
+        dependencies,
+        points,
+    } = placed;
     let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
-    let java: Option<JavaPlan> = rt
-        .java
-        .as_ref()
-        .map(|j| super::java::resolve(j, &loaded.base_dir, host.java_home, host.jvm_root));
-    let java_bin = java.as_ref().map(|j| match &j.home {
-        Some(home) => home.join("bin/java").display().to_string(),
-        None => format!(
-            "<jdk-{}-not-found>",
-            j.requested.replace(char::is_whitespace, "_")
-        ),
-    });
+    // Start fields that use an axis are rendered per cell (super::variant).
+    let per_cell = super::variant::varies(loaded, rt, env);
+    super::variant::check_training(loaded, name, rt, per_cell, problems);
 
     let mut vars = Vars::default();
     vars.set_map("host", &[("cpus", Value::from(host.cpus))]);
@@ -98,13 +97,11 @@ pub fn plan_runtime<'s>(
             super::dependencies::deps_value(dependencies, &needs),
         );
     }
-    if let Some(bin) = &java_bin {
-        vars.set("java", bin.clone());
-    }
     let hints = Hints {
         axes: loaded.spec.axes.keys().cloned().collect(),
-        has_java: java.is_some(),
+        has_java: rt.java.is_some(),
         dependencies: loaded.spec.dependencies.keys().cloned().collect(),
+        per_cell_start: per_cell,
     };
     let mut r = Renderer {
         loaded,
@@ -112,21 +109,38 @@ pub fn plan_runtime<'s>(
         hints: &hints,
         problems,
     };
+    let mut jdks = super::variant::JdkFinder::new(&loaded.base_dir, host.java_home, host.jvm_root);
+    // With a templated version, the runtime's JDK is the one it builds with.
+    let java: Option<JavaPlan> = rt.java.as_ref().map(|j| {
+        if super::variant::templated_version(rt) {
+            super::variant::build_jdk(&mut r, &at("java.version"), j, &vars, &points, &mut jdks)
+        } else {
+            super::java::resolve(j, &loaded.base_dir, host.java_home, host.jvm_root)
+        }
+    });
+    let java_bin = java.as_ref().map(super::variant::java_bin);
+    if let Some(bin) = &java_bin {
+        vars.set("java", bin.clone());
+    }
 
-    let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
-    vars.set("jvm_flags", jvm_flags.join(" "));
-
+    // Per cell: rendered by super::variant, the first cell's copied here.
+    let (jvm_flags, start, env_out) = if per_cell {
+        (Vec::new(), String::new(), BTreeMap::new())
+    } else {
+        let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
+        vars.set("jvm_flags", jvm_flags.join(" "));
+        let start = rt
+            .start
+            .as_deref()
+            .map(|s| r.one(&at("start"), s, &vars))
+            .unwrap_or_default();
+        let mut env_out: BTreeMap<String, String> = BTreeMap::new();
+        env_out.extend(r.map("env", &loaded.spec.env, &vars));
+        env_out.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
+        env_out.insert("PORT".into(), port.to_string());
+        (jvm_flags, start, env_out)
+    };
     let build = r.list(&at("build"), rt.build.as_ref(), &vars);
-    let start = rt
-        .start
-        .as_deref()
-        .map(|s| r.one(&at("start"), s, &vars))
-        .unwrap_or_default();
-
-    let mut env_out: BTreeMap<String, String> = BTreeMap::new();
-    env_out.extend(r.map("env", &loaded.spec.env, &vars));
-    env_out.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
-    env_out.insert("PORT".into(), port.to_string());
 
     let health_spec = rt.health.as_ref();
     let health = HealthPlan {

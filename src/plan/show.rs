@@ -105,6 +105,9 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
                 }
             }
         }
+        if let Some(note) = super::show_variants::runtime_note(plan, rt) {
+            let _ = writeln!(out, "{note}");
+        }
         if let Some(t) = &rt.train {
             let _ = writeln!(
                 out,
@@ -144,6 +147,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         plan.repeats
     );
     let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    let fresh = super::show_variants::fresh_starts(plan);
     for (i, cell) in plan.cells.iter().enumerate() {
         let load = match (&cell.load.mode, &cell.derived_rate) {
             (LoadMode::Closed { connections }, _) if !cell.load.ramp.is_zero() => format!(
@@ -183,7 +187,11 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             cell.id,
             warmup_words(cell.warmup)
         );
+        if let Some(line) = super::show_variants::start_line(plan, i, fresh[i]) {
+            let _ = writeln!(out, "{line}");
+        }
     }
+    super::show_variants::write_skipped(plan, &mut out);
     match &e.least {
         None => {
             let _ = writeln!(out, "\n{} cells", plan.cells.len());

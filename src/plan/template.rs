@@ -30,6 +30,9 @@ pub struct Hints {
     pub has_java: bool,
     /// Every dependency's name (a runtime sees only those it needs).
     pub dependencies: Vec<String>,
+    /// Whether the runtime's start fields use an axis (`jvm_flags` then
+    /// varies per cell and a per-runtime field such as `build` cannot use it).
+    pub per_cell_start: bool,
 }
 
 impl Vars {
@@ -113,9 +116,15 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
     let message = format!("undefined template variable `{name}`");
     let help = if hints.axes.iter().any(|a| a == root) {
         format!(
-            "`{root}` is an axis: axes change per cell and are only available in `workload` and `load` fields, \
-             not in runtime fields (the service is started once for all cells)"
+            "`{root}` is an axis: axes change per cell, so only per-cell fields may use them: `workload`, `load`, \
+             `limits` and a runtime's `env`, `jvm_flags`, `java.version` and `start`; `build`, `train`, `health`, \
+             `artifact` and `deployable` run or apply once per runtime: move what depends on `{root}` into \
+             `start`, `env` or `jvm_flags`, or declare one runtime per value"
         )
+    } else if root == "jvm_flags" && hints.per_cell_start {
+        "this runtime's `jvm_flags` use an axis, so they vary per cell; a build runs once per runtime \
+         and cannot use them: write the flags the build needs here directly"
+            .to_owned()
     } else if root == "seq" || root == "rand" {
         "`seq` and `rand(low, high)` change with every request: only a workload request's `path` and `body` may use them".to_owned()
     } else if root == "deps" && hints.dependencies.is_empty() {
@@ -209,6 +218,7 @@ mod tests {
             axes: vec!["concurrency".into()],
             has_java: false,
             dependencies: Vec::new(),
+            per_cell_start: false,
         };
         let err = render(&env, "{{ concurrency }}", &vars(), &hints).unwrap_err();
         assert!(err.help.contains("is an axis"));

@@ -38,6 +38,8 @@ pub enum ProfileError {
     },
     #[error("{path}: {why}")]
     Parse { path: PathBuf, why: String },
+    #[error("runtime {runtime}: VM.native_memory summary: {why}")]
+    Nmt { runtime: String, why: String },
     #[error("{path}: {cause}")]
     Io { path: PathBuf, cause: io::Error },
     #[error(

@@ -12,6 +12,7 @@ pub mod folded;
 pub mod gc_log;
 pub mod go;
 pub mod jvm;
+pub mod nmt;
 pub mod pauses;
 pub mod perf;
 pub mod pprof;

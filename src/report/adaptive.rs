@@ -90,6 +90,7 @@ mod tests {
                 quick_factor: None,
                 spec_hash: String::new(),
                 message: None,
+                skipped_cells: Vec::new(),
             },
             environment: Default::default(),
             configurations: vec![],
@@ -105,6 +106,7 @@ mod tests {
             trainings: vec![],
             profiled: vec![],
             profiles: vec![],
+            nmt: vec![],
         };
         data.measurements = warmups
             .iter()

@@ -38,6 +38,8 @@ struct Data<'a> {
     /// training/<runtime>.json of every trained runtime.
     trainings: &'a [TrainingView],
     skipped: Vec<&'a ConfigurationRow>,
+    /// Cells the plan skipped (their JDK), from status.json.
+    skipped_cells: &'a [crate::results::SkippedCell],
     tie_rule: &'static str,
     pair_rule: &'static str,
     /// What the run's schedule confounds (sequential order, one start), if anything.
@@ -46,6 +48,8 @@ struct Data<'a> {
     adaptive: AdaptiveView,
     /// Profiled repeats, their artifacts, and GC pauses beside the tail.
     profiles: ProfilesView,
+    /// Native Memory Tracking beside RSS (nmt.csv).
+    nmt: super::nmt::NmtView,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -84,11 +88,13 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             .iter()
             .filter(|c| c.status != ConfigurationStatus::Ran)
             .collect(),
+        skipped_cells: &run.status.skipped_cells,
         tie_rule: TIE_RULE,
         pair_rule: PAIR_RULE,
         schedule_caveat: run.schedule.caveat(),
         adaptive: AdaptiveView::of(run),
         profiles: ProfilesView::of(run),
+        nmt: super::nmt::NmtView::of(run),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

@@ -22,6 +22,7 @@ mod format;
 pub mod history;
 mod latency_charts;
 pub mod memory_phases;
+pub mod nmt;
 pub mod outliers;
 pub mod pairs;
 

@@ -47,6 +47,8 @@ pub struct RunData {
     pub profiled: Vec<MeasurementRow>,
     /// profiles.csv: the artifacts of the profiled repeats.
     pub profiles: Vec<ProfileRow>,
+    /// nmt.csv: Native Memory Tracking of the Java cells that tracked it.
+    pub nmt: Vec<crate::results::NmtRow>,
 }
 
 impl RunData {
@@ -91,6 +93,7 @@ impl RunData {
             trainings: trainings(dir)?,
             profiled,
             profiles: read_csv(&dir.join(PROFILES_FILE))?.unwrap_or_default(),
+            nmt: read_csv(&dir.join(crate::results::NMT_FILE))?.unwrap_or_default(),
         })
     }
 

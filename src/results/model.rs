@@ -64,6 +64,10 @@ pub struct RunStatus {
     pub spec_hash: String,
     /// Why the run ended as it did (interrupted by SIGINT, ...).
     pub message: Option<String>,
+    /// Cells the plan skipped (a JDK older than the runtime's `java.min`,
+    /// or not installed), with why; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_cells: Vec<super::SkippedCell>,
 }
 
 /// environment.json: what the run ran on. Never the process environment.
@@ -362,6 +366,16 @@ pub struct MeasurementRow {
     pub ramp_s: Option<f64>,
     #[serde(default)]
     pub ramp_requests: Option<u64>,
+    // Per-cell JDK (issue 15 part 3): the JDK the cell ran on, where the
+    // runtime's `java.version` or start fields vary per cell (empty
+    // otherwise: configurations.csv has the runtime's JDK). Defaulted:
+    // older runs still read.
+    /// The JDK home the cell's service ran on.
+    #[serde(default)]
+    pub jdk_home: String,
+    /// Its `JAVA_VERSION` (from the JDK's `release` file), e.g. `25.0.1`.
+    #[serde(default)]
+    pub jdk_version: String,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

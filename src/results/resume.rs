@@ -110,6 +110,7 @@ mod tests {
             quick_factor: None,
             spec_hash: "aaaaaaaaaaaaaaaa".into(),
             message: None,
+            skipped_cells: Vec::new(),
         };
         assert!(check_spec(&dir, &status, "aaaaaaaaaaaaaaaa", false).is_ok());
         let err = check_spec(&dir, &status, "bbbbbbbbbbbbbbbb", false).unwrap_err();

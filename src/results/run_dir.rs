@@ -143,6 +143,7 @@ mod tests {
             quick_factor: Some(10),
             spec_hash: "ab".into(),
             message: None,
+            skipped_cells: Vec::new(),
         }
     }
 

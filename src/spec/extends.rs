@@ -118,6 +118,8 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         java: merge_with(base.java, child.java, |b, c| JavaSpec {
             version: c.version.or(b.version),
             home: c.home.or(b.home),
+            min: c.min.or(b.min),
+            build: c.build.or(b.build),
         }),
         health: merge_with(base.health, child.health, |b, c| HealthSpec {
             path: c.path.or(b.path),

@@ -194,11 +194,19 @@ pub struct LimitsSpec {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with `version` (e.g. \"25\") or `home`"
+    expecting = "a map with `version` (e.g. \"25\") or `home`, and optionally `min` and `build`"
 )]
 pub struct JavaSpec {
+    /// A major version (`"25"`), or a template naming an axis
+    /// (`"{{ jdk }}"`): then each cell runs on its own JDK.
     pub version: Option<String>,
     pub home: Option<String>,
+    /// The oldest major version the runtime runs on: cells whose JDK is
+    /// older are skipped with a reason, not failed.
+    pub min: Option<u32>,
+    /// The major version the build runs with when `version` varies per
+    /// cell (default: the highest version the cells resolve to).
+    pub build: Option<String>,
 }
 
 /// How readiness is checked: GET `path` on 127.0.0.1:port until 200.

@@ -259,12 +259,25 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
                 "java needs exactly one of `version` or `home`",
                 "e.g. `java: { version: \"25\" }` or `java: { home: /usr/lib/jvm/temurin-25-jdk-amd64 }`",
             )),
-            (Some(v), None) if v.is_empty() || !v.chars().all(|c| c.is_ascii_digit()) => out.push(finding(
-                at("java.version"),
-                format!("java version `{v}` is not a major version number"),
-                "write the feature release only, e.g. \"25\" or \"21\"",
-            )),
+            (Some(v), None)
+                if !v.contains("{{") && (v.is_empty() || !v.chars().all(|c| c.is_ascii_digit())) =>
+            {
+                out.push(finding(
+                    at("java.version"),
+                    format!("java version `{v}` is not a major version number"),
+                    "write the feature release only, e.g. \"25\" or \"21\", or a template naming an axis, e.g. \"{{ jdk }}\"",
+                ))
+            }
             _ => {}
+        }
+        if let Some(b) = &java.build
+            && (b.is_empty() || !b.chars().all(|c| c.is_ascii_digit()))
+        {
+            out.push(finding(
+                at("java.build"),
+                format!("java build version `{b}` is not a major version number"),
+                "write the feature release the build runs with, e.g. \"25\"",
+            ));
         }
     }
     if let Some(signal) = rt.stop.as_ref().and_then(|s| s.signal.as_ref())

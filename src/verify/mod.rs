@@ -193,8 +193,11 @@ pub fn run(
             progress: err,
             cancelled: &cancelled,
         };
+        let first = plan.cells.iter().find(|c| c.runtime == rt.name);
+        let started = first.map_or(std::borrow::Cow::Borrowed(rt), |c| rt.for_cell(c));
         records.push(session::check_runtime(
             rt,
+            &started,
             &plan.verify,
             &mut ctx,
             &mut dependencies,

@@ -31,6 +31,7 @@ pub struct Context<'a> {
 /// Runs the whole session of `rt` and records what happened.
 pub fn check_runtime(
     rt: &RuntimePlan,
+    started: &RuntimePlan,
     requests: &[VerifyPlan],
     ctx: &mut Context,
     dependencies: &mut VerifyDependencies,
@@ -95,7 +96,8 @@ pub fn check_runtime(
         record.outcome = fail(Stage::Start, in_use.to_string(), &service_log);
         return record;
     }
-    let command = ServiceCommand::measured(rt, None);
+    // Started as its first cell starts it (its JDK, flags, env).
+    let command = ServiceCommand::measured(started, None);
     let _ = writeln!(
         ctx.progress,
         "verify: {}: starting on 127.0.0.1:{} (log {})",

@@ -382,6 +382,7 @@ pub(super) fn row_of(
         successes: r.ok,
         errors: e.total(),
         evidence_missing: ctx.evidence_missing.as_deref(),
+        generator_host: super::remote_load::generator_host(ctx.plan),
         ..gate_facts(&mut row, cell, &ctx.plan.gates, r, s, host)
     };
     let (status, reason) = verdict(&facts);

@@ -75,7 +75,9 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     };
     report_events(rx, err);
     let joined = worker.join();
-    // The run is over: the SSH master connections it shared end now.
+    // The run is over: the load hosts' sessions and the SSH master
+    // connections it shared end now.
+    crate::remote::pool::close_all();
     crate::remote::ssh::end_masters();
     let result = match joined {
         Ok(r) => r,

@@ -13,6 +13,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod install;
 pub mod merge;
+pub mod pool;
 pub mod protocol;
 pub mod server;
 pub mod service_client;

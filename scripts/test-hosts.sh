@@ -469,7 +469,7 @@ nothing_but_sshd ctl l1 l2 svc
 if [ "${1:-}" = --figures ]; then
     echo "== figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
     (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)
-    go_spec() { # file, hosts block
+    go_spec() { # file, hosts block, extra runtime lines (a build for the service host)
         cat > "$1" <<EOF
 experiment: { name: hosts-figures, title: load local vs remote, description: scripts/test-hosts.sh --figures }
 env: { WORK_FACTOR: "10", LOG_REQUESTS: "false" }
@@ -479,6 +479,7 @@ runtimes:
     start: ./build/server
     env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0" }
     health: { path: /health, timeout: 60s }
+${3:-}
 workload: { method: GET, path: "/api/generated/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [128], concurrency: [48] }
 load: { mode: closed, timeout: 10s }
@@ -495,13 +496,21 @@ EOF
   service: { address: $NET.1 }
   load:
 $(host_yaml l1)"
+    # The service on svc: built there from the copied sources (go on the
+    # session's PATH, the module cache shared through the filesystem).
+    go_spec "$tmp/go-svc.yaml" "hosts:
+  service: $(host_map svc)" '    build: ["go build -trimpath -o build/server ./cmd/server"]
+    artifact: build/server
+    env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0", PATH: "'"$(dirname "$(command -v go)")"':/usr/local/bin:/usr/bin:/bin", HOME: "'"$HOME"'" }'
     in_ns ctl timeout 300 "$runner" exec "$tmp/go-local.yaml" > "$tmp/go-local.out" 2>&1 || { cat "$tmp/go-local.out"; fail "go local"; }
     local_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
     in_ns ctl timeout 300 "$runner" exec "$tmp/go-remote.yaml" > "$tmp/go-remote.out" 2>&1 || { cat "$tmp/go-remote.out"; fail "go remote"; }
     remote_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
-    python3 - "$local_run" "$remote_run" <<'PY'
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-svc.yaml" > "$tmp/go-svc.out" 2>&1 || { cat "$tmp/go-svc.out"; fail "go with the service on svc"; }
+    svc_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    python3 - "$local_run" "$remote_run" "$svc_run" <<'PY'
 import csv, json, pathlib, statistics, sys
-for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
+for label, run in [("local, service local", sys.argv[1]), ("on l1, service local", sys.argv[2]), ("local, service on svc", sys.argv[3])]:
     run = pathlib.Path(run)
     rows = list(csv.DictReader(open(run / "measurements.csv")))
     tput = [float(r["throughput_rps"]) for r in rows]
@@ -520,5 +529,27 @@ for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
         for h in env.get("hosts", []):
             print(f"  FIGURE first session to {h['name']} (binary copy included): {h['session_open_ms']:.0f} ms; rtt {h['rtt_ms']:.3f} ms")
 PY
+    # What the SSH path costs per load, this build against $RUNNER_BEFORE
+    # (a build from before the sessions were shared), on the same spec.
+    if [ -n "${RUNNER_BEFORE:-}" ]; then
+        echo "== figures: SSH cost per load, before ($RUNNER_BEFORE) and after ($runner)"
+        write_spec "$tmp/cost.yaml" "1, 2, 3, 4" 1s 1s l1
+        for label in before after; do
+            bin=$runner; [ "$label" = before ] && bin=$RUNNER_BEFORE
+            # Each binary's first run copies it to l1; the second is measured.
+            in_ns ctl timeout 300 "$bin" exec "$tmp/cost.yaml" --only concurrency=1 > "$tmp/cost-$label.out" 2>&1 || { cat "$tmp/cost-$label.out"; fail "cost run ($label)"; }
+            t0=$(date +%s%N)
+            in_ns ctl timeout 300 "$bin" exec "$tmp/cost.yaml" > "$tmp/cost-$label.out" 2>&1 || { cat "$tmp/cost-$label.out"; fail "cost run ($label)"; }
+            t1=$(date +%s%N)
+            python3 - "$(newest_run)" "$label" "$(( (t1 - t0) / 1000000 ))" <<'PY'
+import csv, pathlib, statistics, sys
+run, label, wall_ms = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+opens = [float(p["session_open_ms"]) for f in sorted((run / "load-hosts").glob("*.csv")) for p in csv.DictReader(open(f))]
+cells = len(opens)
+print(f"  FIGURE SSH {label}: session open per measured load median {statistics.median(opens):.0f} ms "
+      f"(range {min(opens):.0f}-{max(opens):.0f}, {cells} cells); whole run {wall_ms / 1000:.1f} s for {cells} cells of 1 s + 1 s warmup")
+PY
+        done
+    fi
 fi
 echo "test-hosts: OK"

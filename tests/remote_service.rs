@@ -94,7 +94,10 @@ fn a_build_is_logged_back_and_cached_by_its_inputs() {
     assert_eq!(built["answer"], "built", "{built}");
     assert_eq!(built["cached"], false);
     assert_eq!(built["artifact_bytes"], 7);
-    assert!(log.contains("building-it"), "the build's output comes back: {log}");
+    assert!(
+        log.contains("building-it"),
+        "the build's output comes back: {log}"
+    );
     assert!(src.join("out.txt").exists());
     let (log, again) = r.call(build);
     assert_eq!(again["cached"], true, "{again}");
@@ -129,7 +132,10 @@ fn a_service_is_started_sampled_logged_and_stopped_with_grace() {
     let (_, samples) = r.call(json!({ "call": "sample_stop" }));
     let rows = samples["rows"].as_array().unwrap();
     assert!(rows.len() >= 2, "{samples}");
-    assert!(rows.iter().all(|row| row["rss_bytes"].as_u64().unwrap() > 0));
+    assert!(
+        rows.iter()
+            .all(|row| row["rss_bytes"].as_u64().unwrap() > 0)
+    );
     let (_, healthy) = r.call(json!({ "call": "still_healthy", "within_ms": 2000 }));
     assert_eq!(healthy["why_not"], Value::Null, "{healthy}");
     let (_, stopped) = r.call(json!({
@@ -145,7 +151,10 @@ fn a_service_is_started_sampled_logged_and_stopped_with_grace() {
         "the log is readable after the stop: {log}"
     );
     let (_, none) = r.call(json!({ "call": "alive" }));
-    assert_eq!(none["answer"], "failed", "no service after the stop: {none}");
+    assert_eq!(
+        none["answer"], "failed",
+        "no service after the stop: {none}"
+    );
 }
 
 #[test]
@@ -161,7 +170,10 @@ fn closing_stdin_while_the_service_runs_stops_all_of_it() {
     // The session drops.
     drop(r.stdin.take());
     let left = common::wait_all_gone(&all, Duration::from_secs(10));
-    assert!(left.is_empty(), "still running after the session closed: {left:?}");
+    assert!(
+        left.is_empty(),
+        "still running after the session closed: {left:?}"
+    );
     assert!(common::wait_for(Duration::from_secs(5), || matches!(
         r.child.try_wait(),
         Ok(Some(_))

@@ -118,6 +118,9 @@ pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
             format!("; host idle {}", percent(idle))
         }
     });
+    if f.gen_wait_share <= limit {
+        return None;
+    }
     let waited = percent(f.gen_wait_share);
     let reason = match &f.generator_host {
         GeneratorHost::Unnamed => format!(
@@ -129,15 +132,17 @@ pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
         GeneratorHost::Here => format!(
             "the generator on this host (local) waited for CPU {waited} of the window \
              (the service runs on the service host{})",
-            f.host_idle_share
-                .map_or(String::new(), |idle| format!("; this host idle {}", percent(idle)))
+            f.host_idle_share.map_or(String::new(), |idle| format!(
+                "; this host idle {}",
+                percent(idle)
+            ))
         ),
         GeneratorHost::Remote(host) => format!(
             "the generator on load host {host} waited for CPU {waited} of the window \
              (that host's own figures are in load-hosts/<cell>.csv)"
         ),
     };
-    (f.gen_wait_share > limit).then(|| GateFinding {
+    Some(GateFinding {
         status: CellStatus::Suspect,
         reason,
     })

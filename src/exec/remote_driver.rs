@@ -26,7 +26,9 @@ use crate::plan::memory::MemoryPlan;
 use crate::plan::{Cell, CellWarmup, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
 use crate::remote::service_client::ServiceHostClient;
-use crate::remote::service_wire::{ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind, millis as ms};
+use crate::remote::service_wire::{
+    ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind, millis as ms,
+};
 use crate::results::{
     Environment, LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus, Phase, ResultsError, StopOutcome,
     rfc3339_now,
@@ -128,7 +130,12 @@ impl RemoteHost {
     }
 
     /// Stops the service there; the lifecycle row's stop columns.
-    fn stop_there(&mut self, rt: &RuntimePlan, service: &mut RemoteService, row: &mut LifecycleRow) -> Option<String> {
+    fn stop_there(
+        &mut self,
+        rt: &RuntimePlan,
+        service: &mut RemoteService,
+        row: &mut LifecycleRow,
+    ) -> Option<String> {
         service.fetch_log();
         let stopped = service.client().stop(
             ServiceCall::Stop {
@@ -270,14 +277,20 @@ impl Driver for RemoteHost {
         let client = self.client()?;
         let log = ctx.run.log(&format!("build-{}", rt.name));
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
-        let copied = c.copy_sources(&rt.name, &rt.dir).map_err(|e| e.to_string())?;
+        let copied = c
+            .copy_sources(&rt.name, &rt.dir)
+            .map_err(|e| e.to_string())?;
         append(
             &log,
             &format!(
                 "=== runner: sources of {} ({} files) {} {}:{}\n",
                 rt.name,
                 copied.files,
-                if copied.sent { "copied to" } else { "unchanged, already on" },
+                if copied.sent {
+                    "copied to"
+                } else {
+                    "unchanged, already on"
+                },
                 self.host,
                 copied.dir
             ),
@@ -438,7 +451,10 @@ impl Driver for RemoteHost {
         };
         lifecycle.port_ms = Some(port_ms);
         lifecycle.startup_ms = Some(startup_ms);
-        let fail = |this: &mut Self, reason: String, mut lifecycle: LifecycleRow, mut service: RemoteService| {
+        let fail = |this: &mut Self,
+                    reason: String,
+                    mut lifecycle: LifecycleRow,
+                    mut service: RemoteService| {
             this.stop_there(rt, &mut service, &mut lifecycle);
             Box::new(StartFailure {
                 reason: one_line(&reason),
@@ -446,7 +462,12 @@ impl Driver for RemoteHost {
                 cancelled: ctx.interrupt.is_set(),
             })
         };
-        match super::remote_cell::first_success(&mut service, first_cell, rt.health.timeout, ctx.interrupt) {
+        match super::remote_cell::first_success(
+            &mut service,
+            first_cell,
+            rt.health.timeout,
+            ctx.interrupt,
+        ) {
             Ok(d) => lifecycle.first_request_ms = Some(millis(d) + startup_ms),
             Err(e) => {
                 let reason = format!(

@@ -75,7 +75,9 @@ pub enum Response {
     },
     /// The service host's answer to a `service` call (a build sends
     /// `log` answers before its last).
-    Service { answer: Box<ServiceAnswer> },
+    Service {
+        answer: Box<ServiceAnswer>,
+    },
     /// The request could not be carried out.
     Error {
         message: String,

@@ -80,9 +80,18 @@ impl ServiceHostClient {
         self.call(call, SHORT, during, &mut |_| {})
     }
 
-    pub fn stop(&mut self, call: ServiceCall, grace: Duration) -> Result<ServiceAnswer, RemoteError> {
+    pub fn stop(
+        &mut self,
+        call: ServiceCall,
+        grace: Duration,
+    ) -> Result<ServiceAnswer, RemoteError> {
         // The far side waits up to the grace, then 5 s for the kill, 5 s for the port.
-        self.call(call, grace + SLACK, "while it stopped the service", &mut |_| {})
+        self.call(
+            call,
+            grace + SLACK,
+            "while it stopped the service",
+            &mut |_| {},
+        )
     }
 
     /// Sends `call`, passes `log` answers to `on_log`, returns the last answer.
@@ -94,7 +103,12 @@ impl ServiceHostClient {
         on_log: &mut dyn FnMut(&str),
     ) -> Result<ServiceAnswer, RemoteError> {
         let logs_stream = matches!(call, ServiceCall::Build(_));
-        self.session.send(&Request::Service { call: Box::new(call) }, during)?;
+        self.session.send(
+            &Request::Service {
+                call: Box::new(call),
+            },
+            during,
+        )?;
         let deadline = Instant::now() + bound;
         loop {
             match self.session.next(deadline, during)? {

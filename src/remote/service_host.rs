@@ -12,19 +12,21 @@
 //! sshd died: `PR_SET_PDEATHSIG`), the service's guard does the same.
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::error::RemoteError;
 use super::protocol::{Response, send};
-use super::service_wire::{LOG_CHUNK, ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind};
+use super::service_wire::{
+    LOG_CHUNK, ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind,
+};
 use crate::build::{BuildCache, CacheRecord, input_hash, run_logged};
 use crate::cgroup::Limits;
 use crate::plan::{HealthPlan, StopPlan};
-use crate::sample::procfs::session_usage;
 use crate::sample::Sampler;
+use crate::sample::procfs::session_usage;
 use crate::service::{Service, ServiceCommand, StopKind};
 
 /// How often a running build's new log bytes are sent back.
@@ -113,7 +115,12 @@ impl ServiceHost {
                 grace: Duration::from_millis(grace_ms),
             }),
         };
-        send(out, &Response::Service { answer: answer.into() })
+        send(
+            out,
+            &Response::Service {
+                answer: answer.into(),
+            },
+        )
     }
 
     fn start(&mut self, w: &WireStart, closed: &dyn Fn() -> bool) -> ServiceAnswer {
@@ -129,7 +136,10 @@ impl ServiceHost {
         let state = home_relative(&w.state_dir);
         let log = state.join("logs").join(format!("{}.log", w.runtime));
         if let Err(e) = std::fs::create_dir_all(state.join("logs")) {
-            return failed(&format!("cannot create {}: {e}", state.join("logs").display()));
+            return failed(&format!(
+                "cannot create {}: {e}",
+                state.join("logs").display()
+            ));
         }
         let command = ServiceCommand {
             runtime: w.runtime.clone(),
@@ -300,7 +310,12 @@ fn build_here(
     let hash = || input_hash(dir, &w.commands, &env);
     let before = match hash() {
         Ok(h) => h,
-        Err(e) => return failed(&format!("cannot hash the sources in {}: {e}", dir.display())),
+        Err(e) => {
+            return failed(&format!(
+                "cannot hash the sources in {}: {e}",
+                dir.display()
+            ));
+        }
     };
     let cache = BuildCache::new(state.join(".build-cache"));
     let artifact = w.artifact.as_ref().map(|a| dir.join(a));
@@ -351,7 +366,12 @@ fn build_here(
     }
     let after = match hash() {
         Ok(h) => h,
-        Err(e) => return failed(&format!("cannot hash the sources in {}: {e}", dir.display())),
+        Err(e) => {
+            return failed(&format!(
+                "cannot hash the sources in {}: {e}",
+                dir.display()
+            ));
+        }
     };
     let artifact_bytes = artifact.as_deref().and_then(size_of);
     let record = CacheRecord {

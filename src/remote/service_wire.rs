@@ -80,7 +80,10 @@ pub struct WireStart {
 #[serde(tag = "answer", rename_all = "snake_case")]
 pub enum ServiceAnswer {
     /// Part of a log (a build's, while it runs; a service's, when asked).
-    Log { text: String, next: u64 },
+    Log {
+        text: String,
+        next: u64,
+    },
     Built {
         cached: bool,
         seconds: f64,
@@ -97,9 +100,16 @@ pub enum ServiceAnswer {
         port_ms: f64,
         startup_ms: f64,
     },
-    Alive { alive: bool, exit: String },
-    Healthy { why_not: Option<String> },
-    Usage { rss_bytes: u64 },
+    Alive {
+        alive: bool,
+        exit: String,
+    },
+    Healthy {
+        why_not: Option<String>,
+    },
+    Usage {
+        rss_bytes: u64,
+    },
     Sampling,
     Samples {
         rows: Vec<SampleRow>,
@@ -113,7 +123,9 @@ pub enum ServiceAnswer {
         log_dropped_bytes: u64,
     },
     /// The call failed; `message` says what, where and what to do.
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 /// How the service ended (`service::StopKind` on the wire).

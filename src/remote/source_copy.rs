@@ -51,10 +51,18 @@ pub fn copy_sources(target: &SshTarget, runtime: &str, dir: &Path) -> Result<Cop
         host: host.clone(),
         why,
     };
-    let hash = input_hash(dir, &[], &BTreeMap::new())
-        .map_err(|e| local(format!("cannot hash the sources of {runtime} in {}: {e}", dir.display())))?;
-    let files = source_files(dir)
-        .map_err(|e| local(format!("cannot list the sources of {runtime} in {}: {e}", dir.display())))?;
+    let hash = input_hash(dir, &[], &BTreeMap::new()).map_err(|e| {
+        local(format!(
+            "cannot hash the sources of {runtime} in {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let files = source_files(dir).map_err(|e| {
+        local(format!(
+            "cannot list the sources of {runtime} in {}: {e}",
+            dir.display()
+        ))
+    })?;
     let remote = remote_dir(target, runtime, &hash);
     let quoted = quote(&remote);
     let probe = command(target, &format!("test -d {quoted}"))
@@ -114,10 +122,12 @@ pub fn copy_sources(target: &SshTarget, runtime: &str, dir: &Path) -> Result<Cop
         }
     }
     let tar_done = tar.wait_with_output();
-    let ssh_done = ssh.wait_with_output().map_err(|cause| RemoteError::SpawnSsh {
-        host: host.clone(),
-        cause,
-    })?;
+    let ssh_done = ssh
+        .wait_with_output()
+        .map_err(|cause| RemoteError::SpawnSsh {
+            host: host.clone(),
+            cause,
+        })?;
     match tar_done {
         Ok(o) if o.status.success() => {}
         Ok(o) => {

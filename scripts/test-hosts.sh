@@ -37,6 +37,7 @@ SSHD=${SSHD:-/usr/sbin/sshd}
 P="rnr-test-$$-"
 NET=10.213.0
 fail() { echo "test-hosts: FAIL: $*" >&2; exit 1; }
+section() { echo "== $* (at ${SECONDS} s)"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
 [ -x "$SSHD" ] || fail "no $SSHD: apt-get install -y openssh-server"
@@ -81,7 +82,7 @@ in_ns() { local n=$1; shift; ip netns exec "$P$n" "$@"; }
 
 addr_of() { case $1 in ctl) echo "$NET.1" ;; l*) echo "$NET.1${1#l}" ;; svc) echo "$NET.20" ;; esac; }
 
-echo "== namespaces ${P}{br,ctl,l1,l2,svc} on $NET.0/24"
+section "namespaces ${P}{br,ctl,l1,l2,svc} on $NET.0/24"
 ns_add br
 ip -n "${P}br" link add br0 type bridge
 ip -n "${P}br" link set br0 up
@@ -99,7 +100,7 @@ join svc "$NET.20"
 # Nothing of ours may exist in the root namespace.
 if ip -o addr show | grep -q "$NET\."; then fail "an address of $NET.0/24 is in the root namespace"; fi
 
-echo "== keys and sshd in l1, l2, svc"
+section "keys and sshd in l1, l2, svc"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" -C rnr-test-client
 cp "$tmp/id.pub" "$tmp/authorized_keys"
 : > "$tmp/known_hosts"
@@ -195,7 +196,7 @@ EOF
 
 newest_run() { find "$tmp/results/hosts-test" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1; }
 
-echo "== one remote load host (l1)"
+section "one remote load host (l1)"
 write_spec "$tmp/one.yaml" "2, 4" 2s 1s l1
 "$runner" validate "$tmp/one.yaml"
 in_ns ctl timeout 120 "$runner" exec "$tmp/one.yaml" > "$tmp/one.out" 2>&1 || { cat "$tmp/one.out"; fail "runner exec with one load host"; }
@@ -237,7 +238,7 @@ for h in load_hosts:
 PY
 "$runner" report "$one" > /dev/null || fail "runner report cannot re-render the run"
 
-echo "== two load hosts (l1, l2)"
+section "two load hosts (l1, l2)"
 write_spec "$tmp/two.yaml" "4, 8" 2s 1s l1 l2
 in_ns ctl timeout 120 "$runner" exec "$tmp/two.yaml" > "$tmp/two.out" 2>&1 || { cat "$tmp/two.out"; fail "runner exec with two load hosts"; }
 two=$(newest_run)
@@ -264,7 +265,7 @@ for r in csv.DictReader(open(run / "measurements.csv")):
 print(f"  FIGURE window skew between two load hosts: max {max(skews):.3f} ms over {len(skews)} cells")
 PY
 
-echo "== the SSH connection killed mid-run"
+section "the SSH connection killed mid-run"
 # No warmups: the one load after the fingerprint is the measurement.
 write_spec "$tmp/kill.yaml" "2" 8s 0s l1
 in_ns ctl timeout 120 "$runner" exec "$tmp/kill.yaml" > "$tmp/kill.out" 2>&1 &
@@ -347,7 +348,7 @@ nothing_but_sshd() { # namespaces...: fails naming what still runs there
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 
-echo "== the service on svc over SSH, load on l1 and l2"
+section "the service on svc over SSH, load on l1 and l2"
 write_spec_svc "$tmp/svc.yaml" "2, 4" 2s 1s l1 l2
 "$runner" validate "$tmp/svc.yaml"
 in_ns ctl timeout 180 "$runner" exec "$tmp/svc.yaml" > "$tmp/svc.out" 2>&1 || { cat "$tmp/svc.out"; fail "runner exec with the service on svc"; }
@@ -400,7 +401,7 @@ grep -q "skipped on this host" "$svc2/logs/build-py.log" || fail "the unchanged 
 echo "  second run: sources unchanged (not copied), build cached on svc"
 nothing_but_sshd svc
 
-echo "== the SSH connections killed mid-run, service on svc"
+section "the SSH connections killed mid-run, service on svc"
 write_spec_svc "$tmp/svc-kill.yaml" "2" 8s 0s l1
 in_ns ctl timeout 180 "$runner" exec "$tmp/svc-kill.yaml" > "$tmp/svc-kill.out" 2>&1 &
 run_pid=$!
@@ -467,7 +468,7 @@ PY
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 if [ "${1:-}" = --figures ]; then
-    echo "== figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
+    section "figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
     (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)
     go_spec() { # file, hosts block, extra runtime lines (a build for the service host)
         cat > "$1" <<EOF
@@ -532,7 +533,7 @@ PY
     # What the SSH path costs per load, this build against $RUNNER_BEFORE
     # (a build from before the sessions were shared), on the same spec.
     if [ -n "${RUNNER_BEFORE:-}" ]; then
-        echo "== figures: SSH cost per load, before ($RUNNER_BEFORE) and after ($runner)"
+        section "figures: SSH cost per load, before ($RUNNER_BEFORE) and after ($runner)"
         write_spec "$tmp/cost.yaml" "1, 2, 3, 4" 1s 1s l1
         for label in before after; do
             bin=$runner; [ "$label" = before ] && bin=$RUNNER_BEFORE
@@ -552,4 +553,4 @@ PY
         done
     fi
 fi
-echo "test-hosts: OK"
+echo "test-hosts: OK (${SECONDS} s)"

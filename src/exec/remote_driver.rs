@@ -557,3 +557,50 @@ fn refused_dependency(dep: &DependencyPlan) -> String {
         dep.name
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanOptions;
+
+    fn plan(runtime_extra: &str, warmup_cell: &str) -> Plan {
+        let dir = std::env::temp_dir();
+        let text = format!(
+            "experiment: {{ name: remote-svc }}\n\
+             runtimes:\n  a: {{ dir: ., start: ./a{runtime_extra} }}\n\
+             workload: {{ path: /x }}\n\
+             load: {{ connections: 2 }}\n\
+             warmup: {{ service: 0s, cell: {warmup_cell} }}\n\
+             measure: {{ duration: 1s }}\n\
+             hosts:\n  service: {{ ssh: bench@10.213.0.20 }}\n"
+        );
+        let loaded = crate::spec::from_text(text, &dir.join("remote-svc.yaml"))
+            .unwrap_or_else(|e| panic!("test spec: {e}"));
+        crate::plan::build(&loaded, &PlanOptions::default())
+            .unwrap_or_else(|e| panic!("test plan: {e}"))
+    }
+
+    #[test]
+    fn a_plain_plan_runs_on_the_service_host_at_its_ssh_address() {
+        let p = plan("", "1s");
+        assert!(unsupported(&p).is_empty(), "{:?}", unsupported(&p));
+        assert_eq!(
+            service_address(&p).unwrap(),
+            "10.213.0.20".parse::<std::net::IpAddr>().unwrap()
+        );
+        assert!(RemoteHost::for_plan(&p).is_some());
+    }
+
+    #[test]
+    fn what_the_service_host_cannot_do_is_refused_by_name() {
+        let p = plan(", java: { version: \"25\" }", "auto");
+        let problems = unsupported(&p);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("runtime a: `java:`"), "{problems:?}");
+        assert!(problems[1].contains("`warmup.cell: auto`"), "{problems:?}");
+        for p in &problems {
+            assert!(p.contains("bench@10.213.0.20"), "names the host: {p}");
+            assert!(p.contains("hosts.service: local"), "says what to do: {p}");
+        }
+    }
+}

@@ -539,6 +539,18 @@ for label, run in [("local, service local", sys.argv[1]), ("on l1, service local
         for h in env.get("hosts", []):
             print(f"  FIGURE first session to {h['name']} (binary copy included): {h['session_open_ms']:.0f} ms; rtt {h['rtt_ms']:.3f} ms")
 PY
+    # One `ssh l1 true` with its own connection, and over a shared master.
+    section "figures: one ssh session, its own connection vs over a ControlMaster"
+    in_ns ctl bash -c '
+        o=(-o BatchMode=yes -p 2222 -i "$1/id" -o UserKnownHostsFile="$1/known_hosts" -o StrictHostKeyChecking=yes)
+        cm=(-o ControlMaster=auto -o ControlPath="$1/cm-%C" -o ControlPersist=15)
+        t() { local s=$(date +%s%N); ssh "${o[@]}" "$@" root@'"$NET"'.11 true; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+        plain=$(for i in 1 2 3 4 5 6; do t; done | tr "\n" " ")
+        t "${cm[@]}" > /dev/null # opens the master
+        shared=$(for i in 1 2 3 4 5 6; do t "${cm[@]}"; done | tr "\n" " ")
+        ssh "${o[@]}" "${cm[@]}" -O exit root@'"$NET"'.11 2>/dev/null
+        echo "  FIGURE ssh true (ms): own connection: $plain; over a ControlMaster: $shared"
+    ' _ "$tmp"
     # What the SSH path costs per load, this build against $RUNNER_BEFORE
     # (a build from before the sessions were shared), on the same spec.
     if [ -n "${RUNNER_BEFORE:-}" ]; then

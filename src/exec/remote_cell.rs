@@ -10,7 +10,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::cell::{CellContext, CellEnd, base_row, row_of, write_timeline};
+use super::cell::{
+    CellContext, CellEnd, base_row, measure_sample_interval, row_of, write_timeline,
+};
 use super::cell_facts::HostWindow;
 use super::events::Event;
 use super::load_config::{measure_config, warmup_config};
@@ -58,7 +60,7 @@ pub fn measure_remote_cell(
         CellWarmup::Auto(_) => unreachable!("warmup `auto` is refused for a remote service host"),
     };
     let config = measure_config(cell, service.addr, None);
-    if let Err(e) = service.sample_start(ctx.plan.sample_interval) {
+    if let Err(e) = service.sample_start(measure_sample_interval(ctx.plan)) {
         return Ok(lost_or_failed(ctx, service, cell, &started_at, &e));
     }
     let host = HostWindow::open();

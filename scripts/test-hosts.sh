@@ -4,8 +4,9 @@
 # openssh-server) in each load host's namespace with generated keys, and the
 # controlling runner and its service in a namespace too.
 #
-#   ctl (10.213.0.1: runner exec + the fixture service)
-#   l1  (10.213.0.11: sshd) , l2 (10.213.0.12: sshd)
+#   ctl (10.213.0.1: runner exec + the fixture service of the local-service runs)
+#   l1  (10.213.0.11: sshd) , l2 (10.213.0.12: sshd): load hosts
+#   svc (10.213.0.20: sshd): the service host of the remote-service runs
 #   br  (the bridge; every veth pair is created inside the namespaces)
 #
 # Network safety: every address exists only inside namespaces this script
@@ -19,7 +20,12 @@
 # fingerprint), a run with two load hosts (connections split, counts of the
 # merged row equal to the hosts' sum, window skew), and that killing the SSH
 # connection mid-run leaves nothing running on the load host and a run that
-# `--resume` completes.
+# `--resume` completes; then the same with the service on `svc` over SSH
+# and the load on l1 and l2 (sources copied and built there, the same run
+# directory files as a local-service run, every host in environment.json),
+# and that killing the SSH connections mid-run leaves no service process in
+# svc (by the PID the far side reported, and its cgroup empty) and a run
+# that `--resume` completes.
 #
 # Needs root (namespaces), iproute2, python3, and sshd (installed by .ci/run:
 # apt-get install -y openssh-server; the system's sshd service is never used).
@@ -31,6 +37,7 @@ SSHD=${SSHD:-/usr/sbin/sshd}
 P="rnr-test-$$-"
 NET=10.213.0
 fail() { echo "test-hosts: FAIL: $*" >&2; exit 1; }
+section() { echo "== $* (at ${SECONDS} s)"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
 [ -x "$SSHD" ] || fail "no $SSHD: apt-get install -y openssh-server"
@@ -39,6 +46,11 @@ command -v ip >/dev/null || fail "no ip(8): apt-get install -y iproute2"
 
 tmp=$(mktemp -d /tmp/rnr-test-hosts.XXXXXX)
 chmod 755 "$tmp"
+# runner copies itself to every host: a debug build without its debug
+# information is a quarter of the bytes (and of the test's time here).
+if command -v objcopy >/dev/null && objcopy --strip-debug "$runner" "$tmp/runner" 2>/dev/null; then
+    runner=$tmp/runner
+fi
 pids=()
 namespaces=()
 
@@ -73,7 +85,9 @@ ns_add() {
 
 in_ns() { local n=$1; shift; ip netns exec "$P$n" "$@"; }
 
-echo "== namespaces ${P}{br,ctl,l1,l2} on $NET.0/24"
+addr_of() { case $1 in ctl) echo "$NET.1" ;; l*) echo "$NET.1${1#l}" ;; svc) echo "$NET.20" ;; esac; }
+
+section "namespaces ${P}{br,ctl,l1,l2,svc} on $NET.0/24"
 ns_add br
 ip -n "${P}br" link add br0 type bridge
 ip -n "${P}br" link set br0 up
@@ -87,17 +101,18 @@ join() { # name, address
 join ctl "$NET.1"
 join l1 "$NET.11"
 join l2 "$NET.12"
+join svc "$NET.20"
 # Nothing of ours may exist in the root namespace.
 if ip -o addr show | grep -q "$NET\."; then fail "an address of $NET.0/24 is in the root namespace"; fi
 
-echo "== keys and sshd in l1, l2"
+section "keys and sshd in l1, l2, svc"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" -C rnr-test-client
 cp "$tmp/id.pub" "$tmp/authorized_keys"
 : > "$tmp/known_hosts"
 mkdir -p /run/sshd # sshd's privilege separation directory (Debian's own path)
 sshd_pids=()
-for h in l1 l2; do
-    addr=$NET.1${h#l}
+for h in l1 l2 svc; do
+    addr=$(addr_of "$h")
     mkdir -p "$tmp/$h"
     ssh-keygen -q -t ed25519 -N '' -f "$tmp/$h/host_key"
     echo "[$addr]:2222 $(cut -d' ' -f1,2 "$tmp/$h/host_key.pub")" >> "$tmp/known_hosts"
@@ -116,17 +131,24 @@ StrictModes no
 ClientAliveInterval 2
 ClientAliveCountMax 3
 EOF
-    in_ns "$h" "$SSHD" -D -e -f "$tmp/$h/sshd_config" 2> "$tmp/$h/sshd.log" &
+    if [ "$h" = svc ]; then
+        # The service host enters only the network namespace (not `ip netns
+        # exec`, which mounts a fresh /sys without cgroupfs), so the
+        # services started there get the cgroups this machine gives.
+        nsenter --net="/run/netns/$P$h" "$SSHD" -D -e -f "$tmp/$h/sshd_config" 2> "$tmp/$h/sshd.log" &
+    else
+        in_ns "$h" "$SSHD" -D -e -f "$tmp/$h/sshd_config" 2> "$tmp/$h/sshd.log" &
+    fi
     pids+=($!)
 done
-for h in l1 l2; do
+for h in l1 l2 svc; do
     for _ in $(seq 50); do [ -s "$tmp/$h/sshd.pid" ] && break; sleep 0.1; done
     [ -s "$tmp/$h/sshd.pid" ] || fail "sshd in $h did not start: $(cat "$tmp/$h/sshd.log")"
     pids+=("$(cat "$tmp/$h/sshd.pid")")
     sshd_pids+=("$(cat "$tmp/$h/sshd.pid")")
 done
-for h in l1 l2; do
-    addr=$NET.1${h#l}
+for h in l1 l2 svc; do
+    addr=$(addr_of "$h")
     for _ in $(seq 50); do
         in_ns ctl ssh -o BatchMode=yes -o ConnectTimeout=2 -p 2222 -i "$tmp/id" \
             -o UserKnownHostsFile="$tmp/known_hosts" -o StrictHostKeyChecking=yes \
@@ -137,12 +159,27 @@ for h in l1 l2; do
         -o StrictHostKeyChecking=yes "root@$addr" true || fail "ssh to $addr does not work: $(cat "$tmp/$h/sshd.log")"
 done
 
+host_map() { # host name -> its YAML map
+    echo "{ ssh: root@$(addr_of "$1"), port: 2222, identity: $tmp/id, known_hosts: $tmp/known_hosts, dir: $tmp/$1/runner }"
+}
 host_yaml() { # host name -> one YAML list item
-    local addr=$NET.1${1#l}
-    echo "    - { ssh: root@$addr, port: 2222, identity: $tmp/id, known_hosts: $tmp/known_hosts, dir: $tmp/$1/runner }"
+    echo "    - $(host_map "$1")"
 }
 
 write_spec() { # file, concurrency list, duration, warmup, load hosts...
+    SERVICE_HOST="{ address: $NET.1 }" START="start: python3 service.py" write_spec_on "$@"
+}
+
+# As write_spec, the service host from $SERVICE_HOST. On the service host
+# the fixture is built (copied into build/ of the copy there, never of the
+# repository) and started from its build output.
+write_spec_svc() {
+    SERVICE_HOST="$(host_map svc)" START='build: ["mkdir -p build && cp service.py build/service.py"]
+    artifact: build/service.py
+    start: python3 build/service.py' write_spec_on "$@"
+}
+
+write_spec_on() {
     local file=$1 conc=$2 duration=$3 warmup=$4; shift 4
     {
         cat <<EOF
@@ -150,7 +187,7 @@ experiment: { name: hosts-test, title: load hosts over SSH, description: scripts
 runtimes:
   py:
     dir: $root/tests/fixtures/exec
-    start: python3 service.py
+    $START
     health: { path: /health, timeout: 10s, interval: 50ms }
     stop: { signal: TERM, grace: 3s }
     env: { BIND: "0.0.0.0" }
@@ -162,7 +199,7 @@ warmup: { service: $warmup, cell: $warmup }
 measure: { duration: $duration }
 results: $tmp/results
 hosts:
-  service: { address: $NET.1 }
+  service: $SERVICE_HOST
   load:
 EOF
         for h in "$@"; do host_yaml "$h"; done
@@ -171,7 +208,7 @@ EOF
 
 newest_run() { find "$tmp/results/hosts-test" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1; }
 
-echo "== one remote load host (l1)"
+section "one remote load host (l1)"
 write_spec "$tmp/one.yaml" "2, 4" 2s 1s l1
 "$runner" validate "$tmp/one.yaml"
 in_ns ctl timeout 120 "$runner" exec "$tmp/one.yaml" > "$tmp/one.out" 2>&1 || { cat "$tmp/one.out"; fail "runner exec with one load host"; }
@@ -213,7 +250,7 @@ for h in load_hosts:
 PY
 "$runner" report "$one" > /dev/null || fail "runner report cannot re-render the run"
 
-echo "== two load hosts (l1, l2)"
+section "two load hosts (l1, l2)"
 write_spec "$tmp/two.yaml" "4, 8" 2s 1s l1 l2
 in_ns ctl timeout 120 "$runner" exec "$tmp/two.yaml" > "$tmp/two.out" 2>&1 || { cat "$tmp/two.out"; fail "runner exec with two load hosts"; }
 two=$(newest_run)
@@ -240,7 +277,7 @@ for r in csv.DictReader(open(run / "measurements.csv")):
 print(f"  FIGURE window skew between two load hosts: max {max(skews):.3f} ms over {len(skews)} cells")
 PY
 
-echo "== the SSH connection killed mid-run"
+section "the SSH connection killed mid-run"
 # No warmups: the one load after the fingerprint is the measurement.
 write_spec "$tmp/kill.yaml" "2" 8s 0s l1
 in_ns ctl timeout 120 "$runner" exec "$tmp/kill.yaml" > "$tmp/kill.out" 2>&1 &
@@ -264,15 +301,18 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 [ -n "$remote_pid" ] || { cat "$tmp/kill.out"; fail "no long-lived runner remote appeared on l1"; }
-# The local ssh client of that session: a child of the runner in ctl, by PID.
-ssh_pid=""
-for pid in $(ip netns pids "${P}ctl"); do
-    exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-    [ "$exe" = "$(readlink -f "$(command -v ssh)")" ] && ssh_pid=$pid
-done
+# The connection: every ssh of the runner in ctl (the ControlMaster that
+# holds the TCP connection and the sessions' clients), by PID.
+ssh_pids() {
+    for pid in $(ip netns pids "${P}ctl"); do
+        exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+        [ "$exe" = "$(readlink -f "$(command -v ssh)")" ] && echo "$pid"
+    done
+}
+ssh_pid=$(ssh_pids | tr '\n' ' ')
 [ -n "$ssh_pid" ] || fail "no ssh client found in ctl"
-kill -KILL "$ssh_pid"
-echo "  killed ssh (pid $ssh_pid); remote runner was pid $remote_pid"
+kill -KILL $ssh_pid
+echo "  killed ssh (pids $ssh_pid); remote runner was pid $remote_pid"
 left=""
 for _ in $(seq 100); do
     left=""
@@ -307,15 +347,140 @@ if status["state"] != "complete" or len(rows) != 1 or rows[0]["status"] == "fail
     sys.exit(f"test-hosts: FAIL: resumed run: {status['state']}, {len(rows)} rows")
 print(f"  resumed: complete, {rows[0]['requests']} ok")
 PY
-for ns in ctl l1 l2; do
-    for pid in $(ip netns pids "$P$ns"); do
-        case " ${sshd_pids[*]} " in *" $pid "*) ;; *) fail "pid $pid still runs in $ns: $(tr '\0' ' ' < /proc/$pid/cmdline)" ;; esac
+nothing_but_sshd() { # namespaces...: fails naming what still runs there
+    local ns pid
+    for ns in "$@"; do
+        for pid in $(ip netns pids "$P$ns"); do
+            case " ${sshd_pids[*]} " in *" $pid "*) ;; *) fail "pid $pid still runs in $ns: $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null)" ;; esac
+        done
     done
+}
+# The runner's ControlMaster connections end with the run (ControlPersist
+# is short and the run ends them); give them a moment.
+for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
+nothing_but_sshd ctl l1 l2 svc
+
+section "the service on svc over SSH, load on l1 and l2"
+write_spec_svc "$tmp/svc.yaml" "2, 4" 2s 1s l1 l2
+"$runner" validate "$tmp/svc.yaml"
+in_ns ctl timeout 180 "$runner" exec "$tmp/svc.yaml" > "$tmp/svc.out" 2>&1 || { cat "$tmp/svc.out"; fail "runner exec with the service on svc"; }
+svc_run=$(newest_run)
+ls -d "$tmp/svc/runner/src/py-"* >/dev/null || fail "the sources were not copied to svc"
+ls "$tmp/svc/runner/src/py-"*/build/service.py >/dev/null || fail "the build did not run on svc"
+[ ! -e "$root/tests/fixtures/exec/build" ] || fail "the remote build wrote into the repository"
+python3 - "$svc_run" "$two" <<'PY'
+import csv, json, pathlib, sys
+run, local = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+# The same run directory as a local-service run with the same load hosts.
+def files(d): return sorted(str(p.relative_to(d)).split("/")[0] for p in d.iterdir())
+if files(run) != files(local): fail(f"files {files(run)} differ from a local-service run's {files(local)}")
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if len(rows) != 2: fail(f"{len(rows)} rows, want 2")
+for r in rows:
+    if r["status"] == "failed": fail(f"cell {r['cell_id']} failed: {r['reason']}")
+    if r["status"] == "suspect": print(f"  {r['cell_id']} suspect: {r['reason']}")
+    stem = r["cell_id"].replace("/", "__")
+    parts = list(csv.DictReader(open(run / "load-hosts" / f"{stem}.csv")))
+    if len(parts) != 2 or sum(int(p["ok"]) for p in parts) != int(r["requests"]): fail(f"load hosts' parts of {stem}")
+    samples = list(csv.DictReader(open(run / "samples" / f"{stem}.csv")))
+    if len(samples) < 2 or max(int(s["rss_bytes"]) for s in samples) <= 0: fail(f"no samples from the service host for {stem}")
+    if not r["service_cpu_s"] or float(r["service_cpu_s"]) <= 0: fail(f"no service CPU for {stem}")
+    print(f"  {r['cell_id']:<22} ok {int(r['requests']):>6} p99 {float(r['latency_p99_ms']):.2f} ms "
+          f"service cpu {float(r['service_cpu_s']):.2f} s rss max {int(r['service_rss_max_bytes'])/1e6:.1f} MB (sampled on svc)")
+env = json.loads((run / "environment.json").read_text())
+roles = sorted((h["role"], h["name"]) for h in env.get("hosts", []))
+if [r for r, _ in roles] != ["load", "load", "service"]: fail(f"environment.json hosts {roles}")
+for h in env["hosts"]:
+    if h.get("error") or not h["host"]["kernel"]: fail(f"no fingerprint of {h['name']}: {h.get('error')}")
+life = list(csv.DictReader(open(run / "lifecycle.csv")))
+if not life or not life[0]["startup_ms"] or life[0]["stop"] != "graceful": fail(f"lifecycle {life}")
+log = (run / "logs" / "py.log").read_text()
+if "started on the service host" not in log: fail("logs/py.log lacks the service host's start line")
+build = (run / "logs" / "build-py.log").read_text()
+if "on this host" not in build: fail(f"logs/build-py.log does not show the remote build: {build[:300]}")
+print(f"  hosts: {roles}; lifecycle startup {float(life[0]['startup_ms']):.0f} ms, stop {life[0]['stop']}")
+PY
+"$runner" report "$svc_run" > /dev/null || fail "runner report cannot re-render the remote-service run"
+grep -q "unchanged, already on\|copied to" "$svc_run/logs/build-py.log" || fail "no copy line in build-py.log"
+nothing_but_sshd svc
+
+section "the SSH connections killed mid-run, service on svc"
+write_spec_svc "$tmp/svc-kill.yaml" "2" 8s 0s l1
+in_ns ctl timeout 180 "$runner" exec "$tmp/svc-kill.yaml" > "$tmp/svc-kill.out" 2>&1 &
+run_pid=$!
+pids+=($run_pid)
+remote_pid=""
+for _ in $(seq 600); do
+    kill -0 "$run_pid" 2>/dev/null || break
+    pid=$(remote_of_l1)
+    if [ -n "$pid" ]; then
+        sleep 1.5
+        [ "$(remote_of_l1)" = "$pid" ] && remote_pid=$pid && break
+    fi
+    sleep 0.1
 done
+[ -n "$remote_pid" ] || { cat "$tmp/svc-kill.out"; fail "the measurement never started on l1"; }
+killed=$(newest_run)
+# The same runtime as the run before: nothing copied, the build cached there.
+grep -q "unchanged, already on" "$killed/logs/build-py.log" || fail "the unchanged sources were copied again"
+grep -q "skipped on this host" "$killed/logs/build-py.log" || fail "the unchanged build ran again on svc"
+echo "  sources unchanged since the run before (not copied), build cached on svc"
+# What the far side reported: "pid P, session S, cgroup C" in logs/py.log.
+line=$(grep "started on the service host" "$killed/logs/py.log" | tail -n 1)
+svc_pid=$(echo "$line" | sed -n 's/.* pid \([0-9]*\),.*/\1/p')
+svc_cgroup=$(echo "$line" | sed -n 's/.*, cgroup \(.*\)$/\1/p')
+[ -n "$svc_pid" ] || fail "no service pid in $killed/logs/py.log: $line"
+kill -0 "$svc_pid" 2>/dev/null || fail "the service (pid $svc_pid) is not running mid-run"
+ssh_pid=$(ssh_pids | tr '\n' ' ')
+kill -KILL $ssh_pid
+echo "  killed ssh (pids $ssh_pid); the service on svc was pid $svc_pid, cgroup $svc_cgroup"
+for _ in $(seq 100); do kill -0 "$svc_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$svc_pid" 2>/dev/null && fail "the service (pid $svc_pid) still runs on svc after the SSH connection was killed"
+left=""
+for _ in $(seq 100); do
+    left=""
+    for pid in $(ip netns pids "${P}svc"); do
+        case " ${sshd_pids[*]} " in *" $pid "*) ;; *) left="$left $pid" ;; esac
+    done
+    [ -z "$left" ] && break
+    sleep 0.1
+done
+[ -z "$left" ] || fail "still running on svc after the SSH connection was killed:$(for p in $left; do echo -n " $p:$(tr '\0' ' ' < /proc/$p/cmdline)"; done)"
+if [ -n "$svc_cgroup" ] && [ "$svc_cgroup" != none ] && [ -e "$svc_cgroup/cgroup.procs" ]; then
+    [ -z "$(cat "$svc_cgroup/cgroup.procs")" ] || fail "the service's cgroup $svc_cgroup is not empty: $(cat "$svc_cgroup/cgroup.procs")"
+fi
+echo "  nothing left on svc but its sshd (service pid gone, cgroup ${svc_cgroup:-none} empty or removed)"
+rc=0
+wait "$run_pid" || rc=$?
+[ "$rc" = 130 ] || { cat "$tmp/svc-kill.out"; fail "runner exec exited $rc after the lost hosts, want 130 (interrupted)"; }
+python3 - "$killed" <<'PY'
+import json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+status = json.loads((run / "status.json").read_text())
+msg = status.get("message") or ""
+if status["state"] != "interrupted" or "SSH connection" not in msg or "--resume" not in msg:
+    sys.exit(f"test-hosts: FAIL: status after the lost hosts: {status['state']}: {msg}")
+print(f"  recorded: {status['state']}: {msg}")
+PY
+in_ns ctl timeout 180 "$runner" exec "$tmp/svc-kill.yaml" --resume "$killed" > "$tmp/svc-resume.out" 2>&1 || { cat "$tmp/svc-resume.out"; fail "--resume after the lost service host"; }
+python3 - "$killed" <<'PY'
+import csv, json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+status = json.loads((run / "status.json").read_text())
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if status["state"] != "complete" or len(rows) != 1 or rows[0]["status"] == "failed":
+    sys.exit(f"test-hosts: FAIL: resumed run: {status['state']}, {len(rows)} rows")
+print(f"  resumed: complete, {rows[0]['requests']} ok")
+PY
+for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
+nothing_but_sshd ctl l1 l2 svc
 if [ "${1:-}" = --figures ]; then
-    echo "== figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
+    section "figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
     (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)
-    go_spec() { # file, hosts block
+    go_spec() { # file, hosts block, extra runtime lines (a build for the service host), extra env
         cat > "$1" <<EOF
 experiment: { name: hosts-figures, title: load local vs remote, description: scripts/test-hosts.sh --figures }
 env: { WORK_FACTOR: "10", LOG_REQUESTS: "false" }
@@ -323,8 +488,9 @@ runtimes:
   go-stdlib:
     dir: $root/runtimes/go-nethttp
     start: ./build/server
-    env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0" }
+    env: { GOMAXPROCS: "{{ host.cpus }}", GOMEMLIMIT: "off", HOST: "0.0.0.0"${4:-} }
     health: { path: /health, timeout: 60s }
+${3:-}
 workload: { method: GET, path: "/api/generated/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [128], concurrency: [48] }
 load: { mode: closed, timeout: 10s }
@@ -341,13 +507,20 @@ EOF
   service: { address: $NET.1 }
   load:
 $(host_yaml l1)"
+    # The service on svc: built there from the copied sources (go on the
+    # session's PATH, the module cache shared through the filesystem).
+    go_spec "$tmp/go-svc.yaml" "hosts:
+  service: $(host_map svc)" '    build: ["go build -trimpath -o build/server ./cmd/server"]
+    artifact: build/server' ", PATH: \"$(dirname "$(command -v go)"):/usr/local/bin:/usr/bin:/bin\", HOME: \"$HOME\""
     in_ns ctl timeout 300 "$runner" exec "$tmp/go-local.yaml" > "$tmp/go-local.out" 2>&1 || { cat "$tmp/go-local.out"; fail "go local"; }
     local_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
     in_ns ctl timeout 300 "$runner" exec "$tmp/go-remote.yaml" > "$tmp/go-remote.out" 2>&1 || { cat "$tmp/go-remote.out"; fail "go remote"; }
     remote_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
-    python3 - "$local_run" "$remote_run" <<'PY'
+    in_ns ctl timeout 300 "$runner" exec "$tmp/go-svc.yaml" > "$tmp/go-svc.out" 2>&1 || { cat "$tmp/go-svc.out"; fail "go with the service on svc"; }
+    svc_run=$(find "$tmp/figures/hosts-figures" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+    python3 - "$local_run" "$remote_run" "$svc_run" <<'PY'
 import csv, json, pathlib, statistics, sys
-for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
+for label, run in [("local, service local", sys.argv[1]), ("on l1, service local", sys.argv[2]), ("local, service on svc", sys.argv[3])]:
     run = pathlib.Path(run)
     rows = list(csv.DictReader(open(run / "measurements.csv")))
     tput = [float(r["throughput_rps"]) for r in rows]
@@ -366,5 +539,39 @@ for label, run in [("local ", sys.argv[1]), ("remote", sys.argv[2])]:
         for h in env.get("hosts", []):
             print(f"  FIGURE first session to {h['name']} (binary copy included): {h['session_open_ms']:.0f} ms; rtt {h['rtt_ms']:.3f} ms")
 PY
+    # One `ssh l1 true` with its own connection, and over a shared master.
+    section "figures: one ssh session, its own connection vs over a ControlMaster"
+    in_ns ctl bash -c '
+        o=(-o BatchMode=yes -p 2222 -i "$1/id" -o UserKnownHostsFile="$1/known_hosts" -o StrictHostKeyChecking=yes)
+        cm=(-o ControlMaster=auto -o ControlPath="$1/cm-%C" -o ControlPersist=15)
+        t() { local s=$(date +%s%N); ssh "${o[@]}" "$@" root@'"$NET"'.11 true; echo $(( ($(date +%s%N) - s) / 1000000 )); }
+        plain=$(for i in 1 2 3 4 5 6; do t; done | tr "\n" " ")
+        t "${cm[@]}" > /dev/null # opens the master
+        shared=$(for i in 1 2 3 4 5 6; do t "${cm[@]}"; done | tr "\n" " ")
+        ssh "${o[@]}" "${cm[@]}" -O exit root@'"$NET"'.11 2>/dev/null
+        echo "  FIGURE ssh true (ms): own connection: $plain; over a ControlMaster: $shared"
+    ' _ "$tmp"
+    # What the SSH path costs per load, this build against $RUNNER_BEFORE
+    # (a build from before the sessions were shared), on the same spec.
+    if [ -n "${RUNNER_BEFORE:-}" ]; then
+        section "figures: SSH cost per load, before ($RUNNER_BEFORE) and after ($runner)"
+        write_spec "$tmp/cost.yaml" "1, 2, 3, 4" 1s 1s l1
+        for label in before after; do
+            bin=$runner; [ "$label" = before ] && bin=$RUNNER_BEFORE
+            # Each binary's first run copies it to l1; the second is measured.
+            in_ns ctl timeout 300 "$bin" exec "$tmp/cost.yaml" --only concurrency=1 > "$tmp/cost-$label.out" 2>&1 || { cat "$tmp/cost-$label.out"; fail "cost run ($label)"; }
+            t0=$(date +%s%N)
+            in_ns ctl timeout 300 "$bin" exec "$tmp/cost.yaml" > "$tmp/cost-$label.out" 2>&1 || { cat "$tmp/cost-$label.out"; fail "cost run ($label)"; }
+            t1=$(date +%s%N)
+            python3 - "$(newest_run)" "$label" "$(( (t1 - t0) / 1000000 ))" <<'PY'
+import csv, pathlib, statistics, sys
+run, label, wall_ms = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+opens = [float(p["session_open_ms"]) for f in sorted((run / "load-hosts").glob("*.csv")) for p in csv.DictReader(open(f))]
+cells = len(opens)
+print(f"  FIGURE SSH {label}: session open per measured load median {statistics.median(opens):.0f} ms "
+      f"(range {min(opens):.0f}-{max(opens):.0f}, {cells} cells); whole run {wall_ms / 1000:.1f} s for {cells} cells of 1 s + 1 s warmup")
+PY
+        done
+    fi
 fi
-echo "test-hosts: OK"
+echo "test-hosts: OK (${SECONDS} s)"

@@ -86,7 +86,7 @@ fn hello_ping_and_a_load_whose_histograms_come_back_whole() {
     let server = TestServer::start(Behavior::Ok);
     let mut r = Remote::start();
     r.send(json!({ "op": "hello" }));
-    assert_eq!(r.answer()["protocol"], 1);
+    assert_eq!(r.answer()["protocol"], 2);
     r.send(json!({ "op": "ping", "seq": 7 }));
     assert_eq!(r.answer()["seq"], 7);
     r.send(json!({ "op": "fingerprint" }));

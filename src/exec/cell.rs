@@ -165,7 +165,7 @@ pub fn measure_cell_observed(
 /// sampler reads once at the start and once at `finish()`: CPU and memory
 /// of the window still come from those two readings, and nothing of the
 /// runner wakes up on the host while the latencies are recorded.
-fn measure_sample_interval(plan: &crate::plan::Plan) -> Duration {
+pub(super) fn measure_sample_interval(plan: &crate::plan::Plan) -> Duration {
     if plan.sample_during_measure {
         plan.sample_interval
     } else {
@@ -396,6 +396,7 @@ pub(super) fn row_of(
         successes: r.ok,
         errors: e.total(),
         evidence_missing: ctx.evidence_missing.as_deref(),
+        generator_host: super::remote_load::generator_host(ctx.plan),
         ..gate_facts(&mut row, cell, &ctx.plan.gates, r, s, host)
     };
     let (status, reason) = verdict(&facts);

@@ -44,12 +44,16 @@ fn load_and_run(
         resume: opts.resume.as_deref(),
         force: opts.force,
     };
-    run(
-        &request,
-        &mut Processes::default(),
-        Interrupt::install,
-        events,
-    )
+    // A service host over SSH gets the driver that runs the services there.
+    match super::remote_driver::RemoteHost::for_plan(&plan) {
+        Some(mut remote) => run(&request, &mut remote, Interrupt::install, events),
+        None => run(
+            &request,
+            &mut Processes::default(),
+            Interrupt::install,
+            events,
+        ),
+    }
 }
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with
@@ -70,7 +74,12 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
         }
     };
     report_events(rx, err);
-    let result = match worker.join() {
+    let joined = worker.join();
+    // The run is over: the load hosts' sessions and the SSH master
+    // connections it shared end now.
+    crate::remote::pool::close_all();
+    crate::remote::ssh::end_masters();
+    let result = match joined {
         Ok(r) => r,
         Err(_) => {
             let _ = writeln!(

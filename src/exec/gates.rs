@@ -2,7 +2,7 @@
 //! generator held back by the host, the Nagle latency floor, Little's law.
 //! Each is a pure function of [`CellFacts`] and the run's [`Gates`], giving
 //! the verdict it calls for with the reason written into the cell row.
-use super::verdict::CellFacts;
+use super::verdict::{CellFacts, GeneratorHost};
 use crate::load::ErrorCounts;
 use crate::results::CellStatus;
 
@@ -118,14 +118,33 @@ pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
             format!("; host idle {}", percent(idle))
         }
     });
-    (f.gen_wait_share > limit).then(|| GateFinding {
-        status: CellStatus::Suspect,
-        reason: format!(
-            "the generator waited for CPU {} of the window (service + generator used {:.2} of {} CPUs{idle})",
-            percent(f.gen_wait_share),
-            f.host_cpus_used,
-            f.host_cpus
+    if f.gen_wait_share <= limit {
+        return None;
+    }
+    let waited = percent(f.gen_wait_share);
+    let reason = match &f.generator_host {
+        GeneratorHost::Unnamed => format!(
+            "the generator waited for CPU {waited} of the window (service + generator used {:.2} of {} CPUs{idle})",
+            f.host_cpus_used, f.host_cpus
         ),
+        // The service's CPUs are another host's: only this host's idle
+        // share says anything about the generator's.
+        GeneratorHost::Here => format!(
+            "the generator on this host (local) waited for CPU {waited} of the window \
+             (the service runs on the service host{})",
+            f.host_idle_share.map_or(String::new(), |idle| format!(
+                "; this host idle {}",
+                percent(idle)
+            ))
+        ),
+        GeneratorHost::Remote(host) => format!(
+            "the generator on load host {host} waited for CPU {waited} of the window \
+             (that host's own figures are in load-hosts/<cell>.csv)"
+        ),
+    };
+    Some(GateFinding {
+        status: CellStatus::Suspect,
+        reason,
     })
 }
 
@@ -263,6 +282,31 @@ mod tests {
         assert_eq!(
             describe_errors(&e),
             "reset: 3, status 500: 617, status 503: 2, malformed: 1"
+        );
+    }
+
+    #[test]
+    fn a_waiting_generator_names_its_host_when_hosts_are_declared() {
+        let remote = CellFacts {
+            gen_wait_share: 0.14,
+            host_cpus_used: 1.97,
+            generator_host: GeneratorHost::Remote("root@10.213.0.11".into()),
+            ..facts()
+        };
+        assert_eq!(
+            generator_wait(&remote).unwrap().reason,
+            "the generator on load host root@10.213.0.11 waited for CPU 14% of the window \
+             (that host's own figures are in load-hosts/<cell>.csv)"
+        );
+        let here = CellFacts {
+            host_idle_share: Some(0.02),
+            generator_host: GeneratorHost::Here,
+            ..remote
+        };
+        assert_eq!(
+            generator_wait(&here).unwrap().reason,
+            "the generator on this host (local) waited for CPU 14% of the window \
+             (the service runs on the service host; this host idle 2.0%)"
         );
     }
 

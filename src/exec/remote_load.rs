@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 use super::interrupt::Interrupt;
+use super::verdict::GeneratorHost;
 use crate::load::{self, LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::plan::Plan;
 use crate::remote::HostsLoad;
@@ -13,6 +14,27 @@ use crate::results::{LOAD_HOSTS_DIR, LoadHostRow, ResultsError, RunDir, write_cs
 /// service at a time, one cell at a time), so one slot is enough; the cell
 /// that ran it takes it right after.
 static LAST: Mutex<Option<HostsLoad>> = Mutex::new(None);
+
+/// The load host whose generator waited most in the last remote load
+/// (kept by [`write_hosts`] for the cell's reasons).
+static BUSIEST: Mutex<Option<String>> = Mutex::new(None);
+
+/// Where the last load's generator ran, for the reasons of its cell.
+pub fn generator_host(plan: &Plan) -> GeneratorHost {
+    if plan.hosts.remote_load() {
+        let busiest = BUSIEST.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let all = || {
+            let names: Vec<&str> = plan.hosts.load.iter().map(|h| h.name.as_str()).collect();
+            names.join(", ")
+        };
+        return GeneratorHost::Remote(busiest.unwrap_or_else(all));
+    }
+    if plan.hosts.service.ssh().is_some() {
+        GeneratorHost::Here
+    } else {
+        GeneratorHost::Unnamed
+    }
+}
 
 /// Runs `config` where the plan says the load runs.
 pub fn run(
@@ -72,6 +94,16 @@ pub fn write_hosts(run: &RunDir, cell_id: &str) -> Result<(), ResultsError> {
             installed: h.installed,
         })
         .collect();
+    *BUSIEST.lock().unwrap_or_else(|p| p.into_inner()) = hosts
+        .hosts
+        .iter()
+        .max_by(|a, b| {
+            a.report
+                .generator
+                .wait_share
+                .total_cmp(&b.report.generator.wait_share)
+        })
+        .map(|h| h.host.clone());
     let path = run.cell_file(LOAD_HOSTS_DIR, cell_id, "csv");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(ResultsError::write(dir))?;

@@ -46,6 +46,22 @@ pub struct CellFacts<'a> {
     pub closed_connections: Option<u32>,
     /// Answers (successes and errors) per second.
     pub answered_rps: f64,
+    // --- Hosts (issue 17): which host the generator's figures are about. ---
+    /// Where the load generator ran, named in its reasons when the spec declares hosts.
+    pub generator_host: GeneratorHost,
+}
+
+/// Where a cell's load generator ran, as its reasons name it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum GeneratorHost {
+    /// Service and generator on this host, no `hosts:`: "the generator".
+    #[default]
+    Unnamed,
+    /// This host, with the service on the SSH service host: this host's
+    /// CPUs are the generator's alone.
+    Here,
+    /// A load host reached over SSH (with several: the one that waited most).
+    Remote(String),
 }
 
 /// `(Ok, "")`, `(Suspect, reasons)` or `(Failed, reason)`.

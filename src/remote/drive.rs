@@ -170,6 +170,10 @@ pub fn drive(
             report,
         });
     }
+    // Every host answered: their sessions serve the next load.
+    for session in sessions {
+        super::pool::give_back(session);
+    }
     let reports: Vec<LoadReport> = per_host.iter().map(|h| h.report.clone()).collect();
     let merged = merge(&reports).map_err(|e| LoadError::Remote {
         host: loads
@@ -185,7 +189,7 @@ pub fn drive(
     })
 }
 
-/// Opens every host's session at once; the first failure wins.
+/// Checks out every host's session at once (`pool`); the first failure wins.
 fn open_all(loads: &[&Host]) -> Result<Vec<Session>, (String, RemoteError)> {
     thread::scope(|scope| {
         let handles: Vec<_> = loads
@@ -193,7 +197,7 @@ fn open_all(loads: &[&Host]) -> Result<Vec<Session>, (String, RemoteError)> {
             .map(|h| {
                 scope.spawn(move || {
                     let target = h.ssh().expect("only SSH hosts are opened");
-                    Session::open(target).map_err(|e| (h.name.clone(), e))
+                    super::pool::checkout(target).map_err(|e| (h.name.clone(), e))
                 })
             })
             .collect();

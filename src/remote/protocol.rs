@@ -12,11 +12,12 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use super::error::RemoteError;
+use super::service_wire::{ServiceAnswer, ServiceCall};
 use super::wire::{WireLoadConfig, WireLoadReport};
 use crate::results::HostInfo;
 
 /// Bumped when a request or response changes shape.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// What the controlling runner asks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +40,9 @@ pub enum Request {
     },
     /// Cancel the running load (it still answers `load_done`).
     Cancel,
+    /// A call to the service host: build, start, sample, stop its service
+    /// (`super::service_wire`). Answered by `service` responses.
+    Service { call: Box<ServiceCall> },
     /// End the session.
     Bye,
 }
@@ -68,6 +72,11 @@ pub enum Response {
     LoadDone {
         report: Box<WireLoadReport>,
         started_unix_ns: u64,
+    },
+    /// The service host's answer to a `service` call (a build sends
+    /// `log` answers before its last).
+    Service {
+        answer: Box<ServiceAnswer>,
     },
     /// The request could not be carried out.
     Error {

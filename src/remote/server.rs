@@ -8,12 +8,14 @@
 //! (sshd's session process) dies (`PR_SET_PDEATHSIG`).
 use std::io::{self, BufReader, Write};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
 use super::error::RemoteError;
 use super::protocol::{PROTOCOL_VERSION, Request, Response, receive, send, unix_ns};
+use super::service_host::ServiceHost;
 use super::wire::{WireLoadConfig, WireLoadReport};
 use crate::load::{self, LoadControl};
 
@@ -33,11 +35,22 @@ enum Input {
     Closed,
 }
 
-/// Serves requests until stdin closes or `bye`. Returns when the session ends.
+/// Set by the stdin reader when the session's stdin reached end of file:
+/// a build or a start in progress gives up at once.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+fn session_closed() -> bool {
+    CLOSED.load(Ordering::Relaxed)
+}
+
+/// Serves requests until stdin closes or `bye`. Returns when the session
+/// ends; the service it started (if any) is stopped by the drop of
+/// `service_host` on the way out, whatever the reason.
 pub fn serve() -> Result<(), RemoteError> {
     die_with_parent();
     let requests = read_stdin();
     let mut out = io::stdout().lock();
+    let mut service_host = ServiceHost::default();
     loop {
         let request = match requests.recv_timeout(IDLE_LIMIT) {
             Ok(Input::Request(r)) => r,
@@ -80,6 +93,7 @@ pub fn serve() -> Result<(), RemoteError> {
                     return Ok(());
                 }
             }
+            Request::Service { call } => service_host.handle(*call, &mut out, &session_closed)?,
             Request::Cancel => {}
             Request::Bye => return Ok(()),
         }
@@ -204,6 +218,7 @@ fn read_stdin() -> Receiver<Input> {
             let input = match receive::<Request>(&mut stdin) {
                 Ok(Some(r)) => Input::Request(r),
                 Ok(None) | Err(RemoteError::Io(_)) => {
+                    CLOSED.store(true, Ordering::Relaxed);
                     let _ = tx.send(Input::Closed);
                     return;
                 }

@@ -17,8 +17,10 @@ use super::validate::Finding;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a map with service, load")]
 pub struct HostsSpec {
-    /// Where the services build and run: `local` (default), or
-    /// `{ address: IP }` (this machine, reached by the load hosts at IP).
+    /// Where the services build and run: `local` (default),
+    /// `{ address: IP }` (this machine, reached by the load hosts at IP), or
+    /// `{ ssh: user@address, ... }` (another machine: the runtimes' sources
+    /// are copied there, built and started there by `runner remote`).
     pub service: Option<HostSpec>,
     /// Where the load generator runs: `local` (default), one host, or a list
     /// of hosts (the connections or the open-loop rate are split across them).
@@ -137,27 +139,22 @@ pub fn check_hosts(hosts: &HostsSpec, out: &mut Vec<Finding>) {
         .as_ref()
         .map(HostSpec::map)
         .unwrap_or_default();
-    if hosts.service.as_ref().is_some_and(HostSpec::is_remote) {
-        out.push(Finding {
-            field: "hosts.service.ssh".into(),
-            message: "a service host reached over SSH is not supported by this runner yet \
-                      (only load hosts can be remote)"
-                .into(),
-            help: "run the services here (`service: local` or `{ address: IP }`) and put the \
-                   load on the remote hosts"
-                .into(),
-        });
-    }
     let remote_load = hosts
         .load
         .as_ref()
         .is_some_and(|l| l.as_slice().iter().any(HostSpec::is_remote));
-    if remote_load && service.reach_address().is_none() {
+    let remote_service = hosts.service.as_ref().is_some_and(HostSpec::is_remote);
+    if (remote_load || remote_service) && service.reach_address().is_none() {
         out.push(Finding {
             field: "hosts.service.address".into(),
-            message: "the load hosts are remote but the service host has no address they can \
-                      reach it at"
-                .into(),
+            message: if remote_load {
+                "the load hosts are remote but the service host has no address they can \
+                 reach it at"
+            } else {
+                "the service host is reached over SSH by a name, not an IP address: the load \
+                 has no address to aim at"
+            }
+            .into(),
             help: "give the service host's IP address, e.g. `service: { address: 10.0.0.1 }`, \
                    and let the services listen on it"
                 .into(),
@@ -287,6 +284,23 @@ mod tests {
                 "hosts.load"
             ]
         );
+    }
+
+    #[test]
+    fn a_remote_service_host_is_accepted_and_needs_an_ip_to_be_loaded() {
+        let h = HostsSpec {
+            service: Some(ssh("runner@10.213.0.20")),
+            load: Some(OneOrMany::Many(vec![
+                ssh("runner@10.213.0.11"),
+                ssh("runner@10.213.0.12"),
+            ])),
+        };
+        assert!(findings(&h).is_empty(), "{:?}", findings(&h));
+        let by_name = HostsSpec {
+            service: Some(ssh("runner@svc-box")),
+            load: None,
+        };
+        assert_eq!(findings(&by_name), ["hosts.service.address"]);
     }
 
     #[test]

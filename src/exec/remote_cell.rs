@@ -1,0 +1,279 @@
+//! One cell against a service on the SSH service host: the same steps and
+//! files as [`super::cell::measure_cell`] (warmup, the measured window with
+//! the service sampled over it, samples/timelines/histograms/requests and
+//! load-hosts files, the row judged by the same gates), with the sampling
+//! done on the far side and its rows sent back, and liveness asked of the
+//! far side instead of read from this host's /proc.
+use std::fs::File;
+use std::io::BufWriter;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::cell::{
+    CellContext, CellEnd, base_row, measure_sample_interval, row_of, write_timeline,
+};
+use super::cell_facts::HostWindow;
+use super::events::Event;
+use super::load_config::{measure_config, warmup_config, warmup_requests_config};
+use super::remote_service::RemoteService;
+use super::verdict::one_line;
+use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
+use crate::plan::{Cell, CellWarmup};
+use crate::results::{
+    CellStatus, HISTOGRAMS_DIR, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv,
+};
+
+/// How often the far side is asked whether the service still runs during a load.
+const ALIVE_EVERY: Duration = Duration::from_millis(500);
+
+/// Longest wait for a health answer between cells (as for a local service).
+const HEALTH_RECHECK: Duration = Duration::from_secs(10);
+
+/// Warmup and measurement of `cell` against the remote `service`.
+pub fn measure_remote_cell(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    let started_at = rfc3339_now();
+    let warmup_started = Instant::now();
+    let warmup = match cell.warmup {
+        CellWarmup::Fixed { duration } if duration.is_zero() => None,
+        CellWarmup::Fixed { duration } => Some((
+            warmup_config(cell, service.addr, None, duration),
+            WarmupEnd::Fixed,
+        )),
+        CellWarmup::Requests { count } => Some((
+            warmup_requests_config(cell, service.addr, None, count),
+            WarmupEnd::Requests,
+        )),
+        // Refused before the run (the remote driver's preflight).
+        CellWarmup::Auto(_) => unreachable!("warmup `auto` is refused for a remote service host"),
+    };
+    let (warmup_s, warmup_end) = match warmup {
+        None => (0.0, WarmupEnd::None),
+        Some((config, end)) => {
+            let (_, died) = guarded_remote_run(ctx, service, &config, None);
+            if ctx.interrupt.is_set() {
+                return Ok(CellEnd::Interrupted);
+            }
+            if died {
+                return Ok(CellEnd::ServiceDied(Box::new(died_row(
+                    service,
+                    cell,
+                    &started_at,
+                    "warmup",
+                ))));
+            }
+            (warmup_started.elapsed().as_secs_f64(), end)
+        }
+    };
+    let config = measure_config(cell, service.addr, None);
+    if let Err(e) = service.sample_start(measure_sample_interval(ctx.plan)) {
+        return Ok(lost_or_failed(ctx, service, cell, &started_at, &e));
+    }
+    let host = HostWindow::open();
+    let (result, died) = guarded_remote_run(ctx, service, &config, Some(ctx.events));
+    let host = host.close();
+    let samples = service.sample_stop();
+    service.fetch_log();
+    if ctx.interrupt.is_set() {
+        return Ok(CellEnd::Interrupted);
+    }
+    let samples = match samples {
+        Ok(s) => s,
+        Err(e) => return Ok(lost_or_failed(ctx, service, cell, &started_at, &e)),
+    };
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &samples.rows,
+    )?;
+    if died || samples.session_vanished || !service.is_alive() {
+        return Ok(CellEnd::ServiceDied(Box::new(died_row(
+            service,
+            cell,
+            &started_at,
+            "measurement",
+        ))));
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let mut row = base_row(cell, &started_at);
+            row.status = CellStatus::Failed;
+            row.reason = one_line(&format!("load generator: {e}"));
+            (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
+            return Ok(CellEnd::Recorded(Box::new(row)));
+        }
+    };
+    write_timeline(ctx, cell, &report)?;
+    super::request_mix::write(ctx.run, cell, &report)?;
+    super::remote_load::write_hosts(ctx.run, &cell.id)?;
+    let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
+    File::create(&hlog)
+        .and_then(|f| report.write_hlog(BufWriter::new(f)))
+        .map_err(crate::results::ResultsError::write(&hlog))?;
+    let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
+    (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
+    let within = ctx
+        .plan
+        .runtimes
+        .iter()
+        .find(|r| r.name == cell.runtime)
+        .map_or(HEALTH_RECHECK, |r| r.health.timeout.min(HEALTH_RECHECK));
+    if let Some(why) = service.still_healthy(within) {
+        if ctx.interrupt.is_set() {
+            return Ok(CellEnd::Interrupted);
+        }
+        row.status = CellStatus::Failed;
+        row.reason = one_line(&format!(
+            "service stopped answering on the service host: {why} after the measurement \
+             ({} ok, {} errors); it is stopped and restarted; see {}",
+            row.ok,
+            row.errors,
+            service.log.display()
+        ));
+        return Ok(CellEnd::ServiceDied(Box::new(row)));
+    }
+    Ok(CellEnd::Recorded(Box::new(row)))
+}
+
+/// A failed call to the service host: the run stops when its session was
+/// lost (nothing recorded), else the cell fails saying why.
+fn lost_or_failed(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+    started_at: &str,
+    why: &str,
+) -> CellEnd {
+    if ctx.interrupt.is_set() {
+        return CellEnd::Interrupted;
+    }
+    let mut row = base_row(cell, started_at);
+    row.status = CellStatus::Failed;
+    row.reason = one_line(&format!(
+        "the service host could not sample the service: {why}"
+    ));
+    if service.is_alive() {
+        CellEnd::Recorded(Box::new(row))
+    } else {
+        CellEnd::ServiceDied(Box::new(row))
+    }
+}
+
+/// Applies `config` (here or on the load hosts, as the plan says),
+/// cancelling it when the runner is interrupted or the far side says the
+/// service is gone. Returns the result and whether the service died.
+pub fn guarded_remote_run(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    config: &LoadConfig,
+    events: Option<&std::sync::mpsc::Sender<Event>>,
+) -> (Result<LoadReport, LoadError>, bool) {
+    let control = LoadControl::new();
+    let done = AtomicBool::new(false);
+    let died = AtomicBool::new(false);
+    let service = Mutex::new(service);
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut last = (Instant::now(), 0u64);
+            let mut asked = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if ctx.interrupt.is_set() {
+                    control.cancel();
+                }
+                if asked.elapsed() >= ALIVE_EVERY {
+                    asked = Instant::now();
+                    let alive = service.lock().unwrap_or_else(|p| p.into_inner()).is_alive();
+                    if !alive {
+                        died.store(!ctx.interrupt.is_set(), Ordering::Relaxed);
+                        control.cancel();
+                    }
+                }
+                if let Some(tx) = events
+                    && last.0.elapsed() >= Duration::from_secs(1)
+                {
+                    let now = (Instant::now(), control.completed());
+                    let rps = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                    let _ = tx.send(Event::CellProgress {
+                        completed: now.1,
+                        rps,
+                    });
+                    last = now;
+                }
+            }
+        });
+        let result = super::remote_load::run(ctx.plan, config, &control);
+        done.store(true, Ordering::Relaxed);
+        super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
+        result
+    });
+    (result, died.load(Ordering::Relaxed))
+}
+
+fn died_row(
+    service: &mut RemoteService,
+    cell: &Cell,
+    started_at: &str,
+    phase: &str,
+) -> MeasurementRow {
+    let (exit, tail) = (service.exit_text(), service.log_tail());
+    let mut row = base_row(cell, started_at);
+    row.status = CellStatus::Failed;
+    row.reason = one_line(&format!(
+        "service died on the service host during the {phase} ({exit}); see {}; last log lines: {tail}",
+        service.log.display(),
+    ));
+    row
+}
+
+/// Sends the cell's first request to the remote service until it succeeds;
+/// returns the time from the far side's health answer reaching this host to
+/// that success (the caller adds the far side's spawn -> healthy time).
+pub fn first_success(
+    service: &mut RemoteService,
+    cell: &Cell,
+    timeout: Duration,
+    interrupt: &super::interrupt::Interrupt,
+) -> Result<Duration, String> {
+    let Some(req) = cell.requests.first() else {
+        return Ok(Duration::ZERO);
+    };
+    let path = crate::load::resolved_once(&req.path);
+    let body = req.body.as_deref().map(crate::load::resolved_once);
+    let first_try = Instant::now();
+    let mut last = String::new();
+    while first_try.elapsed() < timeout {
+        if interrupt.is_set() {
+            return Err("interrupted".into());
+        }
+        match crate::service::http_status(
+            service.addr,
+            &req.method,
+            &path,
+            &req.headers,
+            body.as_deref().map(str::as_bytes),
+            Duration::from_secs(5),
+        ) {
+            Ok(code) if code == req.expect_status => return Ok(first_try.elapsed()),
+            Ok(code) => {
+                last = format!(
+                    "{} {} answered {code}, expected {}",
+                    req.method, path, req.expect_status
+                )
+            }
+            Err(e) => last = format!("{} {}: {e}", req.method, path),
+        }
+        if !service.is_alive() {
+            return Err(format!(
+                "the service exited on the service host ({})",
+                service.exit_text()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(last)
+}

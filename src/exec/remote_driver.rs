@@ -1,0 +1,612 @@
+//! The [`Driver`] for a spec whose `hosts.service` is reached over SSH: the
+//! runtimes' sources are copied there (by content hash), built there, and
+//! their services started, health-checked, sampled and stopped there by
+//! `runner remote` (the same build and service code as a local run, on the
+//! far side) over one session kept for the whole run. The load runs here
+//! or on the load hosts, aimed at the service host's address.
+//!
+//! What a remote service host does not do yet is refused before anything
+//! starts ([`unsupported`]): training, profiles, the memory phases,
+//! dependencies, `mode: search`, an `auto` cell warmup and a `java:` JDK
+//! resolved here.
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use super::cell::{CellContext, CellEnd};
+use super::cold_start::ColdStart;
+use super::driver::{Driver, Running, StartFailure};
+use super::lifecycle::millis;
+use super::remote_cell::{guarded_remote_run, measure_remote_cell};
+use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
+use super::verdict::one_line;
+use crate::build::BuildOutcome;
+use crate::plan::hosts::SshTarget;
+use crate::plan::memory::MemoryPlan;
+use crate::plan::{Cell, CellWarmup, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
+use crate::preflight::Preflight;
+use crate::remote::service_client::ServiceHostClient;
+use crate::remote::service_wire::{
+    ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind, millis as ms,
+};
+use crate::results::{
+    Environment, LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus, Phase, ResultsError, StopOutcome,
+    rfc3339_now,
+};
+
+/// Drives the runtimes on the service host.
+pub struct RemoteHost {
+    target: SshTarget,
+    host: String,
+    client: Option<SharedClient>,
+    /// Each runtime's copied sources there.
+    dirs: BTreeMap<String, String>,
+}
+
+impl RemoteHost {
+    /// `None` when the plan's service host is this machine.
+    pub fn for_plan(plan: &Plan) -> Option<RemoteHost> {
+        let target = plan.hosts.service.ssh()?.clone();
+        Some(RemoteHost {
+            host: plan.hosts.service.name.clone(),
+            target,
+            client: None,
+            dirs: BTreeMap::new(),
+        })
+    }
+
+    /// The session, opened on first use.
+    fn client(&mut self) -> Result<SharedClient, String> {
+        if let Some(c) = &self.client {
+            return Ok(c.clone());
+        }
+        let c = ServiceHostClient::open(&self.target).map_err(|e| e.to_string())?;
+        let c = Arc::new(Mutex::new(c));
+        self.client = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Starts `rt` there and returns the handle and its startup times.
+    fn start_there(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        first_cell: &Cell,
+    ) -> Result<(RemoteService, f64, f64), String> {
+        let client = self.client()?;
+        let dir = self.dirs.get(&rt.name).cloned().ok_or_else(|| {
+            format!(
+                "runtime {}: its sources are not on the service host {} (its build did not run)",
+                rt.name, self.host
+            )
+        })?;
+        let addr = SocketAddr::new(service_address(ctx.plan)?, rt.port);
+        let log = ctx.run.log(&rt.name);
+        let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
+        let state_dir = c.state_dir();
+        let started = c.start(WireStart {
+            runtime: rt.name.clone(),
+            dir,
+            command: rt.start.clone(),
+            env: rt.env.clone(),
+            port: rt.port,
+            limit_cpus: first_cell.limits.cpus,
+            limit_memory_bytes: first_cell.limits.memory_bytes,
+            log_cap: rt.log_cap_bytes,
+            health_path: rt.health.path.clone(),
+            health_timeout_ms: ms(rt.health.timeout),
+            health_interval_ms: ms(rt.health.interval),
+            state_dir,
+        });
+        drop(c);
+        let started = started.map_err(|e| {
+            stop_if_lost(ctx.interrupt, &e);
+            e.to_string()
+        })?;
+        let ServiceAnswer::Started {
+            pid,
+            sid,
+            cgroup,
+            port_ms,
+            startup_ms,
+        } = started
+        else {
+            return Err(format!("the service host answered {started:?} to a start"));
+        };
+        append(
+            &log,
+            &format!(
+                "=== runner: {} started on the service host {} at {}: pid {pid}, session {sid}, cgroup {}\n",
+                rt.name,
+                self.host,
+                rfc3339_now(),
+                cgroup.as_deref().unwrap_or("none")
+            ),
+        );
+        let mut service =
+            RemoteService::new(client, &rt.name, addr, sid, log, ctx.interrupt.clone());
+        service.fetch_log();
+        Ok((service, port_ms, startup_ms))
+    }
+
+    /// Stops the service there; the lifecycle row's stop columns.
+    fn stop_there(
+        &mut self,
+        rt: &RuntimePlan,
+        service: &mut RemoteService,
+        row: &mut LifecycleRow,
+    ) -> Option<String> {
+        service.fetch_log();
+        let stopped = service.client().stop(
+            ServiceCall::Stop {
+                signal: rt.stop.signal,
+                signal_name: rt.stop.signal_name.clone(),
+                grace_ms: ms(rt.stop.grace),
+            },
+            rt.stop.grace,
+        );
+        service.fetch_log();
+        match stopped {
+            Ok(ServiceAnswer::Stopped {
+                kind,
+                exit_status,
+                log_dropped_bytes,
+            }) => {
+                row.stop = Some(match kind {
+                    WireStopKind::Graceful => StopOutcome::Graceful,
+                    WireStopKind::Killed => StopOutcome::Killed,
+                    WireStopKind::Died => StopOutcome::Died,
+                });
+                row.exit_status = exit_status;
+                row.log_dropped_bytes = log_dropped_bytes;
+                None
+            }
+            Ok(other) => {
+                row.stop = Some(StopOutcome::Killed);
+                row.exit_status = format!("unexpected answer {other:?}");
+                Some(row.exit_status.clone())
+            }
+            Err(e) => {
+                row.stop = Some(StopOutcome::Killed);
+                row.exit_status = one_line(&e.to_string());
+                // A lost session already stopped it there; the run stops
+                // resumably, so the runtime is not skipped for it.
+                let lost = matches!(
+                    e,
+                    crate::remote::RemoteError::ConnectionLost { .. }
+                        | crate::remote::RemoteError::Timeout { .. }
+                );
+                (!lost).then(|| e.to_string())
+            }
+        }
+    }
+}
+
+/// The address the load reaches the service host at.
+fn service_address(plan: &Plan) -> Result<std::net::IpAddr, String> {
+    plan.hosts.service.address.ok_or_else(|| {
+        format!(
+            "hosts.service ({}) has no IP address the load can reach it at; add `address: IP` \
+             to it (or write `ssh: user@IP`)",
+            plan.hosts.service.name
+        )
+    })
+}
+
+/// What this runner cannot do with a remote service host yet, one problem
+/// each (they stop the run before anything starts, exit 2).
+pub fn unsupported(plan: &Plan) -> Vec<String> {
+    let host = &plan.hosts.service.name;
+    let mut out = Vec::new();
+    let refuse = |what: String, out: &mut Vec<String>| {
+        out.push(format!(
+            "{what} is not supported with a service host reached over SSH ({host}) by this runner \
+             yet; remove it from the spec, or run the services here (`hosts.service: local`)"
+        ))
+    };
+    if let Err(e) = service_address(plan) {
+        out.push(e);
+    }
+    if !plan.dependencies.is_empty() {
+        let names: Vec<&str> = plan.dependencies.iter().map(|d| d.name.as_str()).collect();
+        refuse(format!("`dependencies` ({})", names.join(", ")), &mut out);
+    }
+    if plan.memory.is_some() {
+        refuse("`memory:` (the memory phases)".into(), &mut out);
+    }
+    for rt in &plan.runtimes {
+        if rt.train.is_some() {
+            refuse(format!("runtime {}: `train`", rt.name), &mut out);
+        }
+        if rt.profile.is_some() {
+            refuse(format!("runtime {}: `profile`", rt.name), &mut out);
+        }
+        if rt.first_requests > 0 {
+            refuse(
+                format!("runtime {}: `startup.first_requests`", rt.name),
+                &mut out,
+            );
+        }
+        if rt.java.is_some() {
+            refuse(
+                format!(
+                    "runtime {}: `java:` (a JDK found on this machine; put the JDK on the service \
+                     host's PATH and leave `java:` out)",
+                    rt.name
+                ),
+                &mut out,
+            );
+        }
+    }
+    if plan
+        .cells
+        .iter()
+        .any(|c| matches!(c.load.mode, LoadMode::Search(_)))
+    {
+        refuse("`mode: search`".into(), &mut out);
+    }
+    if plan
+        .cells
+        .iter()
+        .any(|c| matches!(c.warmup, CellWarmup::Auto(_)))
+    {
+        refuse("`warmup.cell: auto`".into(), &mut out);
+    }
+    out
+}
+
+impl Driver for RemoteHost {
+    type Service = RemoteService;
+
+    fn preflight(&self, plan: &Plan, _runtimes: &BTreeSet<String>) -> Preflight {
+        // The toolchains and ports are the service host's: its build and
+        // start say what is missing there. Here: the results folder, CPUs.
+        let mut checked = crate::preflight::preflight(plan, &BTreeSet::new());
+        for rt in &plan.runtimes {
+            if !rt.dir.is_dir() {
+                checked.problems.push(format!(
+                    "runtime {}: directory {} does not exist; fix `dir` in the spec",
+                    rt.name,
+                    rt.dir.display()
+                ));
+            }
+        }
+        checked.problems.extend(unsupported(plan));
+        checked
+    }
+
+    fn environment(&self, plan: &Plan) -> Environment {
+        super::processes::Processes::default().environment(plan)
+    }
+
+    fn build(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String> {
+        let client = self.client()?;
+        let log = ctx.run.log(&format!("build-{}", rt.name));
+        let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
+        let copied = c
+            .copy_sources(&rt.name, &rt.dir)
+            .map_err(|e| e.to_string())?;
+        append(
+            &log,
+            &format!(
+                "=== runner: sources of {} ({} files) {} {}:{}\n",
+                rt.name,
+                copied.files,
+                if copied.sent {
+                    "copied to"
+                } else {
+                    "unchanged, already on"
+                },
+                self.host,
+                copied.dir
+            ),
+        );
+        let artifact = rt
+            .artifact
+            .as_ref()
+            .and_then(|a| a.strip_prefix(&rt.dir).ok())
+            .map(|a| a.display().to_string());
+        let state_dir = c.state_dir();
+        let built = c.build(
+            WireBuild {
+                runtime: rt.name.clone(),
+                dir: copied.dir.clone(),
+                commands: rt.build.clone(),
+                env: rt.env.clone(),
+                artifact,
+                state_dir,
+            },
+            &mut |text| append(&log, text),
+        );
+        drop(c);
+        let built = built.map_err(|e| {
+            stop_if_lost(ctx.interrupt, &e);
+            e.to_string()
+        })?;
+        self.dirs.insert(rt.name.clone(), copied.dir);
+        match built {
+            ServiceAnswer::Built {
+                cached,
+                seconds,
+                input_hash,
+                artifact_bytes,
+            } => Ok(BuildOutcome {
+                cached,
+                seconds,
+                artifact_bytes,
+                input_hash,
+                // What ships is measured on the host that builds; only
+                // the artifact is sized there.
+                deployable_bytes: artifact_bytes,
+            }),
+            other => Err(format!("the service host answered {other:?} to a build")),
+        }
+    }
+
+    fn check_built(&self, _: &CellContext, _: &RuntimePlan, _: bool) -> Result<(), String> {
+        // The far side checked the artifact after its build; a missing start
+        // program shows in the start's error, quoting the log.
+        Ok(())
+    }
+
+    fn train(
+        &mut self,
+        _: &CellContext,
+        rt: &RuntimePlan,
+        _: &TrainPlan,
+    ) -> (Result<(), String>, LifecycleRow) {
+        // Refused by preflight (`unsupported`); kept total for the trait.
+        (
+            Err(format!(
+                "runtime {}: training on a remote service host is not supported",
+                rt.name
+            )),
+            LifecycleRow {
+                runtime: rt.name.clone(),
+                phase: Phase::Train,
+                started_at: rfc3339_now(),
+                ..Default::default()
+            },
+        )
+    }
+
+    fn cold_start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        first_cell: &Cell,
+    ) -> ColdStart {
+        let mut row = LifecycleRow {
+            runtime: rt.name.clone(),
+            phase: Phase::Startup,
+            start_index: index,
+            started_at: rfc3339_now(),
+            ..Default::default()
+        };
+        let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {
+            Ok(s) => s,
+            Err(e) => {
+                row.exit_status = one_line(&e);
+                return ColdStart {
+                    row,
+                    completed: false,
+                };
+            }
+        };
+        row.port_ms = Some(port_ms);
+        row.startup_ms = Some(startup_ms);
+        let problem = self.stop_there(rt, &mut service, &mut row);
+        ColdStart {
+            completed: problem.is_none(),
+            row,
+        }
+    }
+
+    fn memory_phase(
+        &mut self,
+        _: &CellContext,
+        rt: &RuntimePlan,
+        index: u32,
+        _: &Cell,
+        _: &MemoryPlan,
+    ) -> MemoryPhaseRow {
+        // Refused by preflight (`unsupported`); kept total for the trait.
+        MemoryPhaseRow {
+            runtime: rt.name.clone(),
+            process: index,
+            status: MemoryPhaseStatus::Failed,
+            processes: 0,
+            idle_rss_bytes: None,
+            idle_pss_bytes: None,
+            idle_cgroup_bytes: None,
+            after_rss_bytes: None,
+            after_pss_bytes: None,
+            after_cgroup_bytes: None,
+            connections: 0,
+            load_seconds: 0.0,
+            requests_ok: 0,
+            errors: 0,
+            reason: "the memory phases are not supported on a remote service host".into(),
+        }
+    }
+
+    fn start(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        start_index: u32,
+        first_cell: &Cell,
+    ) -> Result<Running<RemoteService>, Box<StartFailure>> {
+        let mut lifecycle = LifecycleRow {
+            runtime: rt.name.clone(),
+            phase: Phase::Measure,
+            start_index,
+            started_at: rfc3339_now(),
+            ..Default::default()
+        };
+        let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {
+            Ok(s) => s,
+            Err(reason) => {
+                return Err(Box::new(StartFailure {
+                    reason: one_line(&reason),
+                    lifecycle,
+                    cancelled: ctx.interrupt.is_set(),
+                }));
+            }
+        };
+        lifecycle.port_ms = Some(port_ms);
+        lifecycle.startup_ms = Some(startup_ms);
+        let fail = |this: &mut Self,
+                    reason: String,
+                    mut lifecycle: LifecycleRow,
+                    mut service: RemoteService| {
+            this.stop_there(rt, &mut service, &mut lifecycle);
+            Box::new(StartFailure {
+                reason: one_line(&reason),
+                lifecycle,
+                cancelled: ctx.interrupt.is_set(),
+            })
+        };
+        match super::remote_cell::first_success(
+            &mut service,
+            first_cell,
+            rt.health.timeout,
+            ctx.interrupt,
+        ) {
+            Ok(d) => lifecycle.first_request_ms = Some(millis(d) + startup_ms),
+            Err(e) => {
+                let reason = format!(
+                    "runtime {}: the first workload request to {} never succeeded: {e}",
+                    rt.name, service.addr
+                );
+                return Err(fail(self, reason, lifecycle, service));
+            }
+        }
+        lifecycle.idle_rss_bytes = service.rss_bytes();
+        if !ctx.plan.service_warmup.is_zero() {
+            let config = super::load_config::warmup_config(
+                first_cell,
+                service.addr,
+                None,
+                ctx.plan.service_warmup,
+            );
+            let (_, died) = guarded_remote_run(ctx, &mut service, &config, None);
+            if ctx.interrupt.is_set() {
+                return Err(fail(self, "interrupted".into(), lifecycle, service));
+            }
+            if died || !service.is_alive() {
+                let (exit, tail) = (service.exit_text(), service.log_tail());
+                let reason = format!(
+                    "runtime {}: the service died on the service host during the service warmup \
+                     ({exit}); see {}; last log lines: {tail}",
+                    rt.name,
+                    service.log.display(),
+                );
+                return Err(fail(self, reason, lifecycle, service));
+            }
+        }
+        Ok(Running {
+            service,
+            lifecycle,
+            evidence: None,
+            seen: None,
+        })
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &CellContext,
+        service: &mut RemoteService,
+        cell: &Cell,
+    ) -> Result<CellEnd, ResultsError> {
+        measure_remote_cell(ctx, service, cell)
+    }
+
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        running: Running<RemoteService>,
+    ) -> (LifecycleRow, Option<String>) {
+        let Running {
+            mut service,
+            mut lifecycle,
+            ..
+        } = running;
+        if service.is_alive() {
+            lifecycle.post_load_rss_bytes = service.rss_bytes();
+        }
+        let problem = self.stop_there(rt, &mut service, &mut lifecycle);
+        (lifecycle, problem)
+    }
+
+    fn start_dependency(&mut self, _: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        Err(refused_dependency(dep))
+    }
+
+    fn reset_dependency(&mut self, _: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        Err(refused_dependency(dep))
+    }
+
+    fn check_dependency(&mut self, dep: &DependencyPlan) -> Result<(), String> {
+        Err(refused_dependency(dep))
+    }
+
+    fn stop_dependency(&mut self, _: &DependencyPlan) -> Option<String> {
+        None
+    }
+}
+
+fn refused_dependency(dep: &DependencyPlan) -> String {
+    format!(
+        "dependency {}: dependencies on a remote service host are not supported by this runner yet",
+        dep.name
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanOptions;
+
+    fn plan(runtime_extra: &str, warmup_cell: &str) -> Plan {
+        let dir = std::env::temp_dir();
+        let text = format!(
+            "experiment: {{ name: remote-svc }}\n\
+             runtimes:\n  a: {{ dir: ., start: ./a{runtime_extra} }}\n\
+             workload: {{ path: /x }}\n\
+             load: {{ connections: 2 }}\n\
+             warmup: {{ service: 0s, cell: {warmup_cell} }}\n\
+             measure: {{ duration: 1s }}\n\
+             hosts:\n  service: {{ ssh: bench@10.213.0.20 }}\n"
+        );
+        let loaded = crate::spec::from_text(text, &dir.join("remote-svc.yaml"))
+            .unwrap_or_else(|e| panic!("test spec: {e}"));
+        crate::plan::build(&loaded, &PlanOptions::default())
+            .unwrap_or_else(|e| panic!("test plan: {e}"))
+    }
+
+    #[test]
+    fn a_plain_plan_runs_on_the_service_host_at_its_ssh_address() {
+        let p = plan("", "1s");
+        assert!(unsupported(&p).is_empty(), "{:?}", unsupported(&p));
+        assert_eq!(
+            service_address(&p).unwrap(),
+            "10.213.0.20".parse::<std::net::IpAddr>().unwrap()
+        );
+        assert!(RemoteHost::for_plan(&p).is_some());
+    }
+
+    #[test]
+    fn what_the_service_host_cannot_do_is_refused_by_name() {
+        let p = plan(", java: { version: \"25\" }", "auto");
+        let problems = unsupported(&p);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("runtime a: `java:`"), "{problems:?}");
+        assert!(problems[1].contains("`warmup.cell: auto`"), "{problems:?}");
+        for p in &problems {
+            assert!(p.contains("bench@10.213.0.20"), "names the host: {p}");
+            assert!(p.contains("hosts.service: local"), "says what to do: {p}");
+        }
+    }
+}

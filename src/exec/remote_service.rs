@@ -1,0 +1,200 @@
+//! A measured service running on the spec's SSH service host: the handle
+//! exec holds while it runs there. Every question about it (alive? healthy?
+//! its RSS, its samples, its log) is one call on the service host's one
+//! session; the service's log is copied into the run's logs/<runtime>.log
+//! as it grows.
+//!
+//! A lost session is a lost host: the far side has stopped the service by
+//! then, and the run stops like an interruption (no row for the cell, the
+//! status says why, `--resume` measures it again).
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::interrupt::Interrupt;
+use crate::remote::RemoteError;
+use crate::remote::service_client::ServiceHostClient;
+use crate::remote::service_wire::{ServiceAnswer, ServiceCall};
+use crate::sample::SamplerOutput;
+
+/// The service host's session, shared by the driver and the running service.
+pub type SharedClient = Arc<Mutex<ServiceHostClient>>;
+
+/// A service started on the service host.
+pub struct RemoteService {
+    client: SharedClient,
+    pub runtime: String,
+    /// Where the load reaches it: the service host's address and the port.
+    pub addr: SocketAddr,
+    pub spawned_at: Instant,
+    /// Its start shell's PID (= session id) on the far side.
+    pub sid: i32,
+    /// The run's logs/<runtime>.log here.
+    pub log: PathBuf,
+    log_next: u64,
+    /// Why it is known not to run (its exit, or the lost session).
+    gone: Option<String>,
+    interrupt: Interrupt,
+}
+
+impl RemoteService {
+    pub fn new(
+        client: SharedClient,
+        runtime: &str,
+        addr: SocketAddr,
+        sid: i32,
+        log: PathBuf,
+        interrupt: Interrupt,
+    ) -> RemoteService {
+        RemoteService {
+            client,
+            runtime: runtime.into(),
+            addr,
+            spawned_at: Instant::now(),
+            sid,
+            log,
+            log_next: 0,
+            gone: None,
+            interrupt,
+        }
+    }
+
+    pub fn client(&self) -> MutexGuard<'_, ServiceHostClient> {
+        self.client.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One short call; a lost session stops the run (resumably).
+    fn call(&mut self, call: ServiceCall, during: &str) -> Result<ServiceAnswer, String> {
+        let answer = self.client().short(call, during);
+        answer.map_err(|e| {
+            stop_if_lost(&self.interrupt, &e);
+            e.to_string()
+        })
+    }
+
+    /// Whether it still runs there (false once its session is lost).
+    pub fn is_alive(&mut self) -> bool {
+        if self.gone.is_some() {
+            return false;
+        }
+        match self.call(ServiceCall::Alive, "while it checked the service") {
+            Ok(ServiceAnswer::Alive { alive: true, .. }) => true,
+            Ok(ServiceAnswer::Alive { exit, .. }) => {
+                self.gone = Some(exit);
+                false
+            }
+            Ok(other) => {
+                self.gone = Some(format!("unexpected answer {other:?}"));
+                false
+            }
+            Err(e) => {
+                self.gone = Some(e);
+                false
+            }
+        }
+    }
+
+    /// How it ended, in words ("running" while it runs).
+    pub fn exit_text(&mut self) -> String {
+        if self.is_alive() {
+            "running".into()
+        } else {
+            self.gone.clone().unwrap_or_default()
+        }
+    }
+
+    /// `Some(why)` when it does not answer its health check within `within`.
+    pub fn still_healthy(&mut self, within: Duration) -> Option<String> {
+        let call = ServiceCall::StillHealthy {
+            within_ms: crate::remote::service_wire::millis(within),
+        };
+        match self.call(call, "while it checked the service's health") {
+            Ok(ServiceAnswer::Healthy { why_not }) => why_not,
+            Ok(other) => Some(format!("unexpected answer {other:?}")),
+            Err(e) => Some(e),
+        }
+    }
+
+    /// RSS of its processes there now.
+    pub fn rss_bytes(&mut self) -> Option<u64> {
+        match self.call(ServiceCall::Usage, "while it read the service's memory") {
+            Ok(ServiceAnswer::Usage { rss_bytes }) => Some(rss_bytes),
+            _ => None,
+        }
+    }
+
+    /// Starts sampling there.
+    pub fn sample_start(&mut self, interval: Duration) -> Result<(), String> {
+        let call = ServiceCall::SampleStart {
+            interval_ms: crate::remote::service_wire::millis(interval),
+        };
+        match self.call(call, "while it started sampling")? {
+            ServiceAnswer::Sampling => Ok(()),
+            other => Err(format!("unexpected answer {other:?}")),
+        }
+    }
+
+    /// Stops sampling there; the rows, as a local sampler returns them.
+    pub fn sample_stop(&mut self) -> Result<SamplerOutput, String> {
+        match self.call(ServiceCall::SampleStop, "while it sent the samples")? {
+            ServiceAnswer::Samples {
+                rows,
+                own_cpu_s,
+                session_vanished,
+                cgroup_peak_bytes,
+            } => Ok(SamplerOutput {
+                rows,
+                own_cpu_s,
+                session_vanished,
+                cgroup_peak_bytes,
+            }),
+            other => Err(format!("unexpected answer {other:?}")),
+        }
+    }
+
+    /// Appends what the far side's log has gained to the local log.
+    pub fn fetch_log(&mut self) {
+        loop {
+            let call = ServiceCall::LogFrom {
+                from: self.log_next,
+            };
+            let Ok(ServiceAnswer::Log { text, next }) = self.call(call, "while it sent the log")
+            else {
+                return;
+            };
+            if text.is_empty() {
+                return;
+            }
+            append(&self.log, &text);
+            self.log_next = next;
+        }
+    }
+
+    /// The last lines of its log (fetched first).
+    pub fn log_tail(&mut self) -> String {
+        self.fetch_log();
+        crate::process::tail(&self.log, crate::service::process::TAIL_LINES)
+    }
+}
+
+/// Appends `text` to the file at `path` (created when absent).
+pub fn append(path: &std::path::Path, text: &str) {
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+}
+
+/// A service host whose session was lost (or stopped answering) stops the
+/// run like an interruption, naming the host and the way to resume.
+pub fn stop_if_lost(interrupt: &Interrupt, e: &RemoteError) {
+    if matches!(
+        e,
+        RemoteError::ConnectionLost { .. } | RemoteError::Timeout { .. }
+    ) {
+        interrupt.stop_because(format!("service host: {e}"));
+    }
+}

@@ -1,0 +1,142 @@
+//! The service host's calls on the `runner remote` wire: build a runtime
+//! from the sources copied there, start its service, health-check it, read
+//! its usage and samples, stop it. Plain fields only (the plan's own types
+//! stay this side): the far side rebuilds its `ServiceCommand`, `HealthPlan`
+//! and `StopPlan` from them.
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::SampleRow;
+
+/// A call to the service host (the `call` of `{"op":"service",...}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum ServiceCall {
+    /// Runs the build commands in `dir` (copied there before), unless the
+    /// inputs hash as the last successful build there. The log comes back
+    /// as `log` answers while it runs.
+    Build(Box<WireBuild>),
+    /// Starts the service and waits until its health check answers 200.
+    Start(Box<WireStart>),
+    /// Whether the service still runs (its session or cgroup has a process).
+    Alive,
+    /// One health check, retried for up to `within_ms`.
+    StillHealthy { within_ms: u64 },
+    /// RSS of the service's processes now.
+    Usage,
+    /// Starts sampling the service every `interval_ms`.
+    SampleStart { interval_ms: u64 },
+    /// Stops sampling; the rows come back.
+    SampleStop,
+    /// The service log from byte `from` on (at most [`LOG_CHUNK`] bytes).
+    LogFrom { from: u64 },
+    /// Stops the service: `signal` to its group and cgroup, `grace`, then SIGKILL.
+    Stop {
+        signal: i32,
+        signal_name: String,
+        grace_ms: u64,
+    },
+}
+
+/// Bytes of a log sent in one answer (a longer log comes in several).
+pub const LOG_CHUNK: usize = 256 * 1024;
+
+/// What a build needs on the far side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireBuild {
+    pub runtime: String,
+    /// The copied sources (relative: to the login's home).
+    pub dir: String,
+    pub commands: Vec<String>,
+    /// The runtime's environment (hashed with the sources, as locally).
+    pub env: BTreeMap<String, String>,
+    /// The build's output, relative to `dir`, checked and sized after the build.
+    pub artifact: Option<String>,
+    /// Where the far side keeps its build cache and logs (relative: to home).
+    pub state_dir: String,
+}
+
+/// What a start needs on the far side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireStart {
+    pub runtime: String,
+    pub dir: String,
+    pub command: String,
+    pub env: BTreeMap<String, String>,
+    pub port: u16,
+    pub limit_cpus: Option<f64>,
+    pub limit_memory_bytes: Option<u64>,
+    pub log_cap: u64,
+    pub health_path: String,
+    pub health_timeout_ms: u64,
+    pub health_interval_ms: u64,
+    pub state_dir: String,
+}
+
+/// An answer of the service host (the `answer` of `{"op":"service",...}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ServiceAnswer {
+    /// Part of a log (a build's, while it runs; a service's, when asked).
+    Log {
+        text: String,
+        next: u64,
+    },
+    Built {
+        cached: bool,
+        seconds: f64,
+        input_hash: String,
+        artifact_bytes: Option<u64>,
+    },
+    /// The service is up. `pid`/`sid` are its start shell's on the far
+    /// side, `cgroup` its cgroup folder there (if any): what the test
+    /// checks after a lost connection.
+    Started {
+        pid: i32,
+        sid: i32,
+        cgroup: Option<String>,
+        port_ms: f64,
+        startup_ms: f64,
+    },
+    Alive {
+        alive: bool,
+        exit: String,
+    },
+    Healthy {
+        why_not: Option<String>,
+    },
+    Usage {
+        rss_bytes: u64,
+    },
+    Sampling,
+    Samples {
+        rows: Vec<SampleRow>,
+        own_cpu_s: f64,
+        session_vanished: bool,
+        cgroup_peak_bytes: Option<u64>,
+    },
+    Stopped {
+        kind: WireStopKind,
+        exit_status: String,
+        log_dropped_bytes: u64,
+    },
+    /// The call failed; `message` says what, where and what to do.
+    Failed {
+        message: String,
+    },
+}
+
+/// How the service ended (`service::StopKind` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireStopKind {
+    Graceful,
+    Killed,
+    Died,
+}
+
+pub fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}

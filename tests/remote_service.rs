@@ -1,0 +1,181 @@
+//! `runner remote` as a service host, without SSH: the real binary with its
+//! stdin and stdout as pipes builds a runtime (its log sent back, the second
+//! build found in its cache), starts the fixture service, answers whether it
+//! is alive, samples it, sends its log, stops it with grace; and the
+//! property a lost connection rests on: when stdin closes while the service
+//! runs, every process of the service is gone within seconds.
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Remote {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Remote {
+    fn start(cwd: &Path) -> Remote {
+        let mut child = common::runner()
+            .arg("remote")
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("runner remote starts");
+        Remote {
+            stdin: child.stdin.take(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+        }
+    }
+
+    /// Sends a service call; returns the `log` answers' text and the last answer.
+    fn call(&mut self, call: Value) -> (String, Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{}", json!({ "op": "service", "call": call })).unwrap();
+        stdin.flush().unwrap();
+        let mut logs = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "runner remote ended"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(v["op"], "service", "{v}");
+            let answer = v["answer"].clone();
+            if answer["answer"] == "log" && call["call"] == "build" {
+                logs.push_str(answer["text"].as_str().unwrap());
+                continue;
+            }
+            return (logs, answer);
+        }
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_call(dir: &Path, port: u16, pid_file: &Path) -> Value {
+    json!({
+        "call": "start", "runtime": "py", "dir": dir.display().to_string(),
+        "command": "python3 service.py",
+        "env": { "PORT": port.to_string(), "PID_FILE": pid_file.display().to_string(), "HELPER_CHILD": "1" },
+        "port": port, "limit_cpus": null, "limit_memory_bytes": null, "log_cap": 1 << 20,
+        "health_path": "/health", "health_timeout_ms": 10_000, "health_interval_ms": 50,
+        "state_dir": "state"
+    })
+}
+
+#[test]
+fn a_build_is_logged_back_and_cached_by_its_inputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    std::fs::write(src.join("main.txt"), "sources").unwrap();
+    let mut r = Remote::start(tmp.path());
+    let build = json!({
+        "call": "build", "runtime": "t", "dir": "src",
+        "commands": ["echo building-it && cp main.txt out.txt"],
+        "env": { "PORT": "1234", "A": "1" }, "artifact": "out.txt", "state_dir": "state"
+    });
+    let (log, built) = r.call(build.clone());
+    assert_eq!(built["answer"], "built", "{built}");
+    assert_eq!(built["cached"], false);
+    assert_eq!(built["artifact_bytes"], 7);
+    assert!(
+        log.contains("building-it"),
+        "the build's output comes back: {log}"
+    );
+    assert!(src.join("out.txt").exists());
+    let (log, again) = r.call(build);
+    assert_eq!(again["cached"], true, "{again}");
+    assert!(log.contains("skipped on this host"), "{log}");
+    let failing = json!({
+        "call": "build", "runtime": "t", "dir": "src", "commands": ["echo broken >&2; exit 3"],
+        "env": {}, "artifact": null, "state_dir": "state"
+    });
+    let (log, failed) = r.call(failing);
+    assert_eq!(failed["answer"], "failed", "{failed}");
+    assert!(log.contains("broken"), "{log}");
+}
+
+#[test]
+fn a_service_is_started_sampled_logged_and_stopped_with_grace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let pids = tmp.path().join("pids");
+    let mut r = Remote::start(tmp.path());
+    let (_, started) = r.call(start_call(&common::fixtures(), port, &pids));
+    assert_eq!(started["answer"], "started", "{started}");
+    let pid = started["pid"].as_i64().unwrap() as i32;
+    assert!(common::pid_alive(pid));
+    assert!(started["startup_ms"].as_f64().unwrap() > 0.0);
+    let (_, alive) = r.call(json!({ "call": "alive" }));
+    assert_eq!(alive["alive"], true, "{alive}");
+    let (_, usage) = r.call(json!({ "call": "usage" }));
+    assert!(usage["rss_bytes"].as_u64().unwrap() > 0, "{usage}");
+    let (_, sampling) = r.call(json!({ "call": "sample_start", "interval_ms": 50 }));
+    assert_eq!(sampling["answer"], "sampling");
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, samples) = r.call(json!({ "call": "sample_stop" }));
+    let rows = samples["rows"].as_array().unwrap();
+    assert!(rows.len() >= 2, "{samples}");
+    assert!(
+        rows.iter()
+            .all(|row| row["rss_bytes"].as_u64().unwrap() > 0)
+    );
+    let (_, healthy) = r.call(json!({ "call": "still_healthy", "within_ms": 2000 }));
+    assert_eq!(healthy["why_not"], Value::Null, "{healthy}");
+    let (_, stopped) = r.call(json!({
+        "call": "stop", "signal": libc::SIGTERM, "signal_name": "TERM", "grace_ms": 5000
+    }));
+    assert_eq!(stopped["answer"], "stopped", "{stopped}");
+    assert_eq!(stopped["kind"], "graceful", "{stopped}");
+    let all = common::pids_in(&pids);
+    assert!(common::wait_all_gone(&all, Duration::from_secs(5)).is_empty());
+    let (_, log) = r.call(json!({ "call": "log_from", "from": 0 }));
+    assert!(
+        log["text"].as_str().unwrap().contains("starting py"),
+        "the log is readable after the stop: {log}"
+    );
+    let (_, none) = r.call(json!({ "call": "alive" }));
+    assert_eq!(
+        none["answer"], "failed",
+        "no service after the stop: {none}"
+    );
+}
+
+#[test]
+fn closing_stdin_while_the_service_runs_stops_all_of_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let pids = tmp.path().join("pids");
+    let mut r = Remote::start(tmp.path());
+    let (_, started) = r.call(start_call(&common::fixtures(), port, &pids));
+    assert_eq!(started["answer"], "started", "{started}");
+    let all = common::pids_in(&pids);
+    assert!(all.len() >= 2, "the service and its helper child: {all:?}");
+    // The session drops.
+    drop(r.stdin.take());
+    let left = common::wait_all_gone(&all, Duration::from_secs(10));
+    assert!(
+        left.is_empty(),
+        "still running after the session closed: {left:?}"
+    );
+    assert!(common::wait_for(Duration::from_secs(5), || matches!(
+        r.child.try_wait(),
+        Ok(Some(_))
+    )));
+}

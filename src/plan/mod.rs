@@ -42,9 +42,9 @@ pub mod show_variants;
 pub mod template;
 pub mod tools;
 pub mod training;
+pub mod variant;
 pub mod vectors;
 pub mod verify_requests;
-pub mod variant;
 
 use std::path::Path;
 use std::time::Duration;

@@ -16,6 +16,8 @@
 #   scripts/ci-microservices.sh                                   # the study (needs the three services)
 #   SPEC=tests/fixtures/exec/microservices-fixture.yaml SKIP_OK=native-fixture scripts/ci-microservices.sh
 #
+# Run directories are the ones named by a run id (digits first): `runner verify` writes verify-* folders
+# beside them, which sort after every run id.
 # RUNNER picks the binary (default target/release/runner, built when missing); QUICK the --quick factor
 # (default 10).
 set -euo pipefail
@@ -43,14 +45,14 @@ trap 'rm -rf "$plan_json" "$logs"' EXIT
 results=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results_dir"])' "$plan_json")
 
 ss -ltnpH >"$logs/listening-before"
-before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -not -name '.*' 2>/dev/null || true) | sort | tail -n 1)
+before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
 
 echo "== runner exec $spec --quick $quick"
 rc=0
 "$runner" exec "$spec" --quick "$quick" >"$logs/exec.out" 2>&1 || rc=$?
 cat "$logs/exec.out"
 ss -ltnpH >"$logs/listening-after"
-run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -not -name '.*' | sort | tail -n 1)
+run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)
 [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results (runner exited $rc)"
 echo "run directory: $run (runner exited $rc)"
 

@@ -11,15 +11,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"runner/go-gin/internal/service"
@@ -84,8 +81,6 @@ func run(cfg contract.Settings, ms microservices.Settings) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 
 	info := service.CurrentRuntimeInfo()
 	logger.Info("listening",
@@ -100,24 +95,7 @@ func run(cfg contract.Settings, ms microservices.Settings) error {
 		slog.Int("gomaxprocs", info.Parallelism),
 		slog.String("memoryLimit", info.MemoryLimit))
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-	stop() // a second signal kills the process the default way
-
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		_ = srv.Close()
-	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
+	err = contract.ServeUntilSignal(srv, ln, shutdownTimeout)
 	logger.Info("stopped")
 	return err
 }

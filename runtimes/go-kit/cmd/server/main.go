@@ -8,16 +8,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	stdlog "log"
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/go-kit/log"
@@ -61,29 +57,10 @@ func run(cfg contract.Settings) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	_ = logger.Log("msg", "listening", "addr", ln.Addr().String(), "workFactor", cfg.WorkFactor,
 		"logRequests", cfg.LogRequests, "metrics", cfg.Metrics)
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-	stop() // a second signal kills the process the default way
-
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		_ = srv.Close()
-	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
+	err = contract.ServeUntilSignal(srv, ln, shutdownTimeout)
 	_ = logger.Log("msg", "stopped")
 	return err
 }

@@ -42,8 +42,9 @@ step "runtimes/go-kit: go test"
 step "runtimes/go-gin: go test"
 (cd runtimes/go-gin && go vet ./... && go test -count=1 ./...)
 
-step "runtimes/node-http: node --test"
-(cd runtimes/node-http && npm test --silent)
+step "runtimes/node-http: npm ci, node --test"
+# prom-client (METRICS=true) comes from npm: install it from the lock file first.
+(cd runtimes/node-http && npm ci --no-audit --no-fund --silent && npm test --silent)
 
 step "runtimes/rust-axum: cargo test"
 (cd runtimes/rust-axum && cargo test --locked)

@@ -3,7 +3,7 @@
 # two runs of an unchanged system must compare without a regression (exit 0,
 # or 3 when the host was too noisy for the design to see the threshold), and
 # a run in which one runtime is made
-# ~25% slower by something the spec does not contain (the fixture service
+# ~40% slower by something the spec does not contain (the fixture service
 # reads its per-request CPU cost from a file) must compare with exit 1,
 # naming that runtime's configurations and no other's.
 #   scripts/e2e-compare.sh            (needs target/release/runner; ~3 min)
@@ -80,8 +80,12 @@ sleep 1 # run ids have a one-second resolution
 b=$(run)
 compare "$a" "$b" 0 3
 
-echo "== run 3: 'changing' costs 60% more CPU per request (~25% less throughput)"
-echo 290 > "$work/cost-changing"
+# 150% more CPU per request: a ~25% slowdown (290) was missed once on this
+# host when run 1's repeats of 'changing' varied 23%, so that the design could
+# only see 32% (2026-12-01); the change must stand clear of that noise for
+# the test to judge the rule rather than the host.
+echo "== run 3: 'changing' costs 150% more CPU per request (~40% less throughput)"
+echo 450 > "$work/cost-changing"
 sleep 1
 c=$(run)
 compare "$a" "$c" 1

@@ -370,11 +370,20 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
             Better::Higher => effect.change(),
             Better::Lower => -effect.change(),
         };
+        // The worst change the interval allows, read the same way: a
+        // significant loss smaller than the threshold is "below threshold"
+        // only when the interval rules out a threshold-sized loss too.
+        let worst_gain = match metric.better() {
+            Better::Higher => effect.lo - 1.0,
+            Better::Lower => 1.0 - effect.hi,
+        };
         let (is_worse, is_better) = (worse[i] < rule.alpha, better[i] < rule.alpha);
         judged.verdict = if is_worse && gain <= -threshold {
             Verdict::Regression
         } else if is_better && gain >= threshold {
             Verdict::Improvement
+        } else if is_worse && worst_gain <= -threshold {
+            Verdict::Inconclusive
         } else if is_worse || is_better {
             Verdict::BelowThreshold
         } else if detectable <= threshold {
@@ -460,6 +469,22 @@ mod tests {
             judged[0].metrics[Metric::P50 as usize].verdict,
             Verdict::NotJudged
         );
+    }
+
+    #[test]
+    fn a_significant_loss_is_below_threshold_only_when_its_interval_rules_out_the_threshold() {
+        let verdict = |scale, jitter| {
+            judge_all(&run(1.0, jitter), &run(scale, jitter), &RULE)[0].metrics
+                [Metric::Throughput as usize]
+                .clone()
+        };
+        let reaching = verdict(0.96, 0.01);
+        let e = reaching.effect.unwrap();
+        assert!(e.lo < 0.95 && e.ratio > 0.95, "{e:?}");
+        assert_eq!(reaching.verdict, Verdict::Inconclusive);
+        let clear = verdict(0.98, 0.002);
+        assert!(clear.effect.unwrap().lo > 0.95);
+        assert_eq!(clear.verdict, Verdict::BelowThreshold);
     }
 
     #[test]

@@ -125,25 +125,18 @@ pub fn measure_cell_observed(
             "measurement",
         ))));
     }
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            let mut row = base_row(cell, &started_at);
-            row.status = CellStatus::Failed;
-            row.reason = one_line(&format!("load generator: {e}"));
-            (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
-            return Ok(CellEnd::Recorded(Box::new(row)));
-        }
+    let (report, mut row) = match record_window(
+        ctx,
+        cell,
+        &started_at,
+        result,
+        &samples,
+        &host,
+        (warmup_s, warmup_end),
+    )? {
+        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+        Window::Measured { report, row } => (*report, *row),
     };
-    write_timeline(ctx, cell, &report)?;
-    super::request_mix::write(ctx.run, cell, &report)?;
-    super::remote_load::write_hosts(ctx.run, &cell.id)?;
-    let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
-    File::create(&hlog)
-        .and_then(|f| report.write_hlog(BufWriter::new(f)))
-        .map_err(crate::results::ResultsError::write(&hlog))?;
-    let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
-    (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     super::profiling::close(ctx, profiling, &report, &mut row)?;
     super::nmt::record(ctx, service, cell, &row)?;
     if let Some(why) = hung(ctx, service, cell) {
@@ -244,6 +237,53 @@ pub fn guarded_run(
         result
     });
     (result, died.load(Ordering::Relaxed))
+}
+/// What a measured window's load gave, written out: its report and row, or
+/// the failed row of a load generator that failed.
+pub(super) enum Window {
+    Measured {
+        report: Box<LoadReport>,
+        row: Box<MeasurementRow>,
+    },
+    Failed(Box<MeasurementRow>),
+}
+
+/// The measured window recorded, for a service here or on a service host:
+/// a failed load is a failed row; else its timeline, request mix, load
+/// hosts' parts and HdrHistogram log are written and its row is made, with
+/// the warmup's length and end.
+pub(super) fn record_window(
+    ctx: &CellContext,
+    cell: &Cell,
+    started_at: &str,
+    result: Result<LoadReport, LoadError>,
+    samples: &SamplerOutput,
+    host: &HostWindow,
+    (warmup_s, warmup_end): (f64, crate::results::WarmupEnd),
+) -> Result<Window, crate::results::ResultsError> {
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let mut row = base_row(cell, started_at);
+            row.status = CellStatus::Failed;
+            row.reason = one_line(&format!("load generator: {e}"));
+            (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
+            return Ok(Window::Failed(Box::new(row)));
+        }
+    };
+    write_timeline(ctx, cell, &report)?;
+    super::request_mix::write(ctx.run, cell, &report)?;
+    super::remote_load::write_hosts(ctx.run, &cell.id)?;
+    let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
+    File::create(&hlog)
+        .and_then(|f| report.write_hlog(BufWriter::new(f)))
+        .map_err(crate::results::ResultsError::write(&hlog))?;
+    let mut row = row_of(ctx, cell, started_at, &report, samples, host);
+    (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
+    Ok(Window::Measured {
+        report: Box::new(report),
+        row: Box::new(row),
+    })
 }
 
 pub(super) fn write_timeline(

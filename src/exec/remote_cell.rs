@@ -4,15 +4,11 @@
 //! load-hosts files, the row judged by the same gates), with the sampling
 //! done on the far side and its rows sent back, and liveness asked of the
 //! far side instead of read from this host's /proc.
-use std::fs::File;
-use std::io::BufWriter;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::cell::{
-    CellContext, CellEnd, base_row, measure_sample_interval, row_of, write_timeline,
-};
+use super::cell::{CellContext, CellEnd, Window, base_row, measure_sample_interval, record_window};
 use super::cell_facts::HostWindow;
 use super::events::Event;
 use super::load_config::{measure_config, warmup_config, warmup_requests_config};
@@ -20,9 +16,7 @@ use super::remote_service::RemoteService;
 use super::verdict::one_line;
 use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::plan::{Cell, CellWarmup};
-use crate::results::{
-    CellStatus, HISTOGRAMS_DIR, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv,
-};
+use crate::results::{CellStatus, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
 
 /// How often the far side is asked whether the service still runs during a load.
 const ALIVE_EVERY: Duration = Duration::from_millis(500);
@@ -97,25 +91,18 @@ pub fn measure_remote_cell(
             "measurement",
         ))));
     }
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            let mut row = base_row(cell, &started_at);
-            row.status = CellStatus::Failed;
-            row.reason = one_line(&format!("load generator: {e}"));
-            (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
-            return Ok(CellEnd::Recorded(Box::new(row)));
-        }
+    let mut row = match record_window(
+        ctx,
+        cell,
+        &started_at,
+        result,
+        &samples,
+        &host,
+        (warmup_s, warmup_end),
+    )? {
+        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+        Window::Measured { row, .. } => *row,
     };
-    write_timeline(ctx, cell, &report)?;
-    super::request_mix::write(ctx.run, cell, &report)?;
-    super::remote_load::write_hosts(ctx.run, &cell.id)?;
-    let hlog = ctx.run.cell_file(HISTOGRAMS_DIR, &cell.id, "hlog");
-    File::create(&hlog)
-        .and_then(|f| report.write_hlog(BufWriter::new(f)))
-        .map_err(crate::results::ResultsError::write(&hlog))?;
-    let mut row = row_of(ctx, cell, &started_at, &report, &samples, &host);
-    (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     let within = ctx
         .plan
         .runtimes

@@ -338,3 +338,48 @@ fn probe_through_hyper_agrees_with_the_measured_loop() {
     let server = TestServer::start(Behavior::ResetMidBody);
     assert!(probe(server.addr, &RequestSpec::get("/"), Duration::from_secs(1)).is_err());
 }
+
+/// A caller reading the service's counters for the window reads them when
+/// the window opens: the run publishes that instant, a ramp after its
+/// start, before the first measured request (exec's sampler opens then).
+#[test]
+fn the_window_start_is_published_after_the_connection_ramp() {
+    let server = TestServer::start(Behavior::Delay(Duration::from_millis(2)));
+    let mut c = config(server.addr, 4, StopCondition::Requests(200));
+    c.connection_ramp = Duration::from_millis(600);
+    let control = LoadControl::new();
+    assert_eq!(control.window_start(), None, "nothing before the run");
+    let before = Instant::now();
+    let r = run(&c, &control).unwrap();
+    let after = Instant::now();
+    let at = control
+        .window_start()
+        .expect("the run published its window start");
+    assert!(
+        at >= before + c.connection_ramp,
+        "{:?} after the call",
+        at - before
+    );
+    // The window (its elapsed) lies between the published start and the return.
+    assert!(
+        at + r.elapsed <= after,
+        "window {:?} does not fit",
+        r.elapsed
+    );
+    assert_eq!(r.ok, 200);
+
+    // Without a ramp the window opens at the run's start.
+    let mut c = config(server.addr, 4, StopCondition::Requests(50));
+    c.connection_ramp = Duration::ZERO;
+    let control = LoadControl::new();
+    let before = Instant::now();
+    run(&c, &control).unwrap();
+    let at = control
+        .window_start()
+        .expect("published without a ramp too");
+    assert!(
+        at - before < Duration::from_millis(500),
+        "{:?}",
+        at - before
+    );
+}

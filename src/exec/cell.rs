@@ -19,7 +19,7 @@ use crate::results::{
     CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, RunDir, SAMPLES_DIR, TIMELINES_DIR,
     TimelineRow, rfc3339_now, write_csv,
 };
-use crate::sample::{Sampler, SamplerOutput};
+use crate::sample::SamplerOutput;
 use crate::service::{Service, ServiceError};
 use crate::spec::values::AxisValue;
 
@@ -96,20 +96,14 @@ pub fn measure_cell_observed(
     };
     let config = measure_config(cell, service.addr(), load_cpus);
     let profiling = super::profiling::open(ctx, service, cell);
-    let t0 = Instant::now();
-    let sampler = Sampler::start_with_cgroup(
-        service.sid(),
-        service.cgroup().map(|c| c.usage_files()),
-        measure_sample_interval(ctx.plan),
-        t0,
-        Box::new(|| {}),
-    );
-    let host = HostWindow::open();
     observer.window_opened();
-    let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
+    let super::window::SampledRun {
+        result,
+        died,
+        samples,
+        host,
+    } = super::window::sampled_run(ctx, service, &config);
     observer.window_closed();
-    let host = host.close();
-    let samples = sampler.finish();
     if ctx.interrupt.is_set() {
         return Ok(CellEnd::Interrupted);
     }
@@ -200,7 +194,17 @@ pub fn guarded_run(
     config: &load::LoadConfig,
     events: Option<&Sender<Event>>,
 ) -> (Result<LoadReport, LoadError>, bool) {
-    let control = LoadControl::new();
+    guarded_run_with(ctx, service, config, events, &LoadControl::new())
+}
+
+/// [`guarded_run`] with the caller's `control` (to learn when the window opens).
+pub(super) fn guarded_run_with(
+    ctx: &CellContext,
+    service: &Service,
+    config: &load::LoadConfig,
+    events: Option<&Sender<Event>>,
+    control: &LoadControl,
+) -> (Result<LoadReport, LoadError>, bool) {
     let done = AtomicBool::new(false);
     let died = Arc::new(AtomicBool::new(false));
     let sid = service.sid();

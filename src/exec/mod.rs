@@ -63,6 +63,7 @@ pub mod training;
 pub mod verdict;
 pub mod warmup;
 pub mod warmup_rule;
+pub mod window;
 
 pub use cli::{ExecOptions, exec_command};
 pub use driver::{Driver, Running, StartFailure};

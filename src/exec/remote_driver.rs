@@ -252,6 +252,12 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
     {
         refuse("`warmup.cell: auto`".into(), &mut out);
     }
+    // The far side samples from the start of the load run, so its CPU and
+    // memory would count the ramp as the window's (exec::window opens the
+    // local sampler when the window opens; the remote one cannot yet).
+    if plan.cells.iter().any(|c| !c.load.ramp.is_zero()) {
+        refuse("`load.ramp`".into(), &mut out);
+    }
     out
 }
 

@@ -1,7 +1,8 @@
 //! [`LoadControl`]: what the caller shares with a running load (cancel, live counters).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 /// Cheap to clone; all clones see the same run. The executor keeps one to
 /// cancel on Ctrl-C and to show progress while `run` blocks in another thread.
@@ -10,6 +11,8 @@ pub struct LoadControl {
     cancel: Arc<AtomicBool>,
     completed: Arc<AtomicU64>,
     errors: Arc<AtomicU64>,
+    /// When the measured window opens, once the run knows it.
+    window_start: Arc<OnceLock<Instant>>,
 }
 
 impl LoadControl {
@@ -29,6 +32,18 @@ impl LoadControl {
     /// The flag itself, e.g. for `signal_hook::flag::register(SIGINT, ...)`.
     pub fn cancel_flag(&self) -> Arc<AtomicBool> {
         self.cancel.clone()
+    }
+
+    /// When the measured window opens (after any connection ramp and warmup
+    /// of the run), set as soon as the run knows it: a caller that reads the
+    /// service's counters for the window reads them then, not at the run's
+    /// start, or the ramp's load would count as the window's.
+    pub fn window_start(&self) -> Option<Instant> {
+        self.window_start.get().copied()
+    }
+
+    pub(crate) fn set_window_start(&self, at: Instant) {
+        let _ = self.window_start.set(at);
     }
 
     /// Requests completed with the expected status in the measured window so far.

@@ -90,6 +90,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         Arrival::Open { .. } => Duration::ZERO,
     };
     let measure_start = start + ramp + config.warmup;
+    control.set_window_start(measure_start);
     let measure_end = match config.stop {
         StopCondition::Duration(d) => Some(measure_start + d),
         StopCondition::Requests(_) => None,

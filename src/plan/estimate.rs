@@ -195,6 +195,8 @@ impl Plan {
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
             };
+            // The connection ramp is unmeasured time before the window, like a warmup.
+            cell.load.ramp = shorten(cell.load.ramp);
             // A search's steps are its measurement: shortened alike, so a
             // quick run's search stays as short as its other cells.
             if let super::LoadMode::Search(search) = &mut cell.load.mode {
@@ -270,6 +272,22 @@ mod tests {
         };
         assert_eq!(search.step_warmup, Duration::from_millis(200));
         assert_eq!(search.step_window, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn quick_shortens_the_connection_ramp_like_a_warmup() {
+        let plan = plan_with("load: { mode: closed, connections: 8, ramp: 10s }\n");
+        assert_eq!(plan.cells[0].load.ramp, Duration::from_secs(10));
+        assert_eq!(
+            plan.quick(20).cells[0].load.ramp,
+            Duration::from_millis(500)
+        );
+        let plan = plan_with("load: { mode: closed, connections: 8 }\n").quick(20);
+        assert_eq!(
+            plan.cells[0].load.ramp,
+            Duration::ZERO,
+            "no ramp stays no ramp"
+        );
     }
 
     #[test]

@@ -50,6 +50,9 @@ struct Data<'a> {
     profiles: ProfilesView,
     /// Native Memory Tracking beside RSS (nmt.csv).
     nmt: super::nmt::NmtView,
+    /// Some point has axes beyond payload and concurrency (a scenario, `log`,
+    /// `jdk`...): the wins and pivot tables then name them in a column.
+    axes_beyond_load: bool,
     #[serde(flatten)]
     summary: &'a Summary,
 }
@@ -95,6 +98,10 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         adaptive: AdaptiveView::of(run),
         profiles: ProfilesView::of(run),
         nmt: super::nmt::NmtView::of(run),
+        axes_beyond_load: summary
+            .cells
+            .iter()
+            .any(|c| !super::format::beyond_load(&c.axes).is_empty()),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

@@ -71,9 +71,33 @@ pub fn md_cell(text: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
+/// The axes of a point (`name=value` joined with `,`) other than payload
+/// and concurrency, which the wins and pivot tables show as columns of
+/// their own: `scenario=crud,payload=7` -> `scenario=crud`. Without it two
+/// points that differ only in, say, `log` would read as the same row.
+pub fn beyond_load(axes: &str) -> String {
+    axes.split(',')
+        .filter(|part| {
+            !part.is_empty() && !part.starts_with("payload=") && !part.starts_with("concurrency=")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beyond_load_keeps_every_axis_but_payload_and_concurrency() {
+        assert_eq!(beyond_load("payload=7,concurrency=1"), "");
+        assert_eq!(
+            beyond_load("jdk=25,log=true,metrics=false,concurrency=100"),
+            "jdk=25,log=true,metrics=false"
+        );
+        assert_eq!(beyond_load("scenario=crud"), "scenario=crud");
+        assert_eq!(beyond_load(""), "");
+    }
 
     #[test]
     fn formats() {

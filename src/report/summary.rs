@@ -73,7 +73,8 @@ impl CellSummary {
     }
 }
 
-/// The best configuration of a runtime at one payload.
+/// The best configuration of a runtime at one payload (and in one scenario:
+/// the best over different workloads would compare nothing).
 #[derive(Debug, Clone, Serialize)]
 pub struct PeakRow {
     pub runtime: String,
@@ -92,6 +93,9 @@ pub struct PeakRow {
     // Efficiency figures at the peak configuration (report::efficiency).
     pub cpu_ms_per_request: Option<f64>,
     pub rss_per_1k_connections_bytes: Option<u64>,
+    /// The `scenario` axis of the configuration, if the spec has one (last:
+    /// peak-throughput.csv's earlier columns keep their places).
+    pub scenario: Option<String>,
 }
 
 /// Throughput medians, one row per point of the axes, one column per runtime.
@@ -307,20 +311,23 @@ fn summarize_cell(config_id: &str, repeats: &[&MeasurementRow]) -> CellSummary {
 fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
     let mut out = Vec::new();
     for rt in runtimes {
-        let mut by_payload: IndexMap<Option<i64>, &CellSummary> = IndexMap::new();
+        let mut by_payload: IndexMap<(Option<&str>, Option<i64>), &CellSummary> = IndexMap::new();
         for c in cells
             .iter()
             .filter(|c| &c.runtime == rt && c.rps_median.is_some())
         {
-            let best = by_payload.entry(c.payload).or_insert(c);
+            let best = by_payload
+                .entry((scenario_of(&c.axes), c.payload))
+                .or_insert(c);
             if c.rps_median > best.rps_median {
                 *best = c;
             }
         }
-        for (payload, c) in by_payload {
+        for ((scenario, payload), c) in by_payload {
             let s = c.spread().expect("filtered on rps_median");
             out.push(PeakRow {
                 runtime: rt.clone(),
+                scenario: scenario.map(str::to_owned),
                 payload,
                 config_id: c.config_id.clone(),
                 concurrency: c.concurrency,
@@ -339,6 +346,12 @@ fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
         }
     }
     out
+}
+
+/// The `scenario=` part of a point's axes, if any.
+fn scenario_of(axes: &str) -> Option<&str> {
+    axes.split(',')
+        .find_map(|part| part.strip_prefix("scenario="))
 }
 
 /// Cells grouped by their point of the axes (the runtime-independent key).
@@ -474,5 +487,31 @@ pub(super) mod tests {
         assert_eq!(cells[0].rps_per_cpu_s, Some(100.0));
         let all_failed = summarize_cells(&[row("go", "c=1", 1, 0.0, Failed)]);
         assert_eq!(all_failed[0].rps_median, None);
+    }
+
+    #[test]
+    fn a_peak_is_per_scenario_not_the_best_over_different_workloads() {
+        let cells = summarize_cells(&[
+            row("go", "scenario=orders", 1, 2000.0, Ok),
+            row("go", "scenario=crud", 1, 5000.0, Ok),
+            row("go", "scenario=crud,log=true", 1, 4000.0, Ok),
+        ]);
+        let peaks = peaks(&["go".to_string()], &cells);
+        let got: Vec<(Option<&str>, f64)> = peaks
+            .iter()
+            .map(|p| (p.scenario.as_deref(), p.rps_median))
+            .collect();
+        assert_eq!(got, [(Some("orders"), 2000.0), (Some("crud"), 5000.0)]);
+        // Without a scenario axis: one peak per payload, as before.
+        let cells = summarize_cells(&[
+            row("go", "log=true", 1, 10.0, Ok),
+            row("go", "log=false", 1, 20.0, Ok),
+        ]);
+        let peaks = peaks(&["go".to_string()], &cells);
+        assert_eq!(peaks.len(), 1);
+        assert_eq!(
+            (peaks[0].scenario.as_deref(), peaks[0].rps_median),
+            (None, 20.0)
+        );
     }
 }

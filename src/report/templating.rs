@@ -115,6 +115,9 @@ pub fn environment(templates: &[TemplateSource]) -> Result<Environment<'static>,
         }
         format::md_cell(&v.to_string())
     });
+    env.add_filter("beyond_load", |v: Value| {
+        format::beyond_load(v.as_str().unwrap_or_default())
+    });
     env.add_filter("or_dash", |v: Value| {
         if v.is_none() || v.is_undefined() || v.as_str() == Some("") {
             format::MISSING.to_string()

@@ -235,7 +235,7 @@ pub(super) fn guarded_run_with(
                 }
             }
         });
-        let result = super::remote_load::run(ctx.plan, config, &control);
+        let result = super::remote_load::run(ctx.plan, config, control);
         done.store(true, Ordering::Relaxed);
         super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         result

@@ -103,15 +103,16 @@ pub struct EfficiencyPair {
     pub sentence: String,
 }
 
-/// One runtime's efficiency repeats at one point of the axes.
-struct Repeats<'r> {
-    runtime: &'r str,
-    axes: &'r str,
-    values: Vec<f64>,
+/// One runtime's efficiency repeats (requests per service CPU-second) at
+/// one point of the axes.
+pub(crate) struct EfficiencyRepeats<'r> {
+    pub runtime: &'r str,
+    pub axes: &'r str,
+    pub values: Vec<f64>,
 }
 
-fn efficiency_repeats(rows: &[MeasurementRow]) -> Vec<Repeats<'_>> {
-    let mut out: Vec<Repeats> = Vec::new();
+pub(crate) fn efficiency_repeats(rows: &[MeasurementRow]) -> Vec<EfficiencyRepeats<'_>> {
+    let mut out: Vec<EfficiencyRepeats> = Vec::new();
     for m in rows.iter().filter(|m| m.status != CellStatus::Failed) {
         let Some(v) = requests_per_cpu_s(m) else {
             continue;
@@ -121,7 +122,7 @@ fn efficiency_repeats(rows: &[MeasurementRow]) -> Vec<Repeats<'_>> {
             .find(|r| r.runtime == m.runtime && r.axes == m.axes)
         {
             Some(r) => r.values.push(v),
-            None => out.push(Repeats {
+            None => out.push(EfficiencyRepeats {
                 runtime: &m.runtime,
                 axes: &m.axes,
                 values: vec![v],

@@ -6,6 +6,7 @@
 //! The win rule, the pair effect, the significance test and the template context are
 //! documented in docs/templates.md.
 mod adaptive;
+pub mod axis_effects;
 mod charts;
 pub mod cold_starts;
 pub mod compare;

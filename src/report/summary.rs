@@ -7,10 +7,12 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::axis_effects::{AxisEffect, axis_effects};
 use super::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
 use super::compare::{RunNoise, run_repeats};
 use super::efficiency::{
-    CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, fill_rss_per_1k_connections,
+    CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, efficiency_repeats,
+    fill_rss_per_1k_connections,
 };
 use super::equal_load::{EqualLoadGroup, equal_load};
 use super::pairs::{PairEffect, pairs};
@@ -94,7 +96,9 @@ pub struct PeakRow {
     pub cpu_ms_per_request: Option<f64>,
     pub rss_per_1k_connections_bytes: Option<u64>,
     /// The `scenario` axis of the configuration, if the spec has one (last:
-    /// peak-throughput.csv's earlier columns keep their places).
+    /// peak-throughput.csv's earlier columns keep their places; left out of a
+    /// run without scenarios, whose CSV stays as it was).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
 }
 
@@ -153,6 +157,8 @@ pub struct Summary {
     pub win_counts: Vec<WinCount>,
     /// Every pair of runtimes: the run-level ratio with its interval.
     pub pairs: Vec<PairEffect>,
+    /// What switching each axis (log, metrics, jdk...) does, per runtime.
+    pub axis_effects: Vec<AxisEffect>,
     pub startup: Vec<StartupRow>,
     /// Cold starts (`startup.repeats`): median and range per runtime.
     pub cold_starts: Vec<ColdStartRow>,
@@ -181,6 +187,12 @@ impl Summary {
         let wins = wins(&cells, &repeats, &noise);
         let win_counts = win_counts(&runtimes, &wins);
         let pairs = pairs(&runtimes, &repeats, &noise);
+        let axis_effects = axis_effects(
+            &runtimes,
+            &repeats,
+            &noise,
+            &efficiency_repeats(&run.measurements),
+        );
         let efficiency = efficiency_pairs(&runtimes, &run.measurements);
         let at_equal_load = equal_load(run, &runtimes, &cells);
         let mut payloads: Vec<Option<i64>> = Vec::new();
@@ -202,6 +214,7 @@ impl Summary {
             wins,
             win_counts,
             pairs,
+            axis_effects,
             payloads,
             efficiency_pairs: efficiency,
             equal_load: at_equal_load,
@@ -496,8 +509,8 @@ pub(super) mod tests {
             row("go", "scenario=crud", 1, 5000.0, Ok),
             row("go", "scenario=crud,log=true", 1, 4000.0, Ok),
         ]);
-        let peaks = peaks(&["go".to_string()], &cells);
-        let got: Vec<(Option<&str>, f64)> = peaks
+        let found = peaks(&["go".to_string()], &cells);
+        let got: Vec<(Option<&str>, f64)> = found
             .iter()
             .map(|p| (p.scenario.as_deref(), p.rps_median))
             .collect();
@@ -507,10 +520,10 @@ pub(super) mod tests {
             row("go", "log=true", 1, 10.0, Ok),
             row("go", "log=false", 1, 20.0, Ok),
         ]);
-        let peaks = peaks(&["go".to_string()], &cells);
-        assert_eq!(peaks.len(), 1);
+        let found = peaks(&["go".to_string()], &cells);
+        assert_eq!(found.len(), 1);
         assert_eq!(
-            (peaks[0].scenario.as_deref(), peaks[0].rps_median),
+            (found[0].scenario.as_deref(), found[0].rps_median),
             (None, 20.0)
         );
     }

@@ -87,12 +87,23 @@ compare "$a" "$b" 0 3
 echo "== run 3: 'changing' costs 150% more CPU per request (~40% less throughput)"
 echo 450 > "$work/cost-changing"
 sleep 1
-c=$(run)
-compare "$a" "$c" 1
-flagged=$(grep -E '\*\*(REGRESSION|FAILED in B)\*\*' "$work/compare.md" | grep -o '`[^`]*`' | tr -d '`' | sort -u)
-echo "flagged: $flagged"
-if [ -z "$flagged" ] || echo "$flagged" | grep -qv '^changing/'; then
-  echo "e2e-compare: expected only configurations of 'changing' to regress" >&2
-  exit 1
+# A shared host can drift between runs minutes apart: then 'steady' is slower
+# too, and compare is right to say so (it cannot tell a slower host from a
+# slower build). Such a run 3 is made once more, saying why, before failing;
+# seen once in CI on 2026-12-01 (steady's B noise 34.5%, run 3 alone).
+flagged_after_run3() {
+  c=$(run)
+  compare "$a" "$c" 1
+  flagged=$(grep -E '\*\*(REGRESSION|FAILED in B)\*\*' "$work/compare.md" | grep -o '`[^`]*`' | tr -d '`' | sort -u)
+  echo "flagged: $flagged"
+  [ -n "$flagged" ] && ! echo "$flagged" | grep -qv '^changing/'
+}
+if ! flagged_after_run3; then
+  echo "e2e-compare: the unchanged runtime was flagged too (host drift between the runs?); run 3 once more"
+  sleep 1
+  if ! flagged_after_run3; then
+    echo "e2e-compare: expected only configurations of 'changing' to regress" >&2
+    exit 1
+  fi
 fi
 echo "e2e-compare: passed"

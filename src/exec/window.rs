@@ -48,7 +48,7 @@ pub(super) fn sampled_run(ctx: &CellContext, service: &Service, config: &LoadCon
         );
         (sampler, HostWindow::open())
     };
-    if config.connection_ramp.is_zero() {
+    if config.closed_ramp().is_zero() {
         let (sampler, host) = open();
         let (result, died) = guarded_run_with(ctx, service, config, Some(ctx.events), &control);
         return SampledRun {

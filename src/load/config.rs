@@ -111,6 +111,15 @@ pub enum StopCondition {
 }
 
 impl LoadConfig {
+    /// The connection ramp this run makes: closed loop only (an open loop
+    /// ramps its rate instead, `Arrival::Open::ramp`).
+    pub fn closed_ramp(&self) -> Duration {
+        match self.arrival {
+            Arrival::Closed { .. } => self.connection_ramp,
+            Arrival::Open { .. } => Duration::ZERO,
+        }
+    }
+
     /// A closed-loop configuration with the defaults of `runner load`:
     /// 10 s, no warmup, 5 s timeout, one thread.
     pub fn closed(target: SocketAddr, request: RequestSpec, connections: usize) -> Self {

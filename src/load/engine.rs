@@ -85,10 +85,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
 
     let start = Instant::now();
     // The connection ramp (closed loop), then the warmup, then the window.
-    let ramp = match config.arrival {
-        Arrival::Closed { .. } => config.connection_ramp,
-        Arrival::Open { .. } => Duration::ZERO,
-    };
+    let ramp = config.closed_ramp();
     let measure_start = start + ramp + config.warmup;
     control.set_window_start(measure_start);
     let measure_end = match config.stop {

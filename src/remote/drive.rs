@@ -105,11 +105,7 @@ pub fn drive(
         clocks.push(best_ping(s).map_err(|e| remote(&s.host, e))?);
     }
     let start_at = unix_ns() + START_LEAD.as_nanos() as u64;
-    let ramp = match config.arrival {
-        crate::load::Arrival::Closed { .. } => config.connection_ramp,
-        crate::load::Arrival::Open { .. } => Duration::ZERO,
-    };
-    control.set_window_start(Instant::now() + START_LEAD + ramp + config.warmup);
+    control.set_window_start(Instant::now() + START_LEAD + config.closed_ramp() + config.warmup);
     let bound = match config.stop {
         StopCondition::Duration(d) => d + config.warmup + START_LEAD + ANSWER_SLACK,
         StopCondition::Requests(_) => REQUESTS_BOUND,

@@ -197,6 +197,7 @@ repeats: 1
 startup: { repeats: 0 }
 warmup: { service: $warmup, cell: $warmup }
 measure: { duration: $duration }
+${RAMP:+load: { ramp: $RAMP \}}
 results: $tmp/results
 hosts:
   service: $SERVICE_HOST
@@ -273,7 +274,11 @@ for r in csv.DictReader(open(run / "measurements.csv")):
     # The merged p99 lies within the hosts' p99s (it is the p99 of all their values).
     p99s = [float(p["p99_ms"]) for p in parts]
     if not (min(p99s) - 0.01 <= float(r["latency_p99_ms"]) <= max(p99s) + 0.01): fail(f"merged p99 {r['latency_p99_ms']} outside the hosts' {p99s}")
-    print(f"  {r['cell_id']:<22} ok {r['requests']:>6} p99 {float(r['latency_p99_ms']):.2f} ms (hosts {p99s}); window skew {skew:.3f} ms")
+    # The service is sampled over the 2 s window alone: not the hosts' start
+    # lead before it, nor the time their answers take to come back after it.
+    span = max(float(s["t_s"]) for s in csv.DictReader(open(run / "samples" / f"{stem}.csv")))
+    if span > 2.5: fail(f"samples of {stem} span {span:.2f} s for a 2 s window")
+    print(f"  {r['cell_id']:<22} ok {r['requests']:>6} p99 {float(r['latency_p99_ms']):.2f} ms (hosts {p99s}); window skew {skew:.3f} ms; samples span {span:.2f} s")
 print(f"  FIGURE window skew between two load hosts: max {max(skews):.3f} ms over {len(skews)} cells")
 PY
 
@@ -361,7 +366,9 @@ for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 
 section "the service on svc over SSH, load on l1 and l2"
-write_spec_svc "$tmp/svc.yaml" "2, 4" 2s 1s l1 l2
+# With a connection ramp: the far side's sampler must open when the
+# window does, after the ramp (checked by the samples' times).
+RAMP=2s write_spec_svc "$tmp/svc.yaml" "2, 4" 2s 1s l1 l2
 "$runner" validate "$tmp/svc.yaml"
 in_ns ctl timeout 180 "$runner" exec "$tmp/svc.yaml" > "$tmp/svc.out" 2>&1 || { cat "$tmp/svc.out"; fail "runner exec with the service on svc"; }
 svc_run=$(newest_run)
@@ -388,8 +395,19 @@ for r in rows:
     samples = list(csv.DictReader(open(run / "samples" / f"{stem}.csv")))
     if len(samples) < 2 or max(int(s["rss_bytes"]) for s in samples) <= 0: fail(f"no samples from the service host for {stem}")
     if not r["service_cpu_s"] or float(r["service_cpu_s"]) <= 0: fail(f"no service CPU for {stem}")
+    # Neither the 2 s ramp nor the answers' way back is sampled: the
+    # samples span the 2 s window alone.
+    last = max(float(s["t_s"]) for s in samples)
+    if last > 2.5: fail(f"samples of {stem} span {last:.2f} s for a 2 s window after a 2 s ramp")
+    # The host columns are svc's own counters (the load ran on l1, l2).
+    if not r["host_idle_share"] or int(r["host_cpus"]) < 1: fail(f"no service host idle share in {stem}")
+    if abs(float(r["host_cpus_used"]) - float(r["service_cpu_s"]) / float(r["duration_s"])) > 0.01:
+        fail(f"host_cpus_used {r['host_cpus_used']} of {stem} is not the service's CPUs alone")
     print(f"  {r['cell_id']:<22} ok {int(r['requests']):>6} p99 {float(r['latency_p99_ms']):.2f} ms "
-          f"service cpu {float(r['service_cpu_s']):.2f} s rss max {int(r['service_rss_max_bytes'])/1e6:.1f} MB (sampled on svc)")
+          f"service cpu {float(r['service_cpu_s']):.2f} s rss max {int(r['service_rss_max_bytes'])/1e6:.1f} MB, "
+          f"svc idle {float(r['host_idle_share']):.0%} (sampled on svc, {last:.2f} s of samples after the ramp)")
+report = (run / "report.md").read_text()
+if "and the services on root@" not in report: fail("report.md's co-location does not say the services ran on their own host")
 env = json.loads((run / "environment.json").read_text())
 roles = sorted((h["role"], h["name"]) for h in env.get("hosts", []))
 if [r for r, _ in roles] != ["load", "load", "service"]: fail(f"environment.json hosts {roles}")
@@ -477,6 +495,85 @@ print(f"  resumed: complete, {rows[0]['requests']} ok")
 PY
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
+
+section "dependencies on svc: PostgreSQL and a stats stub beside the CRUD service there"
+fx=$root/tests/fixtures/exec
+cat > "$tmp/deps.yaml" <<EOF
+experiment: { name: hosts-deps, title: dependencies on the service host, description: scripts/test-hosts.sh }
+dependencies:
+  db:
+    kind: postgres
+    dir: $fx
+    postgres:
+      schema: [$fx/sql/schema.sql, $fx/sql/seed.sql]
+      settings: { max_connections: 20 }
+    reset: { when: repeat }
+  audit:
+    dir: $fx
+    start: python3 stats_dependency.py
+    health: { path: /health, timeout: 20s, interval: 50ms }
+    stats: /__stats
+runtimes:
+  crud:
+    dir: $fx
+    start: python3 crud_service.py
+    needs: [db, audit]
+    env:
+      DATABASE_URL: "{{ deps.db.url }}"
+      AUDIT_URL: "http://{{ deps.audit.host }}:{{ deps.audit.port }}"
+      BIND: "0.0.0.0"
+    health: { path: /health, timeout: 20s, interval: 50ms }
+    stop: { signal: TERM, grace: 3s }
+workload:
+  - { name: read, path: "/items/{{ rand(1, 100) }}", weight: 70 }
+  - { name: create, method: POST, path: /items, body: "new {{ seq }}", expect: { status: 201 }, weight: 30 }
+axes: { concurrency: [2] }
+load: { mode: closed, timeout: 2s }
+repeats: 2
+startup: { repeats: 0 }
+warmup: { service: 0s, cell: 1s }
+measure: { duration: 2s }
+results: $tmp/results
+hosts:
+  service: $(host_map svc)
+  load:
+$(host_yaml l1)
+EOF
+"$runner" validate "$tmp/deps.yaml"
+in_ns ctl timeout 240 "$runner" exec "$tmp/deps.yaml" > "$tmp/deps.out" 2>&1 || { cat "$tmp/deps.out"; fail "runner exec with dependencies on svc"; }
+deps_run=$(find "$tmp/results/hosts-deps" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+python3 - "$deps_run" <<'PY'
+import csv, json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if len(rows) != 2: fail(f"{len(rows)} rows, want 2 (two repeats)")
+for r in rows:
+    if r["status"] == "failed" or int(r["requests"]) <= 0: fail(f"cell {r['cell_id']}: {r['status']} {r['reason']}")
+usage = list(csv.DictReader(open(run / "dependency-usage.csv")))
+got = sorted((u["cell_id"], u["dependency"]) for u in usage)
+want = sorted((r["cell_id"], d) for r in rows for d in ["audit", "db"])
+if got != want: fail(f"dependency-usage.csv rows {got}, want {want}")
+for u in usage:
+    if not u["cpu_seconds"] or float(u["cpu_seconds"]) <= 0 or int(u["rss_max_bytes"] or 0) <= 0:
+        fail(f"no CPU or RSS sampled on svc for {u['dependency']} in {u['cell_id']}")
+stats = list(csv.DictReader(open(run / "dependency-stats.csv")))
+if not stats or any(s["dependency"] != "audit" or int(s["count"]) <= 0 for s in stats): fail(f"dependency-stats.csv {stats}")
+events = (run / "logs" / "dependency-db.log").read_text()
+for part in ["started there", "database system is ready"]:
+    if part not in events: fail(f"logs/dependency-db.log lacks {part!r}")
+for u in usage:
+    print(f"  {u['cell_id']:<26} {u['dependency']:<6} cpu {float(u['cpu_seconds']):.2f} s rss max {int(u['rss_max_bytes'])/1e6:.1f} MB (sampled on svc)")
+print(f"  audit stats: {[(s['route'], s['count']) for s in stats]}; every row ok: {[r['requests'] for r in rows]} requests")
+PY
+grep -q "dependency db reset" "$tmp/deps.out" || { cat "$tmp/deps.out"; fail "db was not reset on svc between the repeats"; }
+for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
+nothing_but_sshd ctl l1 l2 svc
+left=$(ls -d /tmp/runner-remote-*-db /tmp/runner-remote-*-audit 2>/dev/null || true)
+[ -z "$left" ] || fail "dependency scratch folders left on svc: $left"
+echo "  nothing left on svc but its sshd: PostgreSQL and the stub stopped, their scratch folders removed"
 if [ "${1:-}" = --figures ]; then
     section "figures: one cell of the seed matrix (Go net/http, payload 128, 48 connections), load local vs on l1"
     (cd "$root/runtimes/go-nethttp" && go build -trimpath -o build/server ./cmd/server)

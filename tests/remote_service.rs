@@ -136,6 +136,16 @@ fn a_service_is_started_sampled_logged_and_stopped_with_grace() {
         rows.iter()
             .all(|row| row["rss_bytes"].as_u64().unwrap() > 0)
     );
+    // The service host's own CPU counters over the same span: its idle
+    // share is the row's, not the controlling host's.
+    let host = &samples["host"];
+    assert!(host["cpus"].as_u64().unwrap() >= 1, "{samples}");
+    assert_eq!(host["generator_on_it"], false, "{samples}");
+    let total = |end: &str| {
+        host[end]["total"]["secs"].as_u64().unwrap() as f64
+            + host[end]["total"]["nanos"].as_u64().unwrap() as f64 / 1e9
+    };
+    assert!(total("after") >= total("before"), "{samples}");
     let (_, healthy) = r.call(json!({ "call": "still_healthy", "within_ms": 2000 }));
     assert_eq!(healthy["why_not"], Value::Null, "{healthy}");
     let (_, stopped) = r.call(json!({
@@ -178,4 +188,61 @@ fn closing_stdin_while_the_service_runs_stops_all_of_it() {
         r.child.try_wait(),
         Ok(Some(_))
     )));
+}
+
+/// A dependency as the service host runs one: started from its plan (its
+/// folder moved to the copy there), checked, its log sent back, stopped with
+/// grace and its scratch folder removed; and, started again, killed when the
+/// session closes.
+#[test]
+fn a_dependency_is_started_checked_logged_stopped_and_dies_with_the_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pids = tmp.path().join("pids");
+    let spec = format!(
+        "experiment: {{ name: remote-dep }}\n\
+         dependencies:\n  audit:\n    dir: /not/here\n    start: python3 stats_dependency.py\n    \
+         env: {{ PID_FILE: {} }}\n    health: {{ path: /health, timeout: 20s, interval: 50ms }}\n\
+         runtimes:\n  a: {{ dir: ., start: ./a }}\n\
+         workload: {{ path: /x }}\nload: {{ connections: 1 }}\nmeasure: {{ duration: 1s }}\n",
+        pids.display()
+    );
+    let loaded = runner::spec::from_text(spec, &tmp.path().join("remote-dep.yaml")).unwrap();
+    let plan = runner::plan::build(&loaded, &runner::plan::PlanOptions::default()).unwrap();
+    let dep = serde_json::to_value(&plan.dependencies[0]).unwrap();
+    let start = json!({
+        "call": "dependency_start", "plan": dep,
+        "dir": common::fixtures().display().to_string(), "state_dir": "state"
+    });
+    let mut r = Remote::start(tmp.path());
+    let (_, started) = r.call(start.clone());
+    assert_eq!(started["answer"], "dependency", "{started}");
+    let (_, checked) = r.call(json!({ "call": "dependency_check", "name": "audit" }));
+    assert_eq!(checked["problem"], Value::Null, "{checked}");
+    let (_, log) = r.call(json!({ "call": "log_from", "from": 0, "dependency": "audit" }));
+    assert_eq!(log["answer"], "log", "{log}");
+    let first = common::pids_in(&pids);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let (_, stopped) = r.call(json!({ "call": "dependency_stop", "name": "audit" }));
+    assert_eq!(stopped["problem"], Value::Null, "{stopped}");
+    assert!(common::wait_all_gone(&first, Duration::from_secs(5)).is_empty());
+    let (_, gone) = r.call(json!({ "call": "dependency_check", "name": "audit" }));
+    assert_eq!(gone["answer"], "failed", "a stopped dependency: {gone}");
+    assert!(
+        gone["message"].as_str().unwrap().contains("is not running"),
+        "{gone}"
+    );
+    // Started again, then the session drops: the far side kills it.
+    let (_, again) = r.call(start);
+    assert_eq!(again["answer"], "dependency", "{again}");
+    let second: Vec<i32> = common::pids_in(&pids)
+        .into_iter()
+        .filter(|p| !first.contains(p))
+        .collect();
+    assert_eq!(second.len(), 1, "{second:?}");
+    drop(r.stdin.take());
+    let left = common::wait_all_gone(&second, Duration::from_secs(10));
+    assert!(
+        left.is_empty(),
+        "the dependency still runs after the session closed: {left:?}"
+    );
 }

@@ -3,14 +3,14 @@
 //! `cpu.cfs_quota_us` with `cpu.cfs_period_us` / `memory.limit_in_bytes`
 //! (with `memory.memsw.limit_in_bytes`), and `cpuset.cpus` when the spec
 //! pins the service (`affinity`).
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The CFS period the runner uses: 100 ms, the kernel's default, so a quota
 /// of `cpus x 100 ms` per period is `cpus` cores.
 pub const CFS_PERIOD_US: u64 = 100_000;
 
 /// A service's limits, as the spec resolved them for a cell.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
     /// CPU bandwidth in cores (1.5 = one and a half cores per period).
     pub cpus: Option<f64>,

@@ -7,37 +7,13 @@ use crate::load::LoadReport;
 use crate::plan::{Cell, LoadMode};
 use crate::results::MeasurementRow;
 use crate::sample::SamplerOutput;
-use crate::sample::host_cpu::HostCpu;
+pub use crate::sample::host_cpu::HostWindow;
 
-/// The host around one cell: its CPU counters at the window's two ends.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HostWindow {
-    pub before: Option<HostCpu>,
-    pub after: Option<HostCpu>,
-    pub cpus: u32,
-}
-
-impl HostWindow {
-    /// Starts watching the host (call right before the measured window).
-    pub fn open() -> HostWindow {
-        HostWindow {
-            before: HostCpu::now(),
-            after: None,
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
-        }
-    }
-
-    /// Ends the window (call right after the measured window).
-    pub fn close(self) -> HostWindow {
-        HostWindow {
-            after: HostCpu::now(),
-            ..self
-        }
-    }
-
-    pub fn idle_share(&self) -> Option<f64> {
-        self.after?.idle_share_since(&self.before?)
-    }
+/// The generator's CPUs that count against the service's host: all of them
+/// when it ran there, none when it ran on load hosts or the service on a
+/// service host of its own (its CPUs are then another machine's).
+fn generator_cpus_on(host: &HostWindow, gen_cpus: f64) -> f64 {
+    if host.generator_on_it { gen_cpus } else { 0.0 }
 }
 
 fn ms(us: u64) -> f64 {
@@ -65,7 +41,8 @@ pub fn gate_facts<'a>(
     } else {
         0.0
     };
-    let host_cpus_used = service_cpus.map(|s| s + gen_cpus);
+    let gen_on_host = generator_cpus_on(host, gen_cpus);
+    let host_cpus_used = service_cpus.map(|s| s + gen_on_host);
     let closed_connections = match cell.load.mode {
         LoadMode::Closed { connections } => Some(connections),
         LoadMode::Open { .. } | LoadMode::Search(_) => None,
@@ -103,7 +80,7 @@ pub fn gate_facts<'a>(
         gates: gates.clone(),
         error_classes: describe_errors(&r.errors),
         gen_wait_share: r.generator.wait_share,
-        host_cpus_used: host_cpus_used.unwrap_or(gen_cpus),
+        host_cpus_used: host_cpus_used.unwrap_or(gen_on_host),
         host_cpus: host.cpus,
         host_idle_share: host.idle_share(),
         p50_ms: ms(r.latency.value_at_quantile(0.5)),
@@ -113,5 +90,21 @@ pub fn gate_facts<'a>(
         closed_connections,
         answered_rps,
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generator_counts_against_the_services_host_only_when_it_ran_there() {
+        let shared = HostWindow {
+            generator_on_it: true,
+            ..HostWindow::default()
+        };
+        assert_eq!(generator_cpus_on(&shared, 0.7), 0.7);
+        // Load hosts, or the service on a service host over SSH.
+        assert_eq!(generator_cpus_on(&HostWindow::default(), 0.7), 0.0);
     }
 }

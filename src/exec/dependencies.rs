@@ -62,6 +62,48 @@ struct Watched {
     samples: Option<SamplerOutput>,
 }
 
+/// One dependency's readings of a closed window: its samples and its
+/// `stats` answer read right after it (where it runs: a service host over
+/// SSH sends these back).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct DependencyReading {
+    pub name: String,
+    pub samples: SamplerOutput,
+    /// The `stats` path and what `GET` on it answered (body, or why not).
+    pub stats: Option<(String, Result<String, String>)>,
+}
+
+impl Window {
+    /// The closed window's readings, each dependency's stats read now.
+    pub fn readings(self) -> Vec<DependencyReading> {
+        (self.watched.into_iter())
+            .filter_map(|w| {
+                let samples = w.samples?;
+                let stats = (w.stats).map(|(addr, path)| {
+                    let answer = super::dependency_stats::fetch(addr, &path);
+                    (path, answer)
+                });
+                Some(DependencyReading {
+                    name: w.name,
+                    samples,
+                    stats,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The dependencies `cell` uses (its scenario's, within its runtime's).
+pub fn needs_of_cell(plan: &crate::plan::Plan, cell: &crate::plan::Cell) -> Vec<String> {
+    (plan.runtimes.iter())
+        .find(|r| r.name == cell.runtime)
+        .map(|rt| plan.needs_of(rt, Some(cell)))
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// How long a stats reset may take.
 const STATS_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -82,6 +124,13 @@ pub struct Site<'a> {
 pub struct Dependencies {
     up: BTreeMap<String, Up>,
     built: BTreeSet<String>,
+    files: DependencyFiles,
+}
+
+/// The run's dependency-usage.csv and dependency-stats.csv, opened on the
+/// first window that has readings.
+#[derive(Default)]
+pub struct DependencyFiles {
     usage: Option<CsvAppender<DependencyUsageRow>>,
     stats: Option<CsvAppender<DependencyStatsRow>>,
 }
@@ -250,13 +299,19 @@ impl Dependencies {
     /// At the start of a measured window: zeroes the `stats` of every
     /// dependency `needs` names, then starts sampling them.
     pub fn open_window(&mut self, ctx: &CellContext, needs: &[String]) -> Window {
+        let deps = (ctx.plan.dependencies.iter()).filter(|d| needs.contains(&d.name));
+        self.open_window_of(deps, ctx.plan.sample_interval)
+    }
+
+    /// [`Dependencies::open_window`] for `deps` (those that are up), sampled
+    /// every `interval`.
+    pub fn open_window_of<'p>(
+        &mut self,
+        deps: impl IntoIterator<Item = &'p DependencyPlan>,
+        interval: Duration,
+    ) -> Window {
         let mut watched = Vec::new();
-        for dep in ctx
-            .plan
-            .dependencies
-            .iter()
-            .filter(|d| needs.contains(&d.name))
-        {
+        for dep in deps {
             let Some(up) = self.up.get(&dep.name) else {
                 continue;
             };
@@ -274,7 +329,7 @@ impl Dependencies {
             let sampler = Sampler::start_with_cgroup(
                 up.service.sid(),
                 up.service.cgroup().map(|c| c.usage_files()),
-                ctx.plan.sample_interval,
+                interval,
                 Instant::now(),
                 Box::new(|| {}),
             );
@@ -303,19 +358,30 @@ impl Dependencies {
         window: Window,
         row: &MeasurementRow,
     ) -> Result<(), ResultsError> {
+        self.files.write(ctx, window.readings(), row)
+    }
+}
+
+impl DependencyFiles {
+    /// Appends `readings` (taken here or on a service host) for the cell of `row`.
+    pub fn write(
+        &mut self,
+        ctx: &CellContext,
+        readings: Vec<DependencyReading>,
+        row: &MeasurementRow,
+    ) -> Result<(), ResultsError> {
         let answered = (row.ok + row.errors) as f64;
-        for w in window.watched {
-            let Some(samples) = w.samples else { continue };
+        for r in readings {
             if self.usage.is_none() {
                 self.usage = Some(CsvAppender::open(&ctx.run.file(DEPENDENCY_USAGE_FILE))?);
             }
             if let Some(out) = self.usage.as_mut() {
-                out.append(&usage_row(row, &w.name, &samples, answered))?;
+                out.append(&usage_row(row, &r.name, &r.samples, answered))?;
             }
-            let Some((addr, path)) = &w.stats else {
+            let Some((path, answer)) = r.stats else {
                 continue;
             };
-            let rows = super::dependency_stats::read(*addr, path, row, &w.name);
+            let rows = super::dependency_stats::rows_of(answer, &path, row, &r.name);
             if self.stats.is_none() {
                 self.stats = Some(CsvAppender::open(&ctx.run.file(DEPENDENCY_STATS_FILE))?);
             }

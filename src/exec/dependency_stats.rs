@@ -52,27 +52,33 @@ pub fn parse(
         .collect())
 }
 
-/// GETs the stats of the dependency at `addr`; a failed or malformed answer
-/// gives no rows and a warning on stderr (the cell itself stands).
-pub fn read(
-    addr: SocketAddr,
+/// GETs the stats of the dependency at `addr`: the answer's body, or why
+/// not (read right after the window, where the dependency runs).
+pub fn fetch(addr: SocketAddr, path: &str) -> Result<String, String> {
+    match crate::load::probe(addr, &RequestSpec::get(path), STATS_TIMEOUT) {
+        Ok((200, body)) => Ok(String::from_utf8_lossy(&body).into_owned()),
+        Ok((status, _)) => Err(format!("status {status}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The rows of a [`fetch`]ed answer for `row`'s cell; a failed or malformed
+/// answer gives no rows and a warning on stderr (the cell itself stands).
+pub fn rows_of(
+    answer: Result<String, String>,
     path: &str,
     row: &MeasurementRow,
     dependency: &str,
 ) -> Vec<DependencyStatsRow> {
-    let answer = crate::load::probe(addr, &RequestSpec::get(path), STATS_TIMEOUT);
-    let parsed = match answer {
-        Ok((200, body)) => parse(&body, row, dependency),
-        Ok((status, _)) => Err(format!("status {status}")),
-        Err(e) => Err(e.to_string()),
-    };
-    parsed.unwrap_or_else(|why| {
-        eprintln!(
-            "warning: dependency `{dependency}`: GET {path} after cell {} gave no stats: {why}",
-            row.cell_id
-        );
-        Vec::new()
-    })
+    answer
+        .and_then(|body| parse(body.as_bytes(), row, dependency))
+        .unwrap_or_else(|why| {
+            eprintln!(
+                "warning: dependency `{dependency}`: GET {path} after cell {} gave no stats: {why}",
+                row.cell_id
+            );
+            Vec::new()
+        })
 }
 
 #[cfg(test)]

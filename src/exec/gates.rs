@@ -127,13 +127,13 @@ pub fn generator_wait(f: &CellFacts) -> Option<GateFinding> {
             "the generator waited for CPU {waited} of the window (service + generator used {:.2} of {} CPUs{idle})",
             f.host_cpus_used, f.host_cpus
         ),
-        // The service's CPUs are another host's: only this host's idle
-        // share says anything about the generator's.
+        // The service and the host counters are another machine's: they
+        // say nothing about this host's CPUs.
         GeneratorHost::Here => format!(
             "the generator on this host (local) waited for CPU {waited} of the window \
              (the service runs on the service host{})",
             f.host_idle_share.map_or(String::new(), |idle| format!(
-                "; this host idle {}",
+                ", which was idle {}",
                 percent(idle)
             ))
         ),
@@ -306,7 +306,7 @@ mod tests {
         assert_eq!(
             generator_wait(&here).unwrap().reason,
             "the generator on this host (local) waited for CPU 14% of the window \
-             (the service runs on the service host; this host idle 2.0%)"
+             (the service runs on the service host, which was idle 2.0%)"
         );
     }
 

@@ -133,17 +133,7 @@ impl Driver for Processes {
         service: &mut Service,
         cell: &Cell,
     ) -> Result<CellEnd, ResultsError> {
-        // The dependencies this cell uses (its scenario's, within its runtime's).
-        let needs: Vec<String> = ctx
-            .plan
-            .runtimes
-            .iter()
-            .find(|r| r.name == cell.runtime)
-            .map(|rt| ctx.plan.needs_of(rt, Some(cell)))
-            .unwrap_or_default()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let needs = super::dependencies::needs_of_cell(ctx.plan, cell);
         let mut observer = DependencyWindow {
             dependencies: &mut self.dependencies,
             ctx,

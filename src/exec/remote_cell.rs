@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::cell::{CellContext, CellEnd, Window, base_row, measure_sample_interval, record_window};
-use super::cell_facts::HostWindow;
+use super::dependencies::needs_of_cell;
 use super::events::Event;
 use super::load_config::{measure_config, warmup_config, warmup_requests_config};
-use super::remote_service::RemoteService;
+use super::remote_service::{FarSamples, RemoteService};
 use super::verdict::one_line;
+use super::window::follow_window;
 use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::plan::{Cell, CellWarmup};
 use crate::results::{CellStatus, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
@@ -48,7 +49,7 @@ pub fn measure_remote_cell(
     let (warmup_s, warmup_end) = match warmup {
         None => (0.0, WarmupEnd::None),
         Some((config, end)) => {
-            let (_, died) = guarded_remote_run(ctx, service, &config, None);
+            let died = guarded_remote_run(ctx, service, &config, None, None).died;
             if ctx.interrupt.is_set() {
                 return Ok(CellEnd::Interrupted);
             }
@@ -64,21 +65,32 @@ pub fn measure_remote_cell(
         }
     };
     let config = measure_config(cell, service.addr, None);
-    if let Err(e) = service.sample_start(measure_sample_interval(ctx.plan)) {
-        return Ok(lost_or_failed(ctx, service, cell, &started_at, &e));
-    }
-    let host = HostWindow::open();
-    let (result, died) = guarded_remote_run(ctx, service, &config, Some(ctx.events));
-    let host = host.close();
-    let samples = service.sample_stop();
+    // The far side samples the service, its host and the dependencies the
+    // cell uses over the run's measured window alone (exec::window).
+    let sampling = Sampling {
+        every: measure_sample_interval(ctx.plan),
+        dependencies: needs_of_cell(ctx.plan, cell),
+    };
+    let run = guarded_remote_run(ctx, service, &config, Some(ctx.events), Some(&sampling));
+    let (result, died) = (run.result, run.died);
+    let far = match run.samples {
+        Some(samples) => samples,
+        // A run that ended before its window opened: readings of nothing.
+        None => service
+            .sample_start(sampling.every, &sampling.dependencies)
+            .and_then(|()| service.sample_stop()),
+    };
     service.fetch_log();
     if ctx.interrupt.is_set() {
         return Ok(CellEnd::Interrupted);
     }
-    let samples = match samples {
-        Ok(s) => s,
+    let far = match far {
+        Ok(far) => far,
         Err(e) => return Ok(lost_or_failed(ctx, service, cell, &started_at, &e)),
     };
+    // A far side of an older protocol sends no counters of its own host.
+    let (samples, host) = (far.samples, far.host.unwrap_or_default());
+    service.readings = far.dependencies;
     write_csv(
         &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
         &samples.rows,
@@ -150,20 +162,53 @@ fn lost_or_failed(
     }
 }
 
+/// What [`guarded_remote_run`] gave.
+pub struct RemoteRun {
+    pub result: Result<LoadReport, LoadError>,
+    /// The far side said the service is gone.
+    pub died: bool,
+    /// When asked to sample: what the far side read over the run's
+    /// measured window, or why not (`None`: the window never opened).
+    pub samples: Option<Result<FarSamples, String>>,
+}
+
+/// What the far side samples over a window, and how often.
+pub struct Sampling {
+    pub every: Duration,
+    /// The dependencies sampled with the service.
+    pub dependencies: Vec<String>,
+}
+
 /// Applies `config` (here or on the load hosts, as the plan says),
 /// cancelling it when the runner is interrupted or the far side says the
-/// service is gone. Returns the result and whether the service died.
+/// service is gone. With `sampling`, the far side samples the service
+/// (and the dependencies named) and its host over the run's measured window alone,
+/// from [`LoadControl::window_start`] to [`LoadControl::window_end`], as
+/// exec::window does for a local service.
 pub fn guarded_remote_run(
     ctx: &CellContext,
     service: &mut RemoteService,
     config: &LoadConfig,
     events: Option<&std::sync::mpsc::Sender<Event>>,
-) -> (Result<LoadReport, LoadError>, bool) {
+    sampling: Option<&Sampling>,
+) -> RemoteRun {
     let control = LoadControl::new();
     let done = AtomicBool::new(false);
     let died = AtomicBool::new(false);
     let service = Mutex::new(service);
-    let result = std::thread::scope(|s| {
+    let lock = || service.lock().unwrap_or_else(|p| p.into_inner());
+    let (result, samples) = std::thread::scope(|s| {
+        let follower = sampling.map(|sampling| {
+            let (control, done, lock) = (&control, &done, &lock);
+            s.spawn(move || {
+                follow_window(
+                    control,
+                    done,
+                    || lock().sample_start(sampling.every, &sampling.dependencies),
+                    |opened| opened.and_then(|()| lock().sample_stop()),
+                )
+            })
+        });
         s.spawn(|| {
             let mut last = (Instant::now(), 0u64);
             let mut asked = Instant::now();
@@ -174,8 +219,7 @@ pub fn guarded_remote_run(
                 }
                 if asked.elapsed() >= ALIVE_EVERY {
                     asked = Instant::now();
-                    let alive = service.lock().unwrap_or_else(|p| p.into_inner()).is_alive();
-                    if !alive {
+                    if !lock().is_alive() {
                         died.store(!ctx.interrupt.is_set(), Ordering::Relaxed);
                         control.cancel();
                     }
@@ -196,9 +240,14 @@ pub fn guarded_remote_run(
         let result = super::remote_load::run(ctx.plan, config, &control);
         done.store(true, Ordering::Relaxed);
         super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
-        result
+        let samples = follower.and_then(|f| f.join().ok().flatten());
+        (result, samples)
     });
-    (result, died.load(Ordering::Relaxed))
+    RemoteRun {
+        result,
+        died: died.load(Ordering::Relaxed),
+        samples,
+    }
 }
 
 fn died_row(

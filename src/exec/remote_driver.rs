@@ -5,16 +5,21 @@
 //! far side) over one session kept for the whole run. The load runs here
 //! or on the load hosts, aimed at the service host's address.
 //!
+//! The runtimes' dependencies run there too, started, reset, checked,
+//! sampled and stopped by the far side with the local dependency code, so
+//! the services reach them on that host's loopback.
+//!
 //! What a remote service host does not do yet is refused before anything
 //! starts ([`unsupported`]): training, profiles, the memory phases,
-//! dependencies, `mode: search`, an `auto` cell warmup and a `java:` JDK
-//! resolved here.
+//! `startup.first_requests`, `mode: search`, an `auto` cell warmup and a
+//! `java:` JDK resolved here.
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
+use super::dependencies::DependencyFiles;
 use super::driver::{Driver, Running, StartFailure};
 use super::lifecycle::millis;
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
@@ -27,7 +32,7 @@ use crate::plan::{Cell, CellWarmup, DependencyPlan, LoadMode, Plan, RuntimePlan,
 use crate::preflight::Preflight;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{
-    ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind, millis as ms,
+    ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, WireStopKind, millis as ms,
 };
 use crate::results::{
     Environment, LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus, Phase, ResultsError, StopOutcome,
@@ -41,6 +46,13 @@ pub struct RemoteHost {
     client: Option<SharedClient>,
     /// Each runtime's copied sources there.
     dirs: BTreeMap<String, String>,
+    /// Each dependency's logs/dependency-<name>.log here, and how much of
+    /// its log there has been copied.
+    dependency_logs: BTreeMap<String, (std::path::PathBuf, u64)>,
+    /// dependency-usage.csv and dependency-stats.csv.
+    dependency_files: DependencyFiles,
+    /// The run's interruption (a lost session stops the run), once known.
+    interrupt: Option<super::interrupt::Interrupt>,
 }
 
 impl RemoteHost {
@@ -52,6 +64,9 @@ impl RemoteHost {
             target,
             client: None,
             dirs: BTreeMap::new(),
+            dependency_logs: BTreeMap::new(),
+            dependency_files: DependencyFiles::default(),
+            interrupt: None,
         })
     }
 
@@ -74,12 +89,18 @@ impl RemoteHost {
         first_cell: &Cell,
     ) -> Result<(RemoteService, f64, f64), String> {
         let client = self.client()?;
-        let dir = self.dirs.get(&rt.name).cloned().ok_or_else(|| {
-            format!(
-                "runtime {}: its sources are not on the service host {} (its build did not run)",
-                rt.name, self.host
-            )
-        })?;
+        let dir = match self.dirs.get(&rt.name) {
+            Some(dir) => dir.clone(),
+            // A runtime without build commands: its sources are copied now.
+            None => {
+                let log = ctx.run.log(&format!("build-{}", rt.name));
+                let c = client.lock().unwrap_or_else(|p| p.into_inner());
+                let copied = self.copy_logged(&c, rt, &log)?;
+                drop(c);
+                self.dirs.insert(rt.name.clone(), copied.clone());
+                copied
+            }
+        };
         let addr = SocketAddr::new(service_address(ctx.plan)?, rt.port);
         let log = ctx.run.log(&rt.name);
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
@@ -127,6 +148,35 @@ impl RemoteHost {
             RemoteService::new(client, &rt.name, addr, sid, log, ctx.interrupt.clone());
         service.fetch_log();
         Ok((service, port_ms, startup_ms))
+    }
+
+    /// Copies `rt`'s sources there unless that content is there already,
+    /// saying which in `log`; the folder there.
+    fn copy_logged(
+        &self,
+        c: &ServiceHostClient,
+        rt: &RuntimePlan,
+        log: &std::path::Path,
+    ) -> Result<String, String> {
+        let copied = c
+            .copy_sources(&rt.name, &rt.dir)
+            .map_err(|e| e.to_string())?;
+        append(
+            log,
+            &format!(
+                "=== runner: sources of {} ({} files) {} {}:{}\n",
+                rt.name,
+                copied.files,
+                if copied.sent {
+                    "copied to"
+                } else {
+                    "unchanged, already on"
+                },
+                self.host,
+                copied.dir
+            ),
+        );
+        Ok(copied.dir)
     }
 
     /// Stops the service there; the lifecycle row's stop columns.
@@ -207,10 +257,6 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
     if let Err(e) = service_address(plan) {
         out.push(e);
     }
-    if !plan.dependencies.is_empty() {
-        let names: Vec<&str> = plan.dependencies.iter().map(|d| d.name.as_str()).collect();
-        refuse(format!("`dependencies` ({})", names.join(", ")), &mut out);
-    }
     if plan.memory.is_some() {
         refuse("`memory:` (the memory phases)".into(), &mut out);
     }
@@ -252,12 +298,6 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
     {
         refuse("`warmup.cell: auto`".into(), &mut out);
     }
-    // The far side samples from the start of the load run, so its CPU and
-    // memory would count the ramp as the window's (exec::window opens the
-    // local sampler when the window opens; the remote one cannot yet).
-    if plan.cells.iter().any(|c| !c.load.ramp.is_zero()) {
-        refuse("`load.ramp`".into(), &mut out);
-    }
     out
 }
 
@@ -289,24 +329,7 @@ impl Driver for RemoteHost {
         let client = self.client()?;
         let log = ctx.run.log(&format!("build-{}", rt.name));
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
-        let copied = c
-            .copy_sources(&rt.name, &rt.dir)
-            .map_err(|e| e.to_string())?;
-        append(
-            &log,
-            &format!(
-                "=== runner: sources of {} ({} files) {} {}:{}\n",
-                rt.name,
-                copied.files,
-                if copied.sent {
-                    "copied to"
-                } else {
-                    "unchanged, already on"
-                },
-                self.host,
-                copied.dir
-            ),
-        );
+        let copied_dir = self.copy_logged(&c, rt, &log)?;
         let artifact = rt
             .artifact
             .as_ref()
@@ -316,7 +339,7 @@ impl Driver for RemoteHost {
         let built = c.build(
             WireBuild {
                 runtime: rt.name.clone(),
-                dir: copied.dir.clone(),
+                dir: copied_dir.clone(),
                 commands: rt.build.clone(),
                 env: rt.env.clone(),
                 artifact,
@@ -329,7 +352,7 @@ impl Driver for RemoteHost {
             stop_if_lost(ctx.interrupt, &e);
             e.to_string()
         })?;
-        self.dirs.insert(rt.name.clone(), copied.dir);
+        self.dirs.insert(rt.name.clone(), copied_dir);
         match built {
             ServiceAnswer::Built {
                 cached,
@@ -497,7 +520,7 @@ impl Driver for RemoteHost {
                 None,
                 ctx.plan.service_warmup,
             );
-            let (_, died) = guarded_remote_run(ctx, &mut service, &config, None);
+            let died = guarded_remote_run(ctx, &mut service, &config, None, None).died;
             if ctx.interrupt.is_set() {
                 return Err(fail(self, "interrupted".into(), lifecycle, service));
             }
@@ -526,7 +549,12 @@ impl Driver for RemoteHost {
         service: &mut RemoteService,
         cell: &Cell,
     ) -> Result<CellEnd, ResultsError> {
-        measure_remote_cell(ctx, service, cell)
+        let end = measure_remote_cell(ctx, service, cell)?;
+        let readings = std::mem::take(&mut service.readings);
+        if let CellEnd::Recorded(row) | CellEnd::ServiceDied(row) = &end {
+            self.dependency_files.write(ctx, readings, row)?;
+        }
+        Ok(end)
     }
 
     fn stop(
@@ -546,28 +574,145 @@ impl Driver for RemoteHost {
         (lifecycle, problem)
     }
 
-    fn start_dependency(&mut self, _: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
-        Err(refused_dependency(dep))
+    fn start_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        self.interrupt = Some(ctx.interrupt.clone());
+        let client = self.client()?;
+        let log = ctx.run.log(&format!("dependency-{}", dep.name));
+        let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
+        let copied = c
+            .copy_sources(&format!("dependency-{}", dep.name), &dep.dir)
+            .map_err(|e| e.to_string())?;
+        append(
+            &log,
+            &format!(
+                "=== runner: dependency {} ({} files of {}) {} {}:{}; started there at {}\n",
+                dep.name,
+                copied.files,
+                dep.dir.display(),
+                if copied.sent {
+                    "copied to"
+                } else {
+                    "unchanged, already on"
+                },
+                self.host,
+                copied.dir,
+                rfc3339_now()
+            ),
+        );
+        let call = ServiceCall::DependencyStart(Box::new(WireDependency {
+            plan: dep.clone(),
+            dir: copied.dir,
+            state_dir: c.state_dir(),
+        }));
+        // Its builds, setup and seed commands, and its readiness.
+        let bound = DEPENDENCY_COMMANDS + dep.health.timeout;
+        let started = c.long(call, bound, "while it started a dependency");
+        drop(c);
+        self.dependency_logs.insert(dep.name.clone(), (log, 0));
+        self.fetch_dependency_log(&dep.name);
+        self.dependency_outcome(ctx.interrupt, started)
     }
 
-    fn reset_dependency(&mut self, _: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
-        Err(refused_dependency(dep))
+    fn reset_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {
+        let call = ServiceCall::DependencyReset {
+            name: dep.name.clone(),
+        };
+        let reset = self
+            .client()?
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .long(call, DEPENDENCY_COMMANDS, "while it reset a dependency");
+        self.fetch_dependency_log(&dep.name);
+        self.dependency_outcome(ctx.interrupt, reset)
     }
 
     fn check_dependency(&mut self, dep: &DependencyPlan) -> Result<(), String> {
-        Err(refused_dependency(dep))
+        let call = ServiceCall::DependencyCheck {
+            name: dep.name.clone(),
+        };
+        let checked = self
+            .client()?
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .short(call, "while it checked a dependency");
+        self.fetch_dependency_log(&dep.name);
+        match (&self.interrupt, checked) {
+            (Some(interrupt), checked) => self.dependency_outcome(&interrupt.clone(), checked),
+            (None, checked) => checked.map(drop).map_err(|e| e.to_string()),
+        }
     }
 
-    fn stop_dependency(&mut self, _: &DependencyPlan) -> Option<String> {
-        None
+    fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String> {
+        let call = ServiceCall::DependencyStop {
+            name: dep.name.clone(),
+        };
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(e) => return Some(e),
+        };
+        let stopped = client.lock().unwrap_or_else(|p| p.into_inner()).long(
+            call,
+            dep.stop.grace,
+            "while it stopped a dependency",
+        );
+        self.fetch_dependency_log(&dep.name);
+        match stopped {
+            Ok(ServiceAnswer::Dependency { problem }) => problem,
+            Ok(other) => Some(format!("unexpected answer {other:?}")),
+            Err(e) => Some(e.to_string()),
+        }
     }
 }
 
-fn refused_dependency(dep: &DependencyPlan) -> String {
-    format!(
-        "dependency {}: dependencies on a remote service host are not supported by this runner yet",
-        dep.name
-    )
+/// Longest a dependency's own commands (build, setup, seed, reset) may take
+/// on the service host before this side stops waiting.
+const DEPENDENCY_COMMANDS: std::time::Duration = std::time::Duration::from_secs(600);
+
+impl RemoteHost {
+    /// A dependency call's answer: `Ok` when it went through; a lost
+    /// session stops the run (resumably), a refusal says why.
+    fn dependency_outcome(
+        &self,
+        interrupt: &super::interrupt::Interrupt,
+        answer: Result<ServiceAnswer, crate::remote::RemoteError>,
+    ) -> Result<(), String> {
+        match answer {
+            Ok(ServiceAnswer::Dependency { .. }) => Ok(()),
+            Ok(other) => Err(format!("the service host answered {other:?}")),
+            Err(e) => {
+                stop_if_lost(interrupt, &e);
+                Err(format!("on the service host {}: {e}", self.host))
+            }
+        }
+    }
+
+    /// Appends what the dependency's log there has gained to the run's
+    /// logs/dependency-<name>.log.
+    fn fetch_dependency_log(&mut self, name: &str) {
+        let Some(client) = self.client.clone() else {
+            return;
+        };
+        let Some((log, next)) = self.dependency_logs.get_mut(name) else {
+            return;
+        };
+        let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let call = ServiceCall::LogFrom {
+                from: *next,
+                dependency: Some(name.to_owned()),
+            };
+            let Ok(ServiceAnswer::Log { text, next: after }) =
+                c.short(call, "while it sent a dependency's log")
+            else {
+                return;
+            };
+            if text.is_empty() {
+                return;
+            }
+            append(log, &text);
+            *next = after;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,14 +13,27 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::dependencies::DependencyReading;
 use super::interrupt::Interrupt;
 use crate::remote::RemoteError;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{ServiceAnswer, ServiceCall};
 use crate::sample::SamplerOutput;
+use crate::sample::host_cpu::HostWindow;
 
 /// The service host's session, shared by the driver and the running service.
 pub type SharedClient = Arc<Mutex<ServiceHostClient>>;
+
+/// What the service host read over one window.
+pub struct FarSamples {
+    /// The service's samples, as a local sampler returns them.
+    pub samples: SamplerOutput,
+    /// The service host's CPU counters over the same span (`None` from a
+    /// far side that does not send them).
+    pub host: Option<HostWindow>,
+    /// The dependencies sampled with it, and their stats.
+    pub dependencies: Vec<DependencyReading>,
+}
 
 /// A service started on the service host.
 pub struct RemoteService {
@@ -36,6 +49,9 @@ pub struct RemoteService {
     log_next: u64,
     /// Why it is known not to run (its exit, or the lost session).
     gone: Option<String>,
+    /// The dependencies' readings of the last measured window, until the
+    /// driver writes them with the cell's row.
+    pub readings: Vec<DependencyReading>,
     interrupt: Interrupt,
 }
 
@@ -57,6 +73,7 @@ impl RemoteService {
             log,
             log_next: 0,
             gone: None,
+            readings: Vec::new(),
             interrupt,
         }
     }
@@ -125,10 +142,15 @@ impl RemoteService {
         }
     }
 
-    /// Starts sampling there.
-    pub fn sample_start(&mut self, interval: Duration) -> Result<(), String> {
+    /// Starts sampling there: the service, and the `dependencies` named.
+    pub fn sample_start(
+        &mut self,
+        interval: Duration,
+        dependencies: &[String],
+    ) -> Result<(), String> {
         let call = ServiceCall::SampleStart {
             interval_ms: crate::remote::service_wire::millis(interval),
+            dependencies: dependencies.to_vec(),
         };
         match self.call(call, "while it started sampling")? {
             ServiceAnswer::Sampling => Ok(()),
@@ -136,19 +158,25 @@ impl RemoteService {
         }
     }
 
-    /// Stops sampling there; the rows, as a local sampler returns them.
-    pub fn sample_stop(&mut self) -> Result<SamplerOutput, String> {
+    /// Stops sampling there; what was read over the window.
+    pub fn sample_stop(&mut self) -> Result<FarSamples, String> {
         match self.call(ServiceCall::SampleStop, "while it sent the samples")? {
             ServiceAnswer::Samples {
                 rows,
                 own_cpu_s,
                 session_vanished,
                 cgroup_peak_bytes,
-            } => Ok(SamplerOutput {
-                rows,
-                own_cpu_s,
-                session_vanished,
-                cgroup_peak_bytes,
+                host,
+                dependencies,
+            } => Ok(FarSamples {
+                samples: SamplerOutput {
+                    rows,
+                    own_cpu_s,
+                    session_vanished,
+                    cgroup_peak_bytes,
+                },
+                host,
+                dependencies,
             }),
             other => Err(format!("unexpected answer {other:?}")),
         }
@@ -159,6 +187,7 @@ impl RemoteService {
         loop {
             let call = ServiceCall::LogFrom {
                 from: self.log_next,
+                dependency: None,
             };
             let Ok(ServiceAnswer::Log { text, next }) = self.call(call, "while it sent the log")
             else {

@@ -134,7 +134,7 @@ fn run_step(
         Instant::now(),
         Box::new(|| {}),
     );
-    let host = HostWindow::open();
+    let host = HostWindow::open(!ctx.plan.hosts.remote_load());
     let (result, died) = guarded_run(ctx, service, &config, Some(ctx.events));
     let host = host.close();
     let samples = sampler.finish();

@@ -13,6 +13,8 @@ pub struct LoadControl {
     errors: Arc<AtomicU64>,
     /// When the measured window opens, once the run knows it.
     window_start: Arc<OnceLock<Instant>>,
+    /// When it ends, for a window of a fixed length.
+    window_end: Arc<OnceLock<Instant>>,
 }
 
 impl LoadControl {
@@ -42,8 +44,23 @@ impl LoadControl {
         self.window_start.get().copied()
     }
 
-    pub(crate) fn set_window_start(&self, at: Instant) {
+    fn set_window_start(&self, at: Instant) {
         let _ = self.window_start.set(at);
+    }
+
+    /// When the measured window ends, for a run of a fixed duration (`None`
+    /// for one bounded by a request count): a run returns some time after
+    /// it (remote load hosts send their histograms back first), and the
+    /// service's counters must not take that idle tail for the window's.
+    pub fn window_end(&self) -> Option<Instant> {
+        self.window_end.get().copied()
+    }
+
+    pub(crate) fn set_window(&self, start: Instant, end: Option<Instant>) {
+        self.set_window_start(start);
+        if let Some(end) = end {
+            let _ = self.window_end.set(end);
+        }
     }
 
     /// Requests completed with the expected status in the measured window so far.

@@ -87,11 +87,11 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
     // The connection ramp (closed loop), then the warmup, then the window.
     let ramp = config.closed_ramp();
     let measure_start = start + ramp + config.warmup;
-    control.set_window_start(measure_start);
     let measure_end = match config.stop {
         StopCondition::Duration(d) => Some(measure_start + d),
         StopCondition::Requests(_) => None,
     };
+    control.set_window(measure_start, measure_end);
     let curve = match config.arrival {
         Arrival::Closed { .. } => None,
         Arrival::Open { rate, ramp, .. } => Some(RateCurve {

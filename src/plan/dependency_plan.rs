@@ -4,12 +4,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::spec::dependencies::ResetWhen;
 
-/// One dependency, ready to start.
-#[derive(Debug, Clone, Serialize)]
+/// One dependency, ready to start (sent whole to a service host over SSH,
+/// which starts it with the same code).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DependencyPlan {
     pub name: String,
     /// `command` (started by its `start`) or a built-in recipe.
@@ -51,7 +52,7 @@ pub struct DependencyPlan {
 }
 
 /// Which recipe a dependency comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DependencyKindPlan {
     /// The spec's own `start` command.
@@ -61,14 +62,14 @@ pub enum DependencyKindPlan {
 }
 
 /// How a dependency is known to be ready.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DependencyHealthPlan {
     pub check: HealthCheck,
     pub timeout: Duration,
     pub interval: Duration,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HealthCheck {
     /// GET this path on 127.0.0.1:port answers 200.
@@ -80,7 +81,7 @@ pub enum HealthCheck {
 }
 
 /// What brings a dependency back to its starting state, and when.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResetPlan {
     /// Shell command run in `dir` with its env.
     pub command: String,

@@ -214,7 +214,7 @@ pub struct HealthPlan {
     pub interval: Duration,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct StopPlan {
     /// Signal number sent to the process group first (default SIGTERM).
     pub signal: i32,

@@ -105,7 +105,12 @@ pub fn drive(
         clocks.push(best_ping(s).map_err(|e| remote(&s.host, e))?);
     }
     let start_at = unix_ns() + START_LEAD.as_nanos() as u64;
-    control.set_window_start(Instant::now() + START_LEAD + config.closed_ramp() + config.warmup);
+    let window_start = Instant::now() + START_LEAD + config.closed_ramp() + config.warmup;
+    let window_end = match config.stop {
+        StopCondition::Duration(d) => Some(window_start + d),
+        StopCondition::Requests(_) => None,
+    };
+    control.set_window(window_start, window_end);
     let bound = match config.stop {
         StopCondition::Duration(d) => d + config.warmup + START_LEAD + ANSWER_SLACK,
         StopCondition::Requests(_) => REQUESTS_BOUND,

@@ -8,6 +8,7 @@
 //! `drive` runs one load on the declared load hosts: `split` shares the
 //! connections and rate, the window starts at one coordinated instant, and
 //! `merge` adds the hosts' HdrHistograms exactly. See docs/hosts.md.
+pub mod dependency_host;
 pub mod drive;
 pub mod error;
 pub mod fingerprint;

@@ -75,6 +75,16 @@ impl ServiceHostClient {
         )
     }
 
+    /// A call that may take up to `bound` (a dependency's start, reset or stop).
+    pub fn long(
+        &mut self,
+        call: ServiceCall,
+        bound: Duration,
+        during: &str,
+    ) -> Result<ServiceAnswer, RemoteError> {
+        self.call(call, bound + SLACK, during, &mut |_| {})
+    }
+
     /// A short call (anything but build, start, stop).
     pub fn short(&mut self, call: ServiceCall, during: &str) -> Result<ServiceAnswer, RemoteError> {
         self.call(call, SHORT, during, &mut |_| {})

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::dependency_host::DependencyHost;
 use super::error::RemoteError;
 use super::protocol::{Response, send};
 use super::service_wire::{
@@ -26,6 +27,7 @@ use crate::build::{BuildCache, CacheRecord, input_hash, run_logged};
 use crate::cgroup::Limits;
 use crate::plan::{HealthPlan, StopPlan};
 use crate::sample::Sampler;
+use crate::sample::host_cpu::HostWindow;
 use crate::sample::procfs::session_usage;
 use crate::service::{Service, ServiceCommand, StopKind};
 
@@ -38,8 +40,12 @@ pub struct ServiceHost {
     service: Option<Service>,
     health: Option<HealthPlan>,
     sampler: Option<Sampler>,
+    /// This host's CPU counters since the sampler started.
+    host_window: Option<HostWindow>,
     /// The log of the service started last, readable after its stop too.
     last_log: Option<PathBuf>,
+    /// The dependencies this session started.
+    dependencies: DependencyHost,
 }
 
 impl ServiceHost {
@@ -76,15 +82,22 @@ impl ServiceHost {
                 },
                 None => no_service(),
             },
-            ServiceCall::SampleStart { interval_ms } => match &self.service {
+            ServiceCall::SampleStart {
+                interval_ms,
+                dependencies,
+            } => match &self.service {
                 Some(s) => {
+                    let interval = Duration::from_millis(interval_ms.max(1));
                     self.sampler = Some(Sampler::start_with_cgroup(
                         s.sid(),
                         s.cgroup().map(|c| c.usage_files()),
-                        Duration::from_millis(interval_ms.max(1)),
+                        interval,
                         Instant::now(),
                         Box::new(|| {}),
                     ));
+                    self.dependencies.open_window(&dependencies, interval);
+                    // The load runs elsewhere (here or on load hosts), never on this host.
+                    self.host_window = Some(HostWindow::open(false));
                     ServiceAnswer::Sampling
                 }
                 None => no_service(),
@@ -97,13 +110,40 @@ impl ServiceHost {
                         own_cpu_s: s.own_cpu_s,
                         session_vanished: s.session_vanished,
                         cgroup_peak_bytes: s.cgroup_peak_bytes,
+                        host: self.host_window.take().map(HostWindow::close),
+                        dependencies: self.dependencies.close_window(),
                     }
                 }
                 None => failed("no sampler runs: `sample_start` first"),
             },
-            ServiceCall::LogFrom { from } => match &self.last_log {
+            ServiceCall::LogFrom {
+                from,
+                dependency: None,
+            } => match &self.last_log {
                 Some(log) => log_from(log, from),
                 None => no_service(),
+            },
+            ServiceCall::LogFrom {
+                from,
+                dependency: Some(name),
+            } => match self.dependencies.log(&name) {
+                Some(log) => log_from(log, from),
+                None => failed(&format!(
+                    "dependency `{name}` was not started in this session"
+                )),
+            },
+            ServiceCall::DependencyStart(w) => {
+                let (state, dir) = (home_relative(&w.state_dir), home_relative(&w.dir));
+                dependency_answer(self.dependencies.start(&w, &state, dir, closed))
+            }
+            ServiceCall::DependencyReset { name } => {
+                dependency_answer(self.dependencies.reset(&name, closed))
+            }
+            ServiceCall::DependencyCheck { name } => {
+                dependency_answer(self.dependencies.check(&name))
+            }
+            ServiceCall::DependencyStop { name } => ServiceAnswer::Dependency {
+                problem: self.dependencies.stop(&name),
             },
             ServiceCall::Stop {
                 signal,
@@ -203,6 +243,14 @@ impl ServiceHost {
             },
             Err(e) => failed(&e.to_string()),
         }
+    }
+}
+
+/// A dependency call's outcome on the wire.
+fn dependency_answer(outcome: Result<(), String>) -> ServiceAnswer {
+    match outcome {
+        Ok(()) => ServiceAnswer::Dependency { problem: None },
+        Err(message) => ServiceAnswer::Failed { message },
     }
 }
 

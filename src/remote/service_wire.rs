@@ -8,10 +8,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::exec::dependencies::DependencyReading;
+use crate::plan::DependencyPlan;
 use crate::results::SampleRow;
+use crate::sample::host_cpu::HostWindow;
 
 /// A call to the service host (the `call` of `{"op":"service",...}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "call", rename_all = "snake_case")]
 pub enum ServiceCall {
     /// Runs the build commands in `dir` (copied there before), unless the
@@ -26,12 +29,31 @@ pub enum ServiceCall {
     StillHealthy { within_ms: u64 },
     /// RSS of the service's processes now.
     Usage,
-    /// Starts sampling the service every `interval_ms`.
-    SampleStart { interval_ms: u64 },
+    /// Starts sampling the service every `interval_ms`, and the named
+    /// dependencies (those up) with it.
+    SampleStart {
+        interval_ms: u64,
+        #[serde(default)]
+        dependencies: Vec<String>,
+    },
     /// Stops sampling; the rows come back.
     SampleStop,
-    /// The service log from byte `from` on (at most [`LOG_CHUNK`] bytes).
-    LogFrom { from: u64 },
+    /// The service log (a dependency's, when named) from byte `from` on
+    /// (at most [`LOG_CHUNK`] bytes).
+    LogFrom {
+        from: u64,
+        #[serde(default)]
+        dependency: Option<String>,
+    },
+    /// Starts a dependency there with the same code as a local run
+    /// (build once, scratch, setup, server, readiness, seed).
+    DependencyStart(Box<WireDependency>),
+    /// Runs the dependency's reset command.
+    DependencyReset { name: String },
+    /// Whether the dependency still runs.
+    DependencyCheck { name: String },
+    /// Stops it with grace and removes its scratch folder.
+    DependencyStop { name: String },
     /// Stops the service: `signal` to its group and cgroup, `grace`, then SIGKILL.
     Stop {
         signal: i32,
@@ -58,6 +80,18 @@ pub struct WireBuild {
     pub state_dir: String,
 }
 
+/// A dependency's start on the far side: its plan as this side made it,
+/// with `dir` replaced by the copy of its sources there.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WireDependency {
+    pub plan: DependencyPlan,
+    /// The copied sources (relative: to the login's home). Every mention of
+    /// the plan's own `dir` in its commands and environment (a schema file
+    /// under it) is made to point into this copy.
+    pub dir: String,
+    pub state_dir: String,
+}
+
 /// What a start needs on the far side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireStart {
@@ -76,7 +110,7 @@ pub struct WireStart {
 }
 
 /// An answer of the service host (the `answer` of `{"op":"service",...}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "answer", rename_all = "snake_case")]
 pub enum ServiceAnswer {
     /// Part of a log (a build's, while it runs; a service's, when asked).
@@ -116,6 +150,17 @@ pub enum ServiceAnswer {
         own_cpu_s: f64,
         session_vanished: bool,
         cgroup_peak_bytes: Option<u64>,
+        /// The service host's CPU counters from `sample_start` to
+        /// `sample_stop`: its idle share over the window.
+        #[serde(default)]
+        host: Option<HostWindow>,
+        /// The dependencies sampled with it, and their stats.
+        #[serde(default)]
+        dependencies: Vec<DependencyReading>,
+    },
+    /// A dependency call went through (`problem`: a stop's, if any).
+    Dependency {
+        problem: Option<String>,
     },
     Stopped {
         kind: WireStopKind,

@@ -201,15 +201,91 @@ pub struct HostShare {
     pub sentence: String,
 }
 
+/// Where the generator and the services ran: on one host (the usual case,
+/// what the co-location figures are about) or apart (load hosts, or a
+/// service host over SSH), when the generator took none of the services' CPUs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostLayout {
+    /// Both on one host of `cpus` CPUs.
+    Shared { cpus: u32 },
+    Apart {
+        /// The services' host, and its CPUs.
+        service_host: String,
+        service_cpus: u32,
+        /// The generator's host or hosts, and their CPUs summed.
+        load_hosts: String,
+        load_cpus: u32,
+    },
+}
+
+impl HostLayout {
+    /// From environment.json: this host's CPUs, and the remote hosts' roles.
+    pub fn of(env: &crate::results::Environment) -> HostLayout {
+        use crate::results::HostRole;
+        let here = env.host.logical_cpus;
+        let remote = |role: HostRole| -> Vec<&crate::results::HostEnvironment> {
+            env.hosts.iter().filter(|h| h.role == role).collect()
+        };
+        let (service, load) = (remote(HostRole::Service), remote(HostRole::Load));
+        if service.is_empty() && load.is_empty() {
+            return HostLayout::Shared { cpus: here };
+        }
+        let (service_host, service_cpus) = match service.first() {
+            Some(h) => (h.name.clone(), h.host.logical_cpus),
+            None => ("this host".to_string(), here),
+        };
+        let (load_hosts, load_cpus) = if load.is_empty() {
+            ("this host".to_string(), here)
+        } else {
+            let names: Vec<&str> = load.iter().map(|h| h.name.as_str()).collect();
+            (
+                names.join(", "),
+                load.iter().map(|h| h.host.logical_cpus).sum(),
+            )
+        };
+        HostLayout::Apart {
+            service_host,
+            service_cpus,
+            load_hosts,
+            load_cpus,
+        }
+    }
+
+    fn service_cpus(&self) -> u32 {
+        match self {
+            HostLayout::Shared { cpus } => *cpus,
+            HostLayout::Apart { service_cpus, .. } => *service_cpus,
+        }
+    }
+
+    fn generator_cpus(&self) -> u32 {
+        match self {
+            HostLayout::Shared { cpus } => *cpus,
+            HostLayout::Apart { load_cpus, .. } => *load_cpus,
+        }
+    }
+}
+
 impl HostShare {
     /// `None` when nothing was measured or the host's CPU count is unknown.
     pub fn of(rows: &[MeasurementRow], host_cpus: u32, pinning: Option<String>) -> Option<Self> {
+        Self::of_layout(rows, &HostLayout::Shared { cpus: host_cpus }, pinning)
+    }
+
+    /// As [`HostShare::of`], for generator and services on the hosts `layout` says.
+    pub fn of_layout(
+        rows: &[MeasurementRow],
+        layout: &HostLayout,
+        pinning: Option<String>,
+    ) -> Option<Self> {
         let measured: Vec<&MeasurementRow> = rows.iter().filter(|m| m.duration_s > 0.0).collect();
-        if measured.is_empty() || host_cpus == 0 {
+        let (host_cpus, gen_cpus) = (layout.service_cpus(), layout.generator_cpus());
+        if measured.is_empty() || host_cpus == 0 || gen_cpus == 0 {
             return None;
         }
         let capacity = |m: &MeasurementRow| m.duration_s * host_cpus as f64;
-        let total_capacity: f64 = measured.iter().map(|m| capacity(m)).sum();
+        let gen_capacity = |m: &MeasurementRow| m.duration_s * gen_cpus as f64;
+        let total_capacity: f64 = measured.iter().map(|m| gen_capacity(m)).sum();
         let generator: f64 = measured.iter().map(|m| m.gen_cpu_s).sum();
         let with_service: Vec<&&MeasurementRow> = measured
             .iter()
@@ -220,15 +296,20 @@ impl HostShare {
             let cap: f64 = with_service.iter().map(|m| capacity(m)).sum();
             round_to(cpu / cap, 4)
         });
-        let shares: Vec<f64> = measured.iter().map(|m| m.gen_cpu_s / capacity(m)).collect();
+        let shares: Vec<f64> = (measured.iter())
+            .map(|m| m.gen_cpu_s / gen_capacity(m))
+            .collect();
         let max = shares.iter().copied().fold(0.0, f64::max);
         let over = shares
             .iter()
             .filter(|s| **s > GENERATOR_HOST_SHARE_LIMIT)
             .count();
         let generator_share = round_to(generator / total_capacity, 4);
-        let others_share = others_share(&measured, capacity);
-        let advice = (over > 0).then(|| advice(over, measured.len(), max, pinning.as_deref()));
+        let apart = matches!(layout, HostLayout::Apart { .. });
+        let others_share = others_share(&measured, capacity, !apart);
+        // Apart, the generator's CPU was not the services': nothing to advise.
+        let advice =
+            (over > 0 && !apart).then(|| advice(over, measured.len(), max, pinning.as_deref()));
         let mut share = HostShare {
             host_cpus,
             cells: measured.len(),
@@ -241,19 +322,12 @@ impl HostShare {
             advice,
             sentence: String::new(),
         };
-        share.sentence = share.describe();
+        share.sentence = share.describe(layout);
         Some(share)
     }
 
-    fn describe(&self) -> String {
+    fn describe(&self, layout: &HostLayout) -> String {
         let pct = |v: f64| format!("{:.0}%", v * 100.0);
-        let service = self
-            .service_share
-            .map_or_else(String::new, |s| format!(", the services {}", pct(s)));
-        let pinned = self.pinning.as_ref().map_or_else(
-            || " Generator and service were not pinned: they shared every CPU.".to_string(),
-            |p| format!(" Pinned: {p}."),
-        );
         let others = match self.others_share {
             Some(o) if o > OTHERS_SHARE_NOTED => format!(
                 " The host was shared: other processes took {} of its CPU time in the \
@@ -262,6 +336,37 @@ impl HostShare {
             ),
             _ => String::new(),
         };
+        if let HostLayout::Apart {
+            service_host,
+            load_hosts,
+            load_cpus,
+            ..
+        } = layout
+        {
+            let service = self.service_share.map_or_else(String::new, |s| {
+                format!(
+                    " Of the service host's CPU time in the measured windows ({} CPUs x \
+                     elapsed), the services took {}.",
+                    self.host_cpus,
+                    pct(s)
+                )
+            });
+            return format!(
+                "The load generator ran on {load_hosts} and the services on {service_host}, so \
+                 the generator took none of the services' CPUs; it took {} of its own \
+                 host's CPU time ({load_cpus} CPUs x elapsed; at most {} in one repeat).\
+                 {service}{others}",
+                pct(self.generator_share),
+                pct(self.generator_share_max),
+            );
+        }
+        let service = self
+            .service_share
+            .map_or_else(String::new, |s| format!(", the services {}", pct(s)));
+        let pinned = self.pinning.as_ref().map_or_else(
+            || " Generator and service were not pinned: they shared every CPU.".to_string(),
+            |p| format!(" Pinned: {p}."),
+        );
         format!(
             "Of the host's CPU time in the measured windows ({} CPUs x elapsed), the load \
              generator took {} (at most {} in one repeat){service}.{pinned}{others}",
@@ -276,12 +381,13 @@ impl HostShare {
 /// the host was shared (below it, the runner's own threads and the kernel).
 pub const OTHERS_SHARE_NOTED: f64 = 0.05;
 
-/// Busy share of the host (1 - idle) less the generator's and the service's
-/// CPU, over the repeats that recorded the host's idle share and the
+/// Busy share of the services' host (1 - idle) less the service's CPU and
+/// the generator's when it ran there too, over the repeats that recorded the host's idle share and the
 /// service's CPU.
 fn others_share(
     measured: &[&MeasurementRow],
     capacity: impl Fn(&MeasurementRow) -> f64,
+    generator_on_it: bool,
 ) -> Option<f64> {
     let with_idle: Vec<&&MeasurementRow> = (measured.iter())
         .filter(|m| m.host_idle_share.is_some() && m.service_cpu_s.is_some())
@@ -294,7 +400,7 @@ fn others_share(
         .map(|m| (1.0 - m.host_idle_share.unwrap_or(1.0)) * capacity(m))
         .sum();
     let ours: f64 = (with_idle.iter())
-        .map(|m| m.gen_cpu_s + m.service_cpu_s.unwrap_or(0.0))
+        .map(|m| m.service_cpu_s.unwrap_or(0.0) + if generator_on_it { m.gen_cpu_s } else { 0.0 })
         .sum();
     Some(round_to(((busy - ours) / cap).max(0.0), 4))
 }
@@ -460,5 +566,32 @@ mod tests {
         assert_eq!((calm.generator_share, calm.advice), (0.05, None));
         assert!(calm.sentence.contains("Pinned: x."));
         assert_eq!(HostShare::of(&rows, 0, None), None);
+    }
+
+    #[test]
+    fn apart_the_generator_is_a_share_of_its_own_hosts_and_no_advice_is_given() {
+        // 10 s: the generator 8 CPU-s of two 2-CPU load hosts (40 CPU-s),
+        // the service 10 of its 4-CPU host (40 CPU-s), which was 50% idle.
+        let mut m = share_row(10.0, 8.0, 10.0);
+        m.host_idle_share = Some(0.5);
+        let layout = HostLayout::Apart {
+            service_host: "bench@svc".into(),
+            service_cpus: 4,
+            load_hosts: "bench@l1, bench@l2".into(),
+            load_cpus: 4,
+        };
+        let s = HostShare::of_layout(&[m], &layout, None).unwrap();
+        assert_eq!((s.generator_share, s.service_share), (0.2, Some(0.25)));
+        // Busy 20 CPU-s less the service's 10: others 25%, the generator not counted.
+        assert_eq!(s.others_share, Some(0.25));
+        assert_eq!(s.advice, None);
+        assert!(
+            s.sentence.starts_with(
+                "The load generator ran on bench@l1, bench@l2 and the services on bench@svc"
+            ) && s.sentence.contains("the services took 25%")
+                && !s.sentence.contains("pinned"),
+            "{}",
+            s.sentence
+        );
     }
 }

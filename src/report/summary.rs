@@ -11,7 +11,7 @@ use super::axis_effects::{AxisEffect, axis_effects};
 use super::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
 use super::compare::{RunNoise, run_repeats};
 use super::efficiency::{
-    CellEfficiency, EfficiencyPair, HostShare, efficiency_pairs, efficiency_repeats,
+    CellEfficiency, EfficiencyPair, HostLayout, HostShare, efficiency_pairs, efficiency_repeats,
     fill_rss_per_1k_connections,
 };
 use super::equal_load::{EqualLoadGroup, equal_load};
@@ -218,9 +218,9 @@ impl Summary {
             payloads,
             efficiency_pairs: efficiency,
             equal_load: at_equal_load,
-            host_share: HostShare::of(
+            host_share: HostShare::of_layout(
                 &run.measurements,
-                run.environment.host.logical_cpus,
+                &HostLayout::of(&run.environment),
                 run.pinning.clone(),
             ),
         }

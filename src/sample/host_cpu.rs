@@ -4,8 +4,10 @@
 //! shared, beside the gate on what matters (whether the generator waited).
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 /// Cumulative CPU time of all CPUs since boot, split into idle and the rest.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostCpu {
     /// idle + iowait.
     pub idle: Duration,
@@ -27,6 +29,43 @@ impl HostCpu {
         let total = self.total.checked_sub(earlier.total)?;
         let idle = self.idle.checked_sub(earlier.idle)?;
         (!total.is_zero()).then(|| idle.as_secs_f64() / total.as_secs_f64())
+    }
+}
+
+/// The service's host around one measured window: its CPU counters at the
+/// window's two ends, read on that host (the far side reads them for a
+/// service host over SSH and sends them back with the samples).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostWindow {
+    pub before: Option<HostCpu>,
+    pub after: Option<HostCpu>,
+    pub cpus: u32,
+    /// Whether the load generator ran on this host too: only then is its
+    /// CPU part of what service and generator took of it.
+    pub generator_on_it: bool,
+}
+
+impl HostWindow {
+    /// Starts watching this host (call right when the measured window opens).
+    pub fn open(generator_on_it: bool) -> HostWindow {
+        HostWindow {
+            before: HostCpu::now(),
+            after: None,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            generator_on_it,
+        }
+    }
+
+    /// Ends the window (call right when the measured window ends).
+    pub fn close(self) -> HostWindow {
+        HostWindow {
+            after: HostCpu::now(),
+            ..self
+        }
+    }
+
+    pub fn idle_share(&self) -> Option<f64> {
+        self.after?.idle_share_since(&self.before?)
     }
 }
 

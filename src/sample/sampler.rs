@@ -61,7 +61,7 @@ impl Members {
 use crate::results::SampleRow;
 
 /// What a sampling thread measured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SamplerOutput {
     pub rows: Vec<SampleRow>,
     /// CPU seconds the sampling thread itself used (its overhead).

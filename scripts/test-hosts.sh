@@ -530,7 +530,7 @@ workload:
 axes: { concurrency: [2] }
 load: { mode: closed, timeout: 2s }
 repeats: 2
-startup: { repeats: 0 }
+startup: { repeats: 1, first_requests: 5 }
 warmup: { service: 0s, cell: 1s }
 measure: { duration: 2s }
 results: $tmp/results
@@ -561,6 +561,15 @@ for u in usage:
         fail(f"no CPU or RSS sampled on svc for {u['dependency']} in {u['cell_id']}")
 stats = list(csv.DictReader(open(run / "dependency-stats.csv")))
 if not stats or any(s["dependency"] != "audit" or int(s["count"]) <= 0 for s in stats): fail(f"dependency-stats.csv {stats}")
+# The cold start and the measured start, each with its first 5 requests
+# timed from here (the dependencies were up before the cold start).
+life = list(csv.DictReader(open(run / "lifecycle.csv")))
+starts = sorted((l["phase"], l["start_index"]) for l in life)
+if "startup" not in [p for p, _ in starts] or any(not l["first_request_ms"] for l in life): fail(f"lifecycle {life}")
+first = list(csv.DictReader(open(run / "first-requests.csv")))
+want = sorted((p, i, str(k)) for p, i in starts for k in range(1, 6))
+if sorted((f["phase"], f["start_index"], f["request"]) for f in first) != want: fail(f"first-requests.csv {first}, want {want}")
+print(f"  first requests (ms, from ctl): " + "; ".join(f"{p} {i}: " + "/".join(f["latency_ms"] for f in first if (f["phase"], f["start_index"]) == (p, i)) for p, i in starts))
 events = (run / "logs" / "dependency-db.log").read_text()
 for part in ["started there", "database system is ready"]:
     if part not in events: fail(f"logs/dependency-db.log lacks {part!r}")

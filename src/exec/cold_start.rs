@@ -64,9 +64,14 @@ pub fn cold_start(ctx: &CellContext, rt: &RuntimePlan, index: u32, first_cell: &
                 Ok(first) => {
                     row.first_request_ms = Some(millis(first.since_spawn));
                     let start = (Phase::Startup, index);
-                    if let Err(why) =
-                        record_first_requests(ctx, &service, rt, start, first_cell, first.latency)
-                    {
+                    if let Err(why) = record_first_requests(
+                        ctx,
+                        service.addr(),
+                        rt,
+                        start,
+                        first_cell,
+                        first.latency,
+                    ) {
                         problem = Some(format!("runtime {}: {why}", rt.name));
                     }
                 }

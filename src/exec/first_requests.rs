@@ -8,23 +8,26 @@
 //! the service's k-th answer, not a queue behind concurrent ones. Before
 //! any warmup, so a JIT's first compilations show (the 2020 study saw every
 //! Java variant's first request much slower).
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::cell::CellContext;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{CsvAppender, FIRST_REQUESTS_FILE, FirstRequestRow, Phase};
-use crate::service::{Service, http_status};
+use crate::service::http_status;
 
 /// One request's bound: a service that needs longer for one answer is not
 /// warming up, it is broken, and the start's other checks will say so.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Times requests 2..=`rt.first_requests` after the first (`first_latency`)
+/// Times requests 2..=`rt.first_requests` to the service at `service` (here,
+/// or on a service host over SSH: from here, as the load reaches it) after
+/// the first (`first_latency`)
 /// and appends them all to first-requests.csv. Returns why it stopped short
 /// (a failed request, an interrupt, a write error), for the start's log.
 pub fn record(
     ctx: &CellContext,
-    service: &Service,
+    service: SocketAddr,
     rt: &RuntimePlan,
     (phase, start_index): (Phase, u32),
     cell: &Cell,
@@ -54,7 +57,7 @@ pub fn record(
 /// Sends the workload's first request until `latencies` holds `count`.
 fn more(
     ctx: &CellContext,
-    service: &Service,
+    service: SocketAddr,
     cell: &Cell,
     count: u32,
     latencies: &mut Vec<Duration>,
@@ -70,7 +73,7 @@ fn more(
         }
         let sent = Instant::now();
         let status = http_status(
-            service.addr(),
+            service,
             &req.method,
             &path,
             &req.headers,

@@ -81,7 +81,7 @@ pub fn start_measured(
             lifecycle.first_request_ms = Some(millis(first.since_spawn));
             let start = (Phase::Measure, start_index);
             if let Err(why) =
-                record_first_requests(ctx, &service, rt, start, first_cell, first.latency)
+                record_first_requests(ctx, service.addr(), rt, start, first_cell, first.latency)
             {
                 let reason = format!("runtime {}: {why}", rt.name);
                 let cancelled = interrupt.is_set();

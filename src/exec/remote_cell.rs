@@ -266,17 +266,27 @@ fn died_row(
     row
 }
 
-/// Sends the cell's first request to the remote service until it succeeds;
-/// returns the time from the far side's health answer reaching this host to
-/// that success (the caller adds the far side's spawn -> healthy time).
+/// The first success of a remote service's first request.
+pub struct RemoteFirst {
+    /// From the far side's health answer reaching this host to that success
+    /// (the caller adds the far side's spawn -> healthy time).
+    pub since_healthy: Duration,
+    /// The successful request's own latency (first-requests.csv request 1).
+    pub latency: Duration,
+}
+
+/// Sends the cell's first request to the remote service until it succeeds.
 pub fn first_success(
     service: &mut RemoteService,
     cell: &Cell,
     timeout: Duration,
     interrupt: &super::interrupt::Interrupt,
-) -> Result<Duration, String> {
+) -> Result<RemoteFirst, String> {
     let Some(req) = cell.requests.first() else {
-        return Ok(Duration::ZERO);
+        return Ok(RemoteFirst {
+            since_healthy: Duration::ZERO,
+            latency: Duration::ZERO,
+        });
     };
     let path = crate::load::resolved_once(&req.path);
     let body = req.body.as_deref().map(crate::load::resolved_once);
@@ -286,6 +296,7 @@ pub fn first_success(
         if interrupt.is_set() {
             return Err("interrupted".into());
         }
+        let sent = Instant::now();
         match crate::service::http_status(
             service.addr,
             &req.method,
@@ -294,7 +305,12 @@ pub fn first_success(
             body.as_deref().map(str::as_bytes),
             Duration::from_secs(5),
         ) {
-            Ok(code) if code == req.expect_status => return Ok(first_try.elapsed()),
+            Ok(code) if code == req.expect_status => {
+                return Ok(RemoteFirst {
+                    since_healthy: first_try.elapsed(),
+                    latency: sent.elapsed(),
+                });
+            }
             Ok(code) => {
                 last = format!(
                     "{} {} answered {code}, expected {}",

@@ -21,6 +21,7 @@ use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
 use super::dependencies::DependencyFiles;
 use super::driver::{Driver, Running, StartFailure};
+use super::first_requests::record as record_first_requests;
 use super::lifecycle::millis;
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
 use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
@@ -267,12 +268,6 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
         if rt.profile.is_some() {
             refuse(format!("runtime {}: `profile`", rt.name), &mut out);
         }
-        if rt.first_requests > 0 {
-            refuse(
-                format!("runtime {}: `startup.first_requests`", rt.name),
-                &mut out,
-            );
-        }
         if rt.java.is_some() {
             refuse(
                 format!(
@@ -425,7 +420,33 @@ impl Driver for RemoteHost {
         };
         row.port_ms = Some(port_ms);
         row.startup_ms = Some(startup_ms);
-        let problem = self.stop_there(rt, &mut service, &mut row);
+        // The first answer, timed from here as the load would see it.
+        let first = super::remote_cell::first_success(
+            &mut service,
+            first_cell,
+            rt.health.timeout,
+            ctx.interrupt,
+        );
+        let mut problem = match first {
+            Ok(first) => {
+                row.first_request_ms = Some(millis(first.since_healthy) + startup_ms);
+                let start = (Phase::Startup, index);
+                record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)
+                    .err()
+                    .map(|why| format!("runtime {}: {why}", rt.name))
+            }
+            Err(e) => Some(format!(
+                "runtime {}: the first workload request to {} never succeeded: {e}",
+                rt.name, service.addr
+            )),
+        };
+        let stop_problem = self.stop_there(rt, &mut service, &mut row);
+        // As a local cold start: the first request's problem is the row's
+        // exit status when the stop itself went through.
+        if let (None, Some(p)) = (&stop_problem, &problem) {
+            row.exit_status = one_line(p);
+        }
+        problem = stop_problem.or(problem);
         ColdStart {
             completed: problem.is_none(),
             row,
@@ -503,7 +524,16 @@ impl Driver for RemoteHost {
             rt.health.timeout,
             ctx.interrupt,
         ) {
-            Ok(d) => lifecycle.first_request_ms = Some(millis(d) + startup_ms),
+            Ok(first) => {
+                lifecycle.first_request_ms = Some(millis(first.since_healthy) + startup_ms);
+                let start = (Phase::Measure, start_index);
+                if let Err(why) =
+                    record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)
+                {
+                    let reason = format!("runtime {}: {why}", rt.name);
+                    return Err(fail(self, reason, lifecycle, service));
+                }
+            }
             Err(e) => {
                 let reason = format!(
                     "runtime {}: the first workload request to {} never succeeded: {e}",

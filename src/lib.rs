@@ -8,6 +8,7 @@
 pub mod affinity;
 pub mod build;
 pub mod cgroup;
+pub mod dependency;
 pub mod exec;
 pub mod load;
 pub mod plan;

@@ -22,7 +22,6 @@ pub mod connections;
 pub mod containment;
 pub mod dependencies;
 pub mod dependency_schedule;
-pub mod dependency_stats;
 #[cfg(test)]
 mod dependency_tests;
 pub mod derived_rates;

@@ -5,11 +5,12 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::cell::{CellContext, CellEnd, WindowObserver, measure_cell_observed};
-use super::dependencies::{Dependencies, Window};
+use super::dependencies::{DependencyFiles, RunDependencies};
 use super::driver::{Driver, Running, StartFailure};
 use super::lifecycle::{start_measured, stop_measured};
 use super::training::train;
 use crate::build::{BuildCache, BuildOutcome, build_runtime_unless};
+use crate::dependency::{Dependencies, Window};
 use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::build_output::check_built;
 use crate::preflight::{Preflight, preflight};
@@ -22,6 +23,8 @@ use crate::service::Service;
 pub struct Processes {
     /// The dependencies started so far (stopped by `run`; a drop kills what is left).
     dependencies: Dependencies,
+    /// dependency-usage.csv and dependency-stats.csv.
+    dependency_files: DependencyFiles,
     /// Idle RSS of the service started last (lifecycle.csv), for the
     /// cells' memory per connection.
     idle_rss: Option<u64>,
@@ -146,7 +149,7 @@ impl Driver for Processes {
             super::connections::fill_per_connection(row, self.idle_rss);
         }
         if let (Some(window), CellEnd::Recorded(row) | CellEnd::ServiceDied(row)) = (window, &end) {
-            self.dependencies.write_window(ctx, window, row)?;
+            self.dependency_files.write(ctx, window.readings(), row)?;
         }
         Ok(end)
     }

@@ -96,7 +96,7 @@ impl RemoteHost {
             None => {
                 let log = ctx.run.log(&format!("build-{}", rt.name));
                 let c = client.lock().unwrap_or_else(|p| p.into_inner());
-                let copied = self.copy_logged(&c, rt, &log)?;
+                let copied = self.copy_logged(&c, (&rt.name, &rt.name), &rt.dir, &log)?;
                 drop(c);
                 self.dirs.insert(rt.name.clone(), copied.clone());
                 copied
@@ -151,23 +151,23 @@ impl RemoteHost {
         Ok((service, port_ms, startup_ms))
     }
 
-    /// Copies `rt`'s sources there unless that content is there already,
-    /// saying which in `log`; the folder there.
+    /// Copies the sources in `dir` there (as `key`: a runtime's name, or
+    /// `dependency-<name>`) unless that content is there already, saying
+    /// which in `log` about `what`; the folder there.
     fn copy_logged(
         &self,
         c: &ServiceHostClient,
-        rt: &RuntimePlan,
+        (key, what): (&str, &str),
+        dir: &std::path::Path,
         log: &std::path::Path,
     ) -> Result<String, String> {
-        let copied = c
-            .copy_sources(&rt.name, &rt.dir)
-            .map_err(|e| e.to_string())?;
+        let copied = c.copy_sources(key, dir).map_err(|e| e.to_string())?;
         append(
             log,
             &format!(
-                "=== runner: sources of {} ({} files) {} {}:{}\n",
-                rt.name,
+                "=== runner: sources of {what} ({} files of {}) {} {}:{}\n",
                 copied.files,
+                dir.display(),
                 if copied.sent {
                     "copied to"
                 } else {
@@ -324,7 +324,7 @@ impl Driver for RemoteHost {
         let client = self.client()?;
         let log = ctx.run.log(&format!("build-{}", rt.name));
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
-        let copied_dir = self.copy_logged(&c, rt, &log)?;
+        let copied_dir = self.copy_logged(&c, (&rt.name, &rt.name), &rt.dir, &log)?;
         let artifact = rt
             .artifact
             .as_ref()
@@ -609,29 +609,20 @@ impl Driver for RemoteHost {
         let client = self.client()?;
         let log = ctx.run.log(&format!("dependency-{}", dep.name));
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
-        let copied = c
-            .copy_sources(&format!("dependency-{}", dep.name), &dep.dir)
-            .map_err(|e| e.to_string())?;
+        let what = format!("dependency {}", dep.name);
+        let copied = self.copy_logged(
+            &c,
+            (&format!("dependency-{}", dep.name), &what),
+            &dep.dir,
+            &log,
+        )?;
         append(
             &log,
-            &format!(
-                "=== runner: dependency {} ({} files of {}) {} {}:{}; started there at {}\n",
-                dep.name,
-                copied.files,
-                dep.dir.display(),
-                if copied.sent {
-                    "copied to"
-                } else {
-                    "unchanged, already on"
-                },
-                self.host,
-                copied.dir,
-                rfc3339_now()
-            ),
+            &format!("=== runner: {what} started there at {}\n", rfc3339_now()),
         );
         let call = ServiceCall::DependencyStart(Box::new(WireDependency {
             plan: dep.clone(),
-            dir: copied.dir,
+            dir: copied,
             state_dir: c.state_dir(),
         }));
         // Its builds, setup and seed commands, and its readiness.

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::dependencies::DependencyReading;
 use super::interrupt::Interrupt;
+use crate::dependency::DependencyReading;
 use crate::remote::RemoteError;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{ServiceAnswer, ServiceCall};

@@ -1,6 +1,6 @@
 //! The far side's dependencies: a service host over SSH starts, resets,
 //! checks, samples and stops the dependencies of its runtimes with the same
-//! code as a local run ([`crate::exec::dependencies::Dependencies`]: build
+//! code as a local run ([`crate::dependency::Dependencies`]: build
 //! once, a fresh scratch folder, setup, the server in its own process group
 //! and cgroup, readiness, seed), so that the services reach them on that
 //! host's loopback, as they do locally.
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::exec::dependencies::{Dependencies, DependencyReading, Site, Window};
+use crate::dependency::{Dependencies, DependencyReading, Site, Window};
 use crate::plan::DependencyPlan;
 
 use super::service_wire::WireDependency;
@@ -42,6 +42,8 @@ impl DependencyHost {
         std::fs::create_dir_all(&logs)
             .map_err(|e| format!("cannot create {}: {e}", logs.display()))?;
         let log = logs.join(format!("dependency-{}.log", plan.name));
+        // A fresh log per start: the controlling side copies it from its first byte.
+        let _ = std::fs::write(&log, b"");
         let site = Site {
             log: log.clone(),
             scratch: std::env::temp_dir().join(format!(

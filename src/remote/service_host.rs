@@ -200,6 +200,8 @@ impl ServiceHost {
             interval: Duration::from_millis(w.health_interval_ms),
         };
         self.last_log = Some(log.clone());
+        // A fresh log per start: this side copies it from its first byte.
+        let _ = std::fs::write(&log, b"");
         let mut service = match Service::start(&command, &log) {
             Ok(s) => s,
             Err(e) => return failed(&e.to_string()),

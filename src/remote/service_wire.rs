@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exec::dependencies::DependencyReading;
+use crate::dependency::DependencyReading;
 use crate::plan::DependencyPlan;
 use crate::results::SampleRow;
 use crate::sample::host_cpu::HostWindow;

@@ -1,6 +1,6 @@
 //! The dependencies of the runtimes under verify (the spec's
 //! `dependencies:`, a runtime's `needs`), run with exec's own machinery
-//! ([`crate::exec::dependencies`]: scratch folder, setup, server in its own
+//! ([`crate::dependency`]: scratch folder, setup, server in its own
 //! process group and cgroup, readiness, seed, reset, graceful stop) and its
 //! rule of when to start or reset ([`crate::exec::dependency_schedule`]):
 //! started before the first runtime that needs it, reset (a `kind:
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::exec::dependencies::{Dependencies, Site};
+use crate::dependency::{Dependencies, Site};
 use crate::exec::dependency_schedule::{Prepare, Tracker};
 use crate::plan::{DependencyPlan, Plan, RuntimePlan};
 

@@ -638,12 +638,8 @@ impl Driver for RemoteHost {
         let call = ServiceCall::DependencyReset {
             name: dep.name.clone(),
         };
-        let reset = self
-            .client()?
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .long(call, DEPENDENCY_COMMANDS, "while it reset a dependency");
-        self.fetch_dependency_log(&dep.name);
+        let bound = Some(DEPENDENCY_COMMANDS);
+        let reset = self.dependency_call(&dep.name, call, bound, "while it reset a dependency")?;
         self.dependency_outcome(ctx.interrupt, reset)
     }
 
@@ -651,12 +647,8 @@ impl Driver for RemoteHost {
         let call = ServiceCall::DependencyCheck {
             name: dep.name.clone(),
         };
-        let checked = self
-            .client()?
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .short(call, "while it checked a dependency");
-        self.fetch_dependency_log(&dep.name);
+        let checked =
+            self.dependency_call(&dep.name, call, None, "while it checked a dependency")?;
         match (&self.interrupt, checked) {
             (Some(interrupt), checked) => self.dependency_outcome(&interrupt.clone(), checked),
             (None, checked) => checked.map(drop).map_err(|e| e.to_string()),
@@ -667,20 +659,12 @@ impl Driver for RemoteHost {
         let call = ServiceCall::DependencyStop {
             name: dep.name.clone(),
         };
-        let client = match self.client() {
-            Ok(c) => c,
-            Err(e) => return Some(e),
-        };
-        let stopped = client.lock().unwrap_or_else(|p| p.into_inner()).long(
-            call,
-            dep.stop.grace,
-            "while it stopped a dependency",
-        );
-        self.fetch_dependency_log(&dep.name);
-        match stopped {
-            Ok(ServiceAnswer::Dependency { problem }) => problem,
-            Ok(other) => Some(format!("unexpected answer {other:?}")),
-            Err(e) => Some(e.to_string()),
+        let bound = Some(dep.stop.grace);
+        match self.dependency_call(&dep.name, call, bound, "while it stopped a dependency") {
+            Ok(Ok(ServiceAnswer::Dependency { problem })) => problem,
+            Ok(Ok(other)) => Some(format!("unexpected answer {other:?}")),
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(e) => Some(e),
         }
     }
 }
@@ -705,6 +689,27 @@ impl RemoteHost {
                 Err(format!("on the service host {}: {e}", self.host))
             }
         }
+    }
+
+    /// One call about the dependency `name` (`bound`: a long one, else
+    /// short), its log copied back after it; `Err`: no session.
+    fn dependency_call(
+        &mut self,
+        name: &str,
+        call: ServiceCall,
+        bound: Option<std::time::Duration>,
+        during: &str,
+    ) -> Result<Result<ServiceAnswer, crate::remote::RemoteError>, String> {
+        let client = self.client()?;
+        let answer = {
+            let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
+            match bound {
+                Some(bound) => c.long(call, bound, during),
+                None => c.short(call, during),
+            }
+        };
+        self.fetch_dependency_log(name);
+        Ok(answer)
     }
 
     /// Appends what the dependency's log there has gained to the run's

@@ -328,9 +328,13 @@ impl HostShare {
 
     fn describe(&self, layout: &HostLayout) -> String {
         let pct = |v: f64| format!("{:.0}%", v * 100.0);
+        let host = match layout {
+            HostLayout::Shared { .. } => "host",
+            HostLayout::Apart { .. } => "service host",
+        };
         let others = match self.others_share {
             Some(o) if o > OTHERS_SHARE_NOTED => format!(
-                " The host was shared: other processes took {} of its CPU time in the \
+                " The {host} was shared: other processes took {} of its CPU time in the \
                  windows, so every figure here also depends on them.",
                 pct(o)
             ),
@@ -589,6 +593,8 @@ mod tests {
             s.sentence.starts_with(
                 "The load generator ran on bench@l1, bench@l2 and the services on bench@svc"
             ) && s.sentence.contains("the services took 25%")
+                && s.sentence
+                    .contains("The service host was shared: other processes took 25%")
                 && !s.sentence.contains("pinned"),
             "{}",
             s.sentence

@@ -162,19 +162,11 @@ impl RemoteService {
     pub fn sample_stop(&mut self) -> Result<FarSamples, String> {
         match self.call(ServiceCall::SampleStop, "while it sent the samples")? {
             ServiceAnswer::Samples {
-                rows,
-                own_cpu_s,
-                session_vanished,
-                cgroup_peak_bytes,
+                samples,
                 host,
                 dependencies,
             } => Ok(FarSamples {
-                samples: SamplerOutput {
-                    rows,
-                    own_cpu_s,
-                    session_vanished,
-                    cgroup_peak_bytes,
-                },
+                samples,
                 host,
                 dependencies,
             }),

@@ -103,17 +103,11 @@ impl ServiceHost {
                 None => no_service(),
             },
             ServiceCall::SampleStop => match self.sampler.take() {
-                Some(sampler) => {
-                    let s = sampler.finish();
-                    ServiceAnswer::Samples {
-                        rows: s.rows,
-                        own_cpu_s: s.own_cpu_s,
-                        session_vanished: s.session_vanished,
-                        cgroup_peak_bytes: s.cgroup_peak_bytes,
-                        host: self.host_window.take().map(HostWindow::close),
-                        dependencies: self.dependencies.close_window(),
-                    }
-                }
+                Some(sampler) => ServiceAnswer::Samples {
+                    samples: sampler.finish(),
+                    host: self.host_window.take().map(HostWindow::close),
+                    dependencies: self.dependencies.close_window(),
+                },
                 None => failed("no sampler runs: `sample_start` first"),
             },
             ServiceCall::LogFrom {

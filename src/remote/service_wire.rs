@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dependency::DependencyReading;
 use crate::plan::DependencyPlan;
-use crate::results::SampleRow;
+use crate::sample::SamplerOutput;
 use crate::sample::host_cpu::HostWindow;
 
 /// A call to the service host (the `call` of `{"op":"service",...}`).
@@ -146,10 +146,9 @@ pub enum ServiceAnswer {
     },
     Sampling,
     Samples {
-        rows: Vec<SampleRow>,
-        own_cpu_s: f64,
-        session_vanished: bool,
-        cgroup_peak_bytes: Option<u64>,
+        /// `rows`, `own_cpu_s`, `session_vanished`, `cgroup_peak_bytes`.
+        #[serde(flatten)]
+        samples: SamplerOutput,
         /// The service host's CPU counters from `sample_start` to
         /// `sample_stop`: its idle share over the window.
         #[serde(default)]

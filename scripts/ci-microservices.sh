@@ -105,8 +105,17 @@ for cell in plan["cells"]:
     scenario = dict((k, v) for k, v in cell["axes"]).get("scenario")
     if row is None:
         problems.append(f"cell {cell['id']} was not measured")
-    elif row["status"] == "failed" or int(row["requests"]) == 0:
-        problems.append(f"cell {cell['id']} failed or answered nothing: {row['reason']}")
+    elif int(row["requests"]) == 0:
+        problems.append(f"cell {cell['id']} answered nothing: {row['reason']}")
+    elif row["status"] == "failed" and "requests failed" in row["reason"]:
+        # A measurement, not a pipeline fault: the service answered, and
+        # more than the error gate's share of its answers were errors (Spring's
+        # fan-out past its 1 s downstream deadline at saturation on this
+        # 2-core host, seen once in CI). The scenario still needs a usable
+        # repeat (below).
+        print(f"ci-microservices: note: cell {cell['id']} failed by the error gate: {row['reason'][:160]}")
+    elif row["status"] == "failed":
+        problems.append(f"cell {cell['id']} failed: {row['reason']}")
     else:
         seen.add((cell["runtime"], scenario))
 for rt in plan["runtimes"]:

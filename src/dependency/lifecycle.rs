@@ -126,7 +126,10 @@ impl Dependencies {
         if let Err(e) = ready {
             let _ = service.stop(&dep.stop);
             drop(scratch);
-            return Err(error(dep, format!("not ready: {}", joined(&e))));
+            return Err(error(
+                dep,
+                format!("not ready: {}", crate::process::one_line(&e)),
+            ));
         }
         for command in &dep.seed {
             if let Err(e) = step("seed", command) {
@@ -291,12 +294,4 @@ fn run_check(
             }
         ))
     }
-}
-
-/// `text` on one line (a readiness error's lines joined).
-fn joined(text: &str) -> String {
-    (text.lines().map(str::trim))
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" | ")
 }

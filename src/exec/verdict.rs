@@ -115,14 +115,8 @@ pub fn verdict(f: &CellFacts) -> (CellStatus, String) {
     (status, reasons.join("; "))
 }
 
-/// Makes text safe for one CSV cell on one line: newlines become ` | `.
-pub fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" | ")
-}
+/// One line of a multi-line text (its lines joined by ` | `).
+pub use crate::process::one_line;
 
 #[cfg(test)]
 mod tests {

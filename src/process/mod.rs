@@ -16,5 +16,5 @@ pub mod spawn;
 
 pub use env::runtime_env;
 pub use exit::describe_exit;
-pub use log_tail::tail;
+pub use log_tail::{one_line, tail};
 pub use spawn::{Containment, signal_group, spawn_contained};

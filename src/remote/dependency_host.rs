@@ -59,42 +59,30 @@ impl DependencyHost {
         started
     }
 
-    fn plan(&self, name: &str) -> Result<&DependencyPlan, String> {
-        self.plans.get(name).ok_or_else(|| {
-            format!(
-                "dependency `{name}` was not started in this session: `dependency_start` it first"
-            )
-        })
-    }
-
     pub fn reset(&mut self, name: &str, closed: &dyn Fn() -> bool) -> Result<(), String> {
-        let plan = self.plan(name)?.clone();
+        let plan = started(&self.plans, name)?;
         self.deps
-            .reset_unless(closed, &plan)
+            .reset_unless(closed, plan)
             .map_err(|e| e.to_string())
     }
 
     pub fn check(&mut self, name: &str) -> Result<(), String> {
-        let plan = self.plan(name)?.clone();
-        self.deps.check(&plan).map_err(|e| e.to_string())
+        let plan = started(&self.plans, name)?;
+        self.deps.check(plan).map_err(|e| e.to_string())
     }
 
     /// Stops it; `Some(problem)` when the stop or the scratch removal went wrong.
     pub fn stop(&mut self, name: &str) -> Option<String> {
-        match self.plan(name) {
-            Ok(plan) => {
-                let plan = plan.clone();
-                self.deps.stop(&plan)
-            }
+        match started(&self.plans, name) {
+            Ok(plan) => self.deps.stop(plan),
             Err(e) => Some(e),
         }
     }
 
     /// Starts sampling the named dependencies that are up (their stats zeroed).
     pub fn open_window(&mut self, names: &[String], interval: Duration) {
-        let plans: Vec<&DependencyPlan> = names.iter().filter_map(|n| self.plans.get(n)).collect();
-        let plans: Vec<DependencyPlan> = plans.into_iter().cloned().collect();
-        self.window = Some(self.deps.open_window_of(&plans, interval));
+        let plans = names.iter().filter_map(|n| self.plans.get(n));
+        self.window = Some(self.deps.open_window_of(plans, interval));
     }
 
     /// Stops sampling; each one's samples and stats.
@@ -110,6 +98,16 @@ impl DependencyHost {
     pub fn log(&self, name: &str) -> Option<&std::path::Path> {
         self.logs.get(name).map(PathBuf::as_path)
     }
+}
+
+/// The plan of `name`, started in this session.
+fn started<'p>(
+    plans: &'p BTreeMap<String, DependencyPlan>,
+    name: &str,
+) -> Result<&'p DependencyPlan, String> {
+    plans.get(name).ok_or_else(|| {
+        format!("dependency `{name}` was not started in this session: `dependency_start` it first")
+    })
 }
 
 /// `plan` with its folder moved to `dir` (the copy of its sources here):

@@ -75,6 +75,49 @@ fn closed_loop_against_a_10ms_server_sends_one_request_per_10ms_per_connection()
     assert_eq!(r.target_rate, None);
 }
 
+/// Runs a timing claim up to three times and passes on the first attempt
+/// that meets it. On a shared 2-core host another tenant can take the CPU for
+/// a whole second, and the generator then honestly reports that it fell behind
+/// (the invariants each attempt asserts); the claim itself (the rate delivered,
+/// timer lag under a millisecond) must still hold in one of three attempts.
+fn in_one_of_three(mut attempt: impl FnMut() -> Result<(), String>) {
+    let mut failures = Vec::new();
+    for _ in 0..3 {
+        match attempt() {
+            Ok(()) => return,
+            Err(why) => failures.push(why),
+        }
+    }
+    panic!(
+        "no attempt met the claim (load average {}):\n{}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim(),
+        failures.join("\n")
+    );
+}
+
+/// The open-loop invariants that hold whatever the machine's load: the
+/// schedule is exact, nothing fails against a healthy server, every answer
+/// was sent, and a shortfall past the 1% criterion is reported as saturation.
+fn assert_open_loop_honest(r: &runner::load::LoadReport, scheduled: u64, connections: u64) {
+    let s = r.schedule.clone().unwrap();
+    assert_eq!(s.scheduled, scheduled);
+    assert_eq!(r.errors.total(), 0);
+    // At most one answer per connection may still be in flight at the end.
+    assert!(
+        r.ok <= s.sent && r.ok + connections >= s.sent,
+        "{} of {s:?}",
+        r.ok
+    );
+    let short = s.scheduled.saturating_sub(s.sent) * 100 > s.scheduled;
+    let said_short = r
+        .saturated
+        .as_deref()
+        .is_some_and(|why| why.contains("open loop fell behind"));
+    assert_eq!(short, said_short, "{s:?}: {:?}", r.saturated);
+}
+
 #[test]
 fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
     let _turn = timing_lock();
@@ -90,20 +133,23 @@ fn open_loop_delivers_the_rate_with_sub_millisecond_timer_lag() {
         ramp: None,
     };
     c.warmup = Duration::from_millis(300);
-    let r = run(&c, &LoadControl::new()).unwrap();
-    let s = r.schedule.clone().unwrap();
-    assert_eq!(s.scheduled, 4000);
-    // Within the generator's own saturation criterion (1%): on a busy machine a
-    // few sends due in the last milliseconds may not leave before the end.
-    assert!(s.sent.abs_diff(4000) <= 40, "{s:?}");
-    assert!(r.ok.abs_diff(4000) <= 40, "{} requests", r.ok);
-    assert_eq!(r.errors.total(), 0);
-    assert_eq!(r.target_rate, Some(2000.0));
-    // A local server answers in well under a millisecond; the corrected p50
-    // includes timer lag, which must stay well under tokio's 1 ms tick.
-    let p50 = r.latency.value_at_quantile(0.5);
-    assert!(p50 < 600, "corrected p50 {p50} us");
-    assert!(r.saturated.is_none(), "{:?}", r.saturated);
+    in_one_of_three(|| {
+        let r = run(&c, &LoadControl::new()).unwrap();
+        assert_eq!(r.target_rate, Some(2000.0));
+        assert_open_loop_honest(&r, 4000, 10);
+        let s = r.schedule.clone().unwrap();
+        // A local server answers in well under a millisecond; the corrected
+        // p50 includes timer lag, which must stay well under tokio's 1 ms tick.
+        let p50 = r.latency.value_at_quantile(0.5);
+        if s.sent.abs_diff(4000) <= 40 && p50 < 600 && r.saturated.is_none() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{s:?}, corrected p50 {p50} us, saturated {:?}",
+                r.saturated
+            ))
+        }
+    });
 }
 
 #[test]
@@ -120,13 +166,17 @@ fn ramp_sends_half_the_full_rate_count_during_the_ramp() {
         connections: 4,
         ramp: Some(Duration::from_secs(1)),
     };
-    let r = run(&c, &LoadControl::new()).unwrap();
-    let s = r.schedule.clone().unwrap();
-    assert_eq!(s.scheduled, 500);
-    // Within the generator's saturation criterion (1%); at most one answer
-    // per connection may still be in flight when the window ends.
-    assert!(s.sent.abs_diff(500) <= 5, "{s:?}");
-    assert!(r.ok + 4 >= s.sent, "{} of {} sent", r.ok, s.sent);
+    in_one_of_three(|| {
+        let r = run(&c, &LoadControl::new()).unwrap();
+        // A linear ramp from 0 to 1000/s over 1 s schedules exactly 500.
+        assert_open_loop_honest(&r, 500, 4);
+        let s = r.schedule.clone().unwrap();
+        if s.sent.abs_diff(500) <= 5 {
+            Ok(())
+        } else {
+            Err(format!("{s:?}"))
+        }
+    });
 }
 
 #[test]

@@ -496,6 +496,60 @@ PY
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 
+section "a training on svc (the trained file made, hashed and checked there)"
+# The fixture writes "trained" at its graceful stop (WRITE_FILE), `after`
+# turns that into the "cache", and a measured start prints its evidence
+# line only when the cache exists (EVIDENCE_IF), as a JVM maps its AOT cache.
+SERVICE_HOST="$(host_map svc)" START='build: ["mkdir -p build && cp service.py build/service.py"]
+    artifact: build/service.py
+    start: python3 build/service.py
+    train:
+      env: { WRITE_FILE: build/app.aotconf }
+      duration: 1s
+      connections: 2
+      after: ["cp build/app.aotconf build/app.aot && echo created the cache"]
+      produces: [build/app.aot]
+      inputs: [build/service.py]
+      evidence: "mapped build/app[.]aot"
+      probe: "test -s build/app.aot"' write_spec_on "$tmp/train.yaml" "2" 1s 0s l1
+sed -i 's|env: { BIND: "0.0.0.0" }|env: { BIND: "0.0.0.0", EVIDENCE_LINE: "mapped build/app.aot", EVIDENCE_IF: build/app.aot }|' "$tmp/train.yaml"
+"$runner" validate "$tmp/train.yaml"
+in_ns ctl timeout 180 "$runner" exec "$tmp/train.yaml" > "$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "runner exec with a training on svc"; }
+train_run=$(newest_run)
+ls "$tmp/svc/runner/src/py-"*/build/app.aot >/dev/null || fail "the trained file is not on svc"
+[ ! -e "$root/tests/fixtures/exec/build" ] || fail "the remote training wrote into the repository"
+python3 - "$train_run" "$tmp/svc/runner" <<'PY'
+import csv, hashlib, json, pathlib, sys
+run, far = pathlib.Path(sys.argv[1]), sys.argv[2]
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+rec = json.loads((run / "training" / "py.json").read_text())
+if rec["driver"]["requests"] <= 0 or rec["driver"]["errors"] != 0: fail(f"training load {rec['driver']}")
+[p] = rec["produced"]
+if not p["path"].startswith(far) or not p["path"].endswith("/build/app.aot"): fail(f"produced path {p['path']} is not the copy's on svc")
+if p["sha256"] != hashlib.sha256(b"trained\n").hexdigest(): fail(f"produced hash {p}")
+[i] = rec["inputs"]
+if not i["path"].endswith("/build/service.py") or i["bytes"] <= 0: fail(f"inputs {rec['inputs']}")
+log = (run / "logs" / "train-py.log").read_text()
+for want in ("training py on the service host", "training service stopped (graceful", "created the cache"):
+    if want not in log: fail(f"logs/train-py.log lacks {want!r}: {log[-400:]}")
+life = [r for r in csv.DictReader(open(run / "lifecycle.csv")) if r["phase"] == "train"]
+if len(life) != 1 or life[0]["stop"] != "graceful" or not life[0]["startup_ms"]: fail(f"train lifecycle {life}")
+rows = list(csv.DictReader(open(run / "measurements.csv")))
+if len(rows) != 1: fail(f"{len(rows)} rows, want 1")
+r = rows[0]
+if r["status"] == "failed": fail(f"cell failed: {r['reason']}")
+if "not the one trained" in r["reason"]: fail(f"the unchanged trained file was judged changed: {r['reason']}")
+[conf] = list(csv.DictReader(open(run / "configurations.csv")))
+if conf["trained"] != "true" or "mapped build/app.aot" not in conf["training_evidence"]:
+    fail(f"configurations.csv trained {conf['trained']!r}, evidence {conf['training_evidence']!r}")
+print(f"  trained on svc: {rec['driver']['requests']} requests in {rec['driver']['duration_s']:.1f} s, "
+      f"startup {float(life[0]['startup_ms']):.0f} ms; produced {p['path'][len(far):]} {p['bytes']} B; "
+      f"cell {r['status']}, evidence {conf['training_evidence']!r}")
+PY
+nothing_but_sshd svc
+
 section "dependencies on svc: PostgreSQL and a stats stub beside the CRUD service there"
 fx=$root/tests/fixtures/exec
 cat > "$tmp/deps.yaml" <<EOF

@@ -131,7 +131,8 @@ pub fn start_measured(
     })
 }
 
-fn check_evidence(
+/// `Ok(line)`: the first line of `log` after `offset` matching `pattern`.
+pub(super) fn check_evidence(
     log: &std::path::Path,
     offset: u64,
     pattern: &str,

@@ -49,6 +49,7 @@ pub mod remote_cell;
 pub mod remote_driver;
 pub mod remote_load;
 pub mod remote_service;
+pub mod remote_training;
 pub mod repeats;
 pub mod request_mix;
 pub mod run;

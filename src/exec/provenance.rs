@@ -11,7 +11,9 @@ use crate::build::{BuildError, run_logged};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::process::runtime_env;
 use crate::results::rfc3339_now;
-use crate::results::training::{DriverFigures, TRAINING_DIR, TrainingRecord, training_file};
+use crate::results::training::{
+    DriverFigures, FileHash, TRAINING_DIR, TrainingRecord, training_file,
+};
 use crate::train::provenance::{differences, hash_paths};
 
 /// Writes training/<runtime>.json for a training that just succeeded.
@@ -29,12 +31,25 @@ pub fn record_training(
             )
         })
     };
+    let hashes = (hash("inputs", &tp.inputs)?, hash("produces", &tp.produces)?);
+    write_record(ctx, rt, tp, driver, hashes)
+}
+
+/// Writes training/<runtime>.json with the `(inputs, produced)` hashes
+/// taken where the training ran (here, or on the service host).
+pub fn write_record(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    tp: &TrainPlan,
+    driver: DriverFigures,
+    (inputs, produced): (Vec<FileHash>, Vec<FileHash>),
+) -> Result<(), String> {
     let record = TrainingRecord {
         runtime: rt.name.clone(),
         trained_at: rfc3339_now(),
         driver,
-        inputs: hash("inputs", &tp.inputs)?,
-        produced: hash("produces", &tp.produces)?,
+        inputs,
+        produced,
         probe: tp.probe.clone(),
     };
     let dir = ctx.run.file(TRAINING_DIR);
@@ -49,6 +64,26 @@ pub fn record_training(
 /// inputs (a file changed, is gone or new, no record, or the probe failed).
 pub fn check_before_start(ctx: &CellContext, rt: &RuntimePlan) -> Option<String> {
     let tp = rt.train.as_ref()?;
+    let now = |paths| hash_paths(paths).map_err(|e| e.to_string());
+    let probe = || {
+        tp.probe
+            .as_deref()
+            .and_then(|p| run_probe(ctx, rt, p).err())
+    };
+    judge(ctx, rt, (now(&tp.inputs), now(&tp.produces)), probe)
+}
+
+/// Hashes taken now (here or on the service host): `(inputs, produced)`.
+pub type HashesNow = (Result<Vec<FileHash>, String>, Result<Vec<FileHash>, String>);
+
+/// [`check_before_start`]'s verdict from the hashes `now` against the
+/// training record, then (only when they agree) `probe()`'s problem.
+pub fn judge(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    (inputs, produced): HashesNow,
+    probe: impl FnOnce() -> Option<String>,
+) -> Option<String> {
     let problem = |why: String| Some(format!("the artifact in use is not the one trained: {why}"));
     let record: TrainingRecord = match ctx.run.read_json(&training_file(&rt.name)) {
         Ok(record) => record,
@@ -58,10 +93,9 @@ pub fn check_before_start(ctx: &CellContext, rt: &RuntimePlan) -> Option<String>
             ));
         }
     };
-    let now = |paths| hash_paths(paths).map_err(|e| e.to_string());
     let changes: Vec<String> = [
-        ("input", &record.inputs, now(&tp.inputs)),
-        ("trained file", &record.produced, now(&tp.produces)),
+        ("input", &record.inputs, inputs),
+        ("trained file", &record.produced, produced),
     ]
     .into_iter()
     .filter_map(|(what, recorded, current)| match current {
@@ -72,8 +106,7 @@ pub fn check_before_start(ctx: &CellContext, rt: &RuntimePlan) -> Option<String>
     if !changes.is_empty() {
         return problem(changes.join("; "));
     }
-    let probe = tp.probe.as_deref()?;
-    run_probe(ctx, rt, probe).err().and_then(problem)
+    probe().and_then(problem)
 }
 
 /// Runs `probe` in the runtime's dir with its env, output to

@@ -9,10 +9,14 @@
 //! sampled and stopped by the far side with the local dependency code, so
 //! the services reach them on that host's loopback.
 //!
+//! A runtime's training runs there too ([`super::remote_training`]), so the
+//! trained artifact is made where it is used and checked before every
+//! measured start there.
+//!
 //! What a remote service host does not do yet is refused before anything
-//! starts ([`unsupported`]): training, profiles, the memory phases,
-//! `startup.first_requests`, `mode: search`, an `auto` cell warmup and a
-//! `java:` JDK resolved here.
+//! starts ([`unsupported`]): profiles, the memory phases, `mode: search`, an
+//! `auto` cell warmup, a `java:` JDK resolved here, and training paths
+//! outside the runtime's `dir` (only that folder is copied).
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -22,9 +26,10 @@ use super::cold_start::ColdStart;
 use super::dependencies::DependencyFiles;
 use super::driver::{Driver, Running, StartFailure};
 use super::first_requests::record as record_first_requests;
-use super::lifecycle::millis;
+use super::lifecycle::{check_evidence, millis};
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
 use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
+use super::remote_training::{check_there, far_path, train_there};
 use super::verdict::one_line;
 use crate::build::BuildOutcome;
 use crate::plan::hosts::SshTarget;
@@ -33,7 +38,7 @@ use crate::plan::{Cell, CellWarmup, DependencyPlan, LoadMode, Plan, RuntimePlan,
 use crate::preflight::Preflight;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{
-    ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, WireStopKind, millis as ms,
+    ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, millis as ms,
 };
 use crate::results::{
     Environment, LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus, Phase, ResultsError, StopOutcome,
@@ -89,19 +94,7 @@ impl RemoteHost {
         rt: &RuntimePlan,
         first_cell: &Cell,
     ) -> Result<(RemoteService, f64, f64), String> {
-        let client = self.client()?;
-        let dir = match self.dirs.get(&rt.name) {
-            Some(dir) => dir.clone(),
-            // A runtime without build commands: its sources are copied now.
-            None => {
-                let log = ctx.run.log(&format!("build-{}", rt.name));
-                let c = client.lock().unwrap_or_else(|p| p.into_inner());
-                let copied = self.copy_logged(&c, (&rt.name, &rt.name), &rt.dir, &log)?;
-                drop(c);
-                self.dirs.insert(rt.name.clone(), copied.clone());
-                copied
-            }
-        };
+        let (client, dir) = self.far_dir(ctx, rt)?;
         let addr = SocketAddr::new(service_address(ctx.plan)?, rt.port);
         let log = ctx.run.log(&rt.name);
         let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
@@ -149,6 +142,25 @@ impl RemoteHost {
             RemoteService::new(client, &rt.name, addr, sid, log, ctx.interrupt.clone());
         service.fetch_log();
         Ok((service, port_ms, startup_ms))
+    }
+
+    /// The session and `rt`'s copied sources there (a runtime without build
+    /// commands has them copied on first use).
+    fn far_dir(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+    ) -> Result<(SharedClient, String), String> {
+        let client = self.client()?;
+        if let Some(dir) = self.dirs.get(&rt.name) {
+            return Ok((client, dir.clone()));
+        }
+        let log = ctx.run.log(&format!("build-{}", rt.name));
+        let c = client.lock().unwrap_or_else(|p| p.into_inner());
+        let copied = self.copy_logged(&c, (&rt.name, &rt.name), &rt.dir, &log)?;
+        drop(c);
+        self.dirs.insert(rt.name.clone(), copied.clone());
+        Ok((client, copied))
     }
 
     /// Copies the sources in `dir` there (as `key`: a runtime's name, or
@@ -203,11 +215,7 @@ impl RemoteHost {
                 exit_status,
                 log_dropped_bytes,
             }) => {
-                row.stop = Some(match kind {
-                    WireStopKind::Graceful => StopOutcome::Graceful,
-                    WireStopKind::Killed => StopOutcome::Killed,
-                    WireStopKind::Died => StopOutcome::Died,
-                });
+                row.stop = Some(kind.into());
                 row.exit_status = exit_status;
                 row.log_dropped_bytes = log_dropped_bytes;
                 None
@@ -262,9 +270,12 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
         refuse("`memory:` (the memory phases)".into(), &mut out);
     }
     for rt in &plan.runtimes {
-        if rt.train.is_some() {
-            refuse(format!("runtime {}: `train`", rt.name), &mut out);
-        }
+        // Only the runtime's dir is copied there: every training path must lie in it.
+        let paths = rt
+            .train
+            .iter()
+            .flat_map(|t| t.produces.iter().chain(&t.inputs));
+        out.extend(paths.filter_map(|p| far_path(rt, ".", p).err()));
         if rt.profile.is_some() {
             refuse(format!("runtime {}: `profile`", rt.name), &mut out);
         }
@@ -375,23 +386,24 @@ impl Driver for RemoteHost {
 
     fn train(
         &mut self,
-        _: &CellContext,
+        ctx: &CellContext,
         rt: &RuntimePlan,
-        _: &TrainPlan,
+        tp: &TrainPlan,
     ) -> (Result<(), String>, LifecycleRow) {
-        // Refused by preflight (`unsupported`); kept total for the trait.
-        (
-            Err(format!(
-                "runtime {}: training on a remote service host is not supported",
-                rt.name
-            )),
-            LifecycleRow {
-                runtime: rt.name.clone(),
-                phase: Phase::Train,
-                started_at: rfc3339_now(),
-                ..Default::default()
-            },
-        )
+        match self.far_dir(ctx, rt) {
+            Ok((client, dir)) => train_there(ctx, &client, (&self.host, &dir), rt, tp),
+            Err(e) => (
+                Err(e),
+                LifecycleRow {
+                    runtime: rt.name.clone(),
+                    phase: Phase::Train,
+                    start_index: 1,
+                    started_at: rfc3339_now(),
+                    stop: Some(StopOutcome::Failed),
+                    ..Default::default()
+                },
+            ),
+        }
     }
 
     fn cold_start(
@@ -495,6 +507,13 @@ impl Driver for RemoteHost {
             started_at: rfc3339_now(),
             ..Default::default()
         };
+        // As a local start: the trained files are checked before it, and
+        // its log (from this start on) for the training's evidence after.
+        let provenance = match (&rt.train, self.far_dir(ctx, rt)) {
+            (Some(_), Ok((client, dir))) => check_there(ctx, &client, &dir, rt),
+            _ => None,
+        };
+        let offset = std::fs::metadata(ctx.run.log(&rt.name)).map_or(0, |m| m.len());
         let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {
             Ok(s) => s,
             Err(reason) => {
@@ -565,10 +584,15 @@ impl Driver for RemoteHost {
                 return Err(fail(self, reason, lifecycle, service));
             }
         }
+        service.fetch_log();
+        let evidence = (rt.train.as_ref())
+            .and_then(|t| t.evidence.as_ref())
+            .map(|pattern| check_evidence(&service.log, offset, pattern, &rt.name));
         Ok(Running {
             service,
             lifecycle,
-            evidence: None,
+            // A trained artifact that is not the one trained outweighs any log line.
+            evidence: provenance.map(Err).or(evidence),
             seen: None,
         })
     }
@@ -772,6 +796,51 @@ mod tests {
             "10.213.0.20".parse::<std::net::IpAddr>().unwrap()
         );
         assert!(RemoteHost::for_plan(&p).is_some());
+    }
+
+    #[test]
+    fn a_training_runs_there_unless_a_path_of_it_lies_outside_the_copied_dir() {
+        let inside = plan(", train: { produces: [build/app.aot] }", "1s");
+        assert!(
+            unsupported(&inside).is_empty(),
+            "{:?}",
+            unsupported(&inside)
+        );
+        let outside = plan(
+            ", train: { produces: [build/app.aot, ../elsewhere/app.aot], inputs: [/opt/app.jar] }",
+            "1s",
+        );
+        let problems = unsupported(&outside);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].contains("elsewhere/app.aot is outside its dir"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].contains("/opt/app.jar is outside its dir"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].contains("relative to the runtime's dir"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn training_paths_map_into_the_copy_there_on_path_boundaries() {
+        let p = plan("", "1s");
+        let rt = &p.runtimes[0];
+        let far = ".runner/src/a-3f2a";
+        let map = |rel: &str| far_path(rt, far, &rt.dir.join(rel));
+        assert_eq!(
+            map("build/app.aot").unwrap(),
+            ".runner/src/a-3f2a/build/app.aot"
+        );
+        assert_eq!(map("").unwrap(), far);
+        // A sibling folder whose name starts the same is not under the dir.
+        let name = rt.dir.file_name().unwrap().to_string_lossy().into_owned();
+        let sibling = rt.dir.with_file_name(format!("{name}-old")).join("app.aot");
+        assert!(far_path(rt, far, &sibling).is_err());
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! Training of the runtimes that declare it, driven by the load generator.
+use std::net::SocketAddr;
+
 use super::cell::{CellContext, guarded_run};
 use super::load_config::request_spec;
 use super::provenance::record_training;
@@ -29,22 +31,7 @@ pub fn train(
         ..Default::default()
     };
     let mut drive = |service: &crate::service::Service| -> Result<(), String> {
-        let config = LoadConfig {
-            target: service.addr(),
-            host_header: service.addr().to_string(),
-            requests: tp.requests.iter().map(request_spec).collect(),
-            arrival: Arrival::Closed {
-                connections: tp.connections.max(1) as usize,
-            },
-            stop: StopCondition::Duration(tp.duration),
-            warmup: std::time::Duration::ZERO,
-            timeout: std::time::Duration::from_secs(10),
-            threads: 1,
-            cpu_affinity: load_cpus.clone(),
-            mix_seed: crate::load::DEFAULT_MIX_SEED,
-            connect_rate: crate::load::DEFAULT_CONNECT_RATE,
-            connection_ramp: std::time::Duration::ZERO,
-        };
+        let config = training_load(tp, service.addr(), load_cpus.clone());
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {
             return Err("interrupted".into());
@@ -78,4 +65,25 @@ pub fn train(
         lifecycle.stop = Some(StopOutcome::Failed);
     }
     (result, lifecycle)
+}
+
+/// The training workload against `target`: closed loop at
+/// `train.connections` for `train.duration`, not warmed, one thread.
+pub fn training_load(tp: &TrainPlan, target: SocketAddr, cpus: Option<Vec<usize>>) -> LoadConfig {
+    LoadConfig {
+        target,
+        host_header: target.to_string(),
+        requests: tp.requests.iter().map(request_spec).collect(),
+        arrival: Arrival::Closed {
+            connections: tp.connections.max(1) as usize,
+        },
+        stop: StopCondition::Duration(tp.duration),
+        warmup: std::time::Duration::ZERO,
+        timeout: std::time::Duration::from_secs(10),
+        threads: 1,
+        cpu_affinity: cpus,
+        mix_seed: crate::load::DEFAULT_MIX_SEED,
+        connect_rate: crate::load::DEFAULT_CONNECT_RATE,
+        connection_ramp: std::time::Duration::ZERO,
+    }
 }

@@ -206,7 +206,7 @@ pub struct JavaPlan {
     pub version: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct HealthPlan {
     /// e.g. `/health`; polled with GET on 127.0.0.1:port until 200.
     pub path: String,

@@ -24,6 +24,7 @@ pub mod session;
 pub mod source_copy;
 pub mod split;
 pub mod ssh;
+pub mod train_host;
 pub mod wire;
 
 pub use drive::{HostLoad, HostsLoad, drive};

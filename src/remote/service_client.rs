@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::error::RemoteError;
 use super::protocol::{Request, Response};
-use super::service_wire::{ServiceAnswer, ServiceCall, WireBuild, WireStart};
+use super::service_wire::{ServiceAnswer, ServiceCall, WireBuild, WireStart, WireTrain};
 use super::session::Session;
 use super::source_copy::{Copied, copy_sources, state_dir};
 use crate::plan::hosts::SshTarget;
@@ -65,6 +65,20 @@ impl ServiceHostClient {
         )
     }
 
+    /// Trains there; `on_log` gets the training's log as it comes.
+    pub fn train(
+        &mut self,
+        train: WireTrain,
+        on_log: &mut dyn FnMut(&str),
+    ) -> Result<ServiceAnswer, RemoteError> {
+        self.call(
+            ServiceCall::Train(Box::new(train)),
+            BUILD_BOUND,
+            "while it trained the runtime",
+            on_log,
+        )
+    }
+
     pub fn start(&mut self, start: WireStart) -> Result<ServiceAnswer, RemoteError> {
         let bound = Duration::from_millis(start.health_timeout_ms) + SLACK;
         self.call(
@@ -112,7 +126,7 @@ impl ServiceHostClient {
         during: &str,
         on_log: &mut dyn FnMut(&str),
     ) -> Result<ServiceAnswer, RemoteError> {
-        let logs_stream = matches!(call, ServiceCall::Build(_));
+        let logs_stream = matches!(call, ServiceCall::Build(_) | ServiceCall::Train(_));
         self.session.send(
             &Request::Service {
                 call: Box::new(call),

@@ -20,16 +20,14 @@ use std::time::{Duration, Instant};
 use super::dependency_host::DependencyHost;
 use super::error::RemoteError;
 use super::protocol::{Response, send};
-use super::service_wire::{
-    LOG_CHUNK, ServiceAnswer, ServiceCall, WireBuild, WireStart, WireStopKind,
-};
+use super::service_wire::{LOG_CHUNK, ServiceAnswer, ServiceCall, WireBuild, WireStart};
 use crate::build::{BuildCache, CacheRecord, input_hash, run_logged};
 use crate::cgroup::Limits;
 use crate::plan::{HealthPlan, StopPlan};
 use crate::sample::Sampler;
 use crate::sample::host_cpu::HostWindow;
 use crate::sample::procfs::session_usage;
-use crate::service::{Service, ServiceCommand, StopKind};
+use crate::service::{Service, ServiceCommand};
 
 /// How often a running build's new log bytes are sent back.
 const LOG_EVERY: Duration = Duration::from_millis(500);
@@ -59,6 +57,8 @@ impl ServiceHost {
     ) -> Result<(), RemoteError> {
         let answer = match call {
             ServiceCall::Build(b) => build(&b, out, closed)?,
+            ServiceCall::Train(t) => super::train_host::train(&t, out, closed),
+            ServiceCall::TrainCheck(t) => super::train_host::check(&t),
             ServiceCall::Start(s) => self.start(&s, closed),
             ServiceCall::Alive => match self.service.as_mut() {
                 Some(s) => ServiceAnswer::Alive {
@@ -229,11 +229,7 @@ impl ServiceHost {
         };
         match service.stop(plan) {
             Ok(r) => ServiceAnswer::Stopped {
-                kind: match r.kind {
-                    StopKind::Graceful => WireStopKind::Graceful,
-                    StopKind::Killed => WireStopKind::Killed,
-                    StopKind::Died => WireStopKind::Died,
-                },
+                kind: r.kind.into(),
                 exit_status: r.exit_status,
                 log_dropped_bytes: r.log_dropped_bytes,
             },
@@ -254,7 +250,7 @@ fn no_service() -> ServiceAnswer {
     failed("no service runs in this session: `start` it first")
 }
 
-fn failed(message: &str) -> ServiceAnswer {
+pub(super) fn failed(message: &str) -> ServiceAnswer {
     ServiceAnswer::Failed {
         message: message.to_string(),
     }
@@ -262,7 +258,7 @@ fn failed(message: &str) -> ServiceAnswer {
 
 /// `p` as given when absolute, else under this process's working folder
 /// (an SSH session starts in the login's home).
-fn home_relative(p: &str) -> PathBuf {
+pub(super) fn home_relative(p: &str) -> PathBuf {
     let path = Path::new(p);
     if path.is_absolute() {
         path.to_path_buf()
@@ -293,7 +289,7 @@ fn log_from(log: &Path, from: u64) -> ServiceAnswer {
 }
 
 /// A build on this host, keyed like a local one (sources + commands + env
-/// without `PORT`), its log sent back every [`LOG_EVERY`] while it runs.
+/// without `PORT`), its log sent back while it runs.
 fn build(
     w: &WireBuild,
     out: &mut impl Write,
@@ -301,27 +297,47 @@ fn build(
 ) -> Result<ServiceAnswer, RemoteError> {
     let state = home_relative(&w.state_dir);
     let dir = home_relative(&w.dir);
+    let log = match fresh_log(&state, &format!("build-{}", w.runtime)) {
+        Ok(log) => log,
+        Err(answer) => return Ok(answer),
+    };
+    Ok(streamed(&log, out, closed, &|cancelled| {
+        build_here(w, &dir, &state, &log, cancelled)
+    }))
+}
+
+/// `state/logs/<name>.log`, emptied: what is sent back is this call's.
+pub(super) fn fresh_log(state: &Path, name: &str) -> Result<PathBuf, ServiceAnswer> {
     let logs = state.join("logs");
     if let Err(e) = std::fs::create_dir_all(&logs) {
-        return Ok(failed(&format!("cannot create {}: {e}", logs.display())));
+        return Err(failed(&format!("cannot create {}: {e}", logs.display())));
     }
-    let log = logs.join(format!("build-{}.log", w.runtime));
-    // A fresh log per build: what is sent back is this build's.
+    let log = logs.join(format!("{name}.log"));
     let _ = std::fs::write(&log, b"");
+    Ok(log)
+}
+
+/// Runs `work` in a thread of its own and sends what it appends to `log`
+/// every [`LOG_EVERY`] meanwhile; `work`'s `cancelled()` turns true when
+/// the session ends or an answer cannot be sent. Its answer is returned.
+pub(super) fn streamed(
+    log: &Path,
+    out: &mut impl Write,
+    closed: &(dyn Fn() -> bool + Sync),
+    work: &(dyn Fn(&dyn Fn() -> bool) -> ServiceAnswer + Sync),
+) -> ServiceAnswer {
     let lost = AtomicBool::new(false);
     let done = Arc::new(AtomicBool::new(false));
     let result = thread::scope(|scope| {
         let worker = scope.spawn(|| {
-            let r = build_here(w, &dir, &state, &log, &|| {
-                closed() || lost.load(Ordering::Relaxed)
-            });
+            let r = work(&|| closed() || lost.load(Ordering::Relaxed));
             done.store(true, Ordering::Relaxed);
             r
         });
         let mut sent = 0u64;
         loop {
             let finished = done.load(Ordering::Relaxed);
-            if let ServiceAnswer::Log { text, next } = log_from(&log, sent)
+            if let ServiceAnswer::Log { text, next } = log_from(log, sent)
                 && !text.is_empty()
             {
                 sent = next;
@@ -339,7 +355,7 @@ fn build(
         }
         worker.join()
     });
-    Ok(result.unwrap_or_else(|_| failed("the build thread panicked")))
+    result.unwrap_or_else(|_| failed("the worker thread panicked"))
 }
 
 fn build_here(

@@ -8,10 +8,15 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::wire::WireLoadConfig;
 use crate::dependency::DependencyReading;
 use crate::plan::DependencyPlan;
+use crate::results::StopOutcome;
+use crate::results::training::{DriverFigures, FileHash};
 use crate::sample::SamplerOutput;
 use crate::sample::host_cpu::HostWindow;
+use crate::service::StopKind;
+use crate::train::TrainJob;
 
 /// A call to the service host (the `call` of `{"op":"service",...}`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -54,6 +59,14 @@ pub enum ServiceCall {
     DependencyCheck { name: String },
     /// Stops it with grace and removes its scratch folder.
     DependencyStop { name: String },
+    /// Trains a runtime there with the same code as a training here
+    /// (`train::run_job`); the training load goes from that host to its own
+    /// loopback (a training is not measured), its log comes back as `log`
+    /// answers while it runs, and the inputs and products are hashed there.
+    Train(Box<WireTrain>),
+    /// Before a measured start of a trained runtime: hashes its inputs and
+    /// products there and runs its `train.probe`, if any.
+    TrainCheck(Box<WireTrainCheck>),
     /// Stops the service: `signal` to its group and cgroup, `grace`, then SIGKILL.
     Stop {
         signal: i32,
@@ -109,6 +122,32 @@ pub struct WireStart {
     pub state_dir: String,
 }
 
+/// A training on the far side.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WireTrain {
+    /// `dir` and `produces` relative to the login's home (the copy there).
+    pub job: TrainJob,
+    /// The training load; its target is the training service's own address there.
+    pub load: WireLoadConfig,
+    /// `train.inputs` there, hashed after the training.
+    pub inputs: Vec<String>,
+    pub state_dir: String,
+}
+
+/// What the check before a measured start hashes and runs there.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WireTrainCheck {
+    pub runtime: String,
+    pub dir: String,
+    pub env: BTreeMap<String, String>,
+    pub inputs: Vec<String>,
+    pub produces: Vec<String>,
+    pub probe: Option<String>,
+    /// The probe's bound (the runtime's health timeout).
+    pub probe_within_ms: u64,
+    pub state_dir: String,
+}
+
 /// An answer of the service host (the `answer` of `{"op":"service",...}`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "answer", rename_all = "snake_case")]
@@ -157,6 +196,23 @@ pub enum ServiceAnswer {
         #[serde(default)]
         dependencies: Vec<DependencyReading>,
     },
+    /// A training ended well: its start, its stop, the load's figures and
+    /// the hashes taken there right after.
+    Trained {
+        startup_ms: f64,
+        kind: WireStopKind,
+        exit_status: String,
+        log_dropped_bytes: u64,
+        driver: DriverFigures,
+        inputs: Vec<FileHash>,
+        produced: Vec<FileHash>,
+    },
+    /// The hashes now (or why they could not be taken) and the probe's problem.
+    TrainChecked {
+        inputs: Result<Vec<FileHash>, String>,
+        produced: Result<Vec<FileHash>, String>,
+        probe_problem: Option<String>,
+    },
     /// A dependency call went through (`problem`: a stop's, if any).
     Dependency {
         problem: Option<String>,
@@ -179,6 +235,26 @@ pub enum WireStopKind {
     Graceful,
     Killed,
     Died,
+}
+
+impl From<StopKind> for WireStopKind {
+    fn from(kind: StopKind) -> Self {
+        match kind {
+            StopKind::Graceful => WireStopKind::Graceful,
+            StopKind::Killed => WireStopKind::Killed,
+            StopKind::Died => WireStopKind::Died,
+        }
+    }
+}
+
+impl From<WireStopKind> for StopOutcome {
+    fn from(kind: WireStopKind) -> Self {
+        match kind {
+            WireStopKind::Graceful => StopOutcome::Graceful,
+            WireStopKind::Killed => StopOutcome::Killed,
+            WireStopKind::Died => StopOutcome::Died,
+        }
+    }
 }
 
 pub fn millis(d: Duration) -> u64 {

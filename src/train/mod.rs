@@ -14,9 +14,11 @@
 //! [`evidence::find_evidence`] on the measured service's log.
 pub mod error;
 pub mod evidence;
+pub mod job;
 pub mod phase;
 pub mod provenance;
 
 pub use error::TrainError;
 pub use evidence::find_evidence;
-pub use phase::{TrainOutcome, train_runtime};
+pub use job::TrainJob;
+pub use phase::{TrainOutcome, run_job, train_runtime};

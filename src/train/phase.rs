@@ -5,9 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::TrainError;
+use super::job::TrainJob;
 use crate::build::run_logged;
 use crate::plan::{RuntimePlan, TrainPlan};
-use crate::process::runtime_env;
 use crate::service::{Service, ServiceCommand, StopReport};
 
 /// What the training phase did (exec records it in lifecycle.csv).
@@ -30,35 +30,44 @@ pub fn train_runtime(
     drive: &mut dyn FnMut(&Service) -> Result<(), String>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainOutcome, TrainError> {
+    run_job(&TrainJob::new(rt, tp), cpus, log, drive, cancelled)
+}
+
+/// Runs one training `job` (here, or on a service host that was sent it).
+pub fn run_job(
+    job: &TrainJob,
+    cpus: Option<Vec<usize>>,
+    log: &Path,
+    drive: &mut dyn FnMut(&Service) -> Result<(), String>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainOutcome, TrainError> {
     let service_err = |source| TrainError::Service {
-        runtime: rt.name.clone(),
+        runtime: job.runtime.clone(),
         source: Box::new(source),
     };
-    remove_previous_outputs(rt, tp)?;
-    let mut env = runtime_env(rt);
-    env.extend(tp.env.clone());
+    remove_previous_outputs(job)?;
     let command = ServiceCommand {
-        runtime: rt.name.clone(),
-        dir: rt.dir.clone(),
-        command: tp.start.clone(),
-        env: env.clone(),
-        port: rt.port,
+        runtime: job.runtime.clone(),
+        dir: job.dir.clone(),
+        command: job.start.clone(),
+        env: job.env.clone(),
+        port: job.port,
         cpus,
         // Training gets a cgroup of its own (the service layer makes one per
         // start) but no limits: they belong to measured cells.
         limits: crate::cgroup::Limits::default(),
-        log_cap: rt.log_cap_bytes,
+        log_cap: job.log_cap,
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service
-        .wait_healthy_unless(&rt.health, cancelled)
+        .wait_healthy_unless(&job.health, cancelled)
         .map_err(service_err)?;
     drive(&service).map_err(|message| TrainError::Drive {
-        runtime: rt.name.clone(),
+        runtime: job.runtime.clone(),
         message,
         log: log.to_path_buf(),
     })?;
-    let stop = service.stop(&rt.stop).map_err(service_err)?;
+    let stop = service.stop(&job.stop).map_err(service_err)?;
     note(
         log,
         &format!(
@@ -67,19 +76,19 @@ pub fn train_runtime(
             stop.exit_status
         ),
     );
-    for command in &tp.after {
+    for command in &job.after {
         note(
             log,
-            &format!("=== runner: training {} after: {command}", rt.name),
+            &format!("=== runner: training {} after: {command}", job.runtime),
         );
-        run_logged(&rt.name, &rt.dir, command, &env, log, cancelled).map_err(|source| {
-            TrainError::After {
-                runtime: rt.name.clone(),
+        run_logged(&job.runtime, &job.dir, command, &job.env, log, cancelled).map_err(
+            |source| TrainError::After {
+                runtime: job.runtime.clone(),
                 source,
-            }
-        })?;
+            },
+        )?;
     }
-    for path in &tp.produces {
+    for path in &job.produces {
         let problem = match std::fs::metadata(path).map(|m| m.len()) {
             Err(_) => Some("missing"),
             Ok(0) => Some("empty"),
@@ -87,7 +96,7 @@ pub fn train_runtime(
         };
         if let Some(problem) = problem {
             return Err(TrainError::MissingOutput {
-                runtime: rt.name.clone(),
+                runtime: job.runtime.clone(),
                 path: path.clone(),
                 problem,
                 log: log.to_path_buf(),
@@ -100,14 +109,14 @@ pub fn train_runtime(
 /// Deletes what an earlier training left behind, so that only this run's
 /// training can satisfy `produces`. A stale output is worse than none: JDK 25
 /// happily maps an AOT cache created from an older jar.
-fn remove_previous_outputs(rt: &RuntimePlan, tp: &TrainPlan) -> Result<(), TrainError> {
-    for path in &tp.produces {
+fn remove_previous_outputs(job: &TrainJob) -> Result<(), TrainError> {
+    for path in &job.produces {
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
                 return Err(TrainError::StaleOutput {
-                    runtime: rt.name.clone(),
+                    runtime: job.runtime.clone(),
                     path: path.clone(),
                     source,
                 });

@@ -1,0 +1,50 @@
+//! One training as plain data: what [`super::phase::run_job`] needs of a
+//! runtime and its `train:` section, and nothing of the plan besides. A
+//! service host reached over SSH is sent one (`runner remote`'s `train`
+//! call, its `dir` and `produces` made the copy's there), so a training
+//! there runs the same code as one here.
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{HealthPlan, RuntimePlan, StopPlan, TrainPlan};
+use crate::process::runtime_env;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainJob {
+    pub runtime: String,
+    /// Where the training start and the `after` commands run.
+    pub dir: PathBuf,
+    /// The training start command (`train.start`, else the runtime's start).
+    pub start: String,
+    /// The runtime's environment with `train.env` over it.
+    pub env: BTreeMap<String, String>,
+    pub port: u16,
+    pub health: HealthPlan,
+    pub stop: StopPlan,
+    /// Bytes kept of the head and of the tail of the training log.
+    pub log_cap: u64,
+    pub after: Vec<String>,
+    /// Files that must exist and be non-empty afterwards (removed before).
+    pub produces: Vec<PathBuf>,
+}
+
+impl TrainJob {
+    pub fn new(rt: &RuntimePlan, tp: &TrainPlan) -> TrainJob {
+        let mut env = runtime_env(rt);
+        env.extend(tp.env.clone());
+        TrainJob {
+            runtime: rt.name.clone(),
+            dir: rt.dir.clone(),
+            start: tp.start.clone(),
+            env,
+            port: rt.port,
+            health: rt.health.clone(),
+            stop: rt.stop.clone(),
+            log_cap: rt.log_cap_bytes,
+            after: tp.after.clone(),
+            produces: tp.produces.clone(),
+        }
+    }
+}

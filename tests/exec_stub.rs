@@ -56,7 +56,13 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
             .iter()
             .find(|r| r["runtime"] == runtime)
             .unwrap_or_else(|| panic!("no row for {runtime}: {rows:?}"));
-        assert_eq!(row["status"], "ok", "{row:?}");
+        // The prompt stub answers as fast as a closed loop asks, so the
+        // generator (a debug build in tests) may honestly flag its own
+        // CPU; any other reason, or a failure, is a finding.
+        let honest_saturation = runtime == "prompt"
+            && row["status"] == "suspect"
+            && row["reason"].starts_with("generator saturated: generator CPU at");
+        assert!(row["status"] == "ok" || honest_saturation, "{row:?}");
         row[column].parse().unwrap()
     };
     let (delayed, prompt) = (

@@ -496,7 +496,7 @@ PY
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 
-section "a training on svc (the trained file made, hashed and checked there)"
+section "a training and the memory phases on svc (the trained file made, hashed and checked there; memory read there)"
 # The fixture writes "trained" at its graceful stop (WRITE_FILE), `after`
 # turns that into the "cache", and a measured start prints its evidence
 # line only when the cache exists (EVIDENCE_IF), as a JVM maps its AOT cache.
@@ -513,6 +513,7 @@ SERVICE_HOST="$(host_map svc)" START='build: ["mkdir -p build && cp service.py b
       evidence: "mapped build/app[.]aot"
       probe: "test -s build/app.aot"' write_spec_on "$tmp/train.yaml" "2" 1s 0s l1
 sed -i 's|env: { BIND: "0.0.0.0" }|env: { BIND: "0.0.0.0", EVIDENCE_LINE: "mapped build/app.aot", EVIDENCE_IF: build/app.aot }|' "$tmp/train.yaml"
+echo 'memory: { repeats: 1, settle: 200ms, connections: 16, duration: 1s }' >> "$tmp/train.yaml"
 "$runner" validate "$tmp/train.yaml"
 in_ns ctl timeout 180 "$runner" exec "$tmp/train.yaml" > "$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "runner exec with a training on svc"; }
 train_run=$(newest_run)
@@ -544,6 +545,13 @@ if "not the one trained" in r["reason"]: fail(f"the unchanged trained file was j
 [conf] = list(csv.DictReader(open(run / "configurations.csv")))
 if conf["trained"] != "true" or "mapped build/app.aot" not in conf["training_evidence"]:
     fail(f"configurations.csv trained {conf['trained']!r}, evidence {conf['training_evidence']!r}")
+[m] = list(csv.DictReader(open(run / "memory-phases.csv")))
+if m["status"] != "ok": fail(f"memory phase {m}")
+if int(m["processes"]) < 1 or int(m["idle_rss_bytes"]) <= 0 or int(m["after_rss_bytes"]) <= 0 or int(m["requests_ok"]) <= 0:
+    fail(f"memory phase readings {m}")
+if not m["idle_pss_bytes"]: fail(f"no PSS read on svc: {m}")
+print(f"  memory on svc: {m['processes']} process(es), idle rss {int(m['idle_rss_bytes'])/1e6:.1f} MB, "
+      f"after {m['requests_ok']} requests at {m['connections']} connections {int(m['after_rss_bytes'])/1e6:.1f} MB")
 print(f"  trained on svc: {rec['driver']['requests']} requests in {rec['driver']['duration_s']:.1f} s, "
       f"startup {float(life[0]['startup_ms']):.0f} ms; produced {p['path'][len(far):]} {p['bytes']} B; "
       f"cell {r['status']}, evidence {conf['training_evidence']!r}")

@@ -14,11 +14,14 @@ use std::time::{Duration, Instant};
 use super::cell::{CellContext, guarded_run};
 use super::load_config::measure_config;
 use super::verdict::one_line;
-use crate::load::{Arrival, LoadConfig, StopCondition};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crate::load::{Arrival, LoadConfig, LoadReport, StopCondition};
 use crate::plan::memory::MemoryPlan;
-use crate::plan::{Cell, HealthPlan, RuntimePlan};
+use crate::plan::{Cell, RuntimePlan};
 use crate::results::{MemoryPhaseRow, MemoryPhaseStatus};
-use crate::sample::{session_pids, session_usage};
+pub use crate::sample::MemoryReading;
 use crate::service::{Service, ServiceCommand};
 
 /// The (runtime, process) pairs memory-phases.csv at `path` already holds
@@ -49,34 +52,45 @@ pub fn runtimes_left(plan: &crate::plan::Plan, path: &std::path::Path) -> Vec<St
         .collect()
 }
 
-/// One reading of the service's memory, every process together.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct MemoryReading {
-    pub processes: u32,
-    pub rss_bytes: Option<u64>,
-    pub pss_bytes: Option<u64>,
-    pub cgroup_bytes: Option<u64>,
+/// What the phases need of a fresh, healthy service, here
+/// ([`Service`]) or on a service host (`exec::remote_service::RemoteService`).
+pub trait MemorySubject {
+    /// Its memory now, every process together.
+    fn reading(&mut self) -> Result<MemoryReading, String>;
+    /// Where the load reaches it.
+    fn addr(&self) -> SocketAddr;
+    /// Applies `config` to it; `died`: it ended meanwhile.
+    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome;
+    fn is_alive(&mut self) -> bool;
+    /// Its log here (a service host's is copied back first).
+    fn log_here(&mut self) -> PathBuf;
 }
 
-impl MemoryReading {
-    /// Reads the session of `service` and its cgroup now.
-    pub fn of(service: &Service) -> MemoryReading {
-        let tree = session_usage(service.sid());
-        let pids = session_pids(service.sid());
-        // PSS only when every process's smaps_rollup was readable: a partial
-        // sum would look like a smaller service.
-        let pss: Option<u64> = pids
-            .iter()
-            .map(|&pid| crate::cgroup::usage::pss_kib(pid).map(|kib| kib * 1024))
-            .sum();
-        MemoryReading {
-            processes: tree.processes,
-            rss_bytes: (tree.processes > 0).then_some(tree.rss_bytes),
-            pss_bytes: pss.filter(|_| !pids.is_empty()),
-            cgroup_bytes: service
-                .cgroup()
-                .and_then(|c| c.usage_files().read(false).memory_bytes),
+/// A load against a [`MemorySubject`].
+pub struct LoadOutcome {
+    pub report: Result<LoadReport, String>,
+    pub died: bool,
+}
+
+impl MemorySubject for Service {
+    fn reading(&mut self) -> Result<MemoryReading, String> {
+        Ok(self.memory())
+    }
+    fn addr(&self) -> SocketAddr {
+        Service::addr(self)
+    }
+    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
+        let (report, died) = guarded_run(ctx, self, config, None);
+        LoadOutcome {
+            report: report.map_err(|e| e.to_string()),
+            died,
         }
+    }
+    fn is_alive(&mut self) -> bool {
+        Service::is_alive(self)
+    }
+    fn log_here(&mut self) -> PathBuf {
+        self.log().to_path_buf()
     }
 }
 
@@ -108,7 +122,31 @@ pub fn memory_phase(
     cell: &Cell,
     memory: &MemoryPlan,
 ) -> MemoryPhaseRow {
-    let mut row = MemoryPhaseRow {
+    let mut row = empty_row(rt, index, memory);
+    let affinity = ctx.plan.affinity.as_ref();
+    let command = ServiceCommand::measured(rt, affinity.map(|a| a.service.clone()));
+    let mut service = match Service::start(&command, &ctx.run.log(&rt.name)) {
+        Ok(s) => s,
+        Err(e) => {
+            row.reason = one_line(&format!("memory process {index}: {e}"));
+            return row;
+        }
+    };
+    let interrupt = ctx.interrupt;
+    let problem = match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
+        Ok(_) => phases(ctx, &mut service, cell, memory, &mut row),
+        Err(e) => Some(e.to_string()),
+    };
+    let stopped = service
+        .stop(&rt.stop)
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    conclude(row, rt, problem, stopped)
+}
+
+/// A row of `rt`'s `index`-th memory process that got nowhere yet.
+pub fn empty_row(rt: &RuntimePlan, index: u32, memory: &MemoryPlan) -> MemoryPhaseRow {
+    MemoryPhaseRow {
         runtime: rt.name.clone(),
         process: index,
         status: MemoryPhaseStatus::Failed,
@@ -124,22 +162,21 @@ pub fn memory_phase(
         requests_ok: 0,
         errors: 0,
         reason: String::new(),
-    };
-    let affinity = ctx.plan.affinity.as_ref();
-    let command = ServiceCommand::measured(rt, affinity.map(|a| a.service.clone()));
-    let mut service = match Service::start(&command, &ctx.run.log(&rt.name)) {
-        Ok(s) => s,
-        Err(e) => {
-            row.reason = one_line(&format!("memory process {index}: {e}"));
-            return row;
-        }
-    };
-    let problem = phases(ctx, &mut service, &rt.health, cell, memory, &mut row);
-    let stopped = service.stop(&rt.stop);
+    }
+}
+
+/// The row's status and reason from the phases' `problem` and the stop's.
+pub fn conclude(
+    mut row: MemoryPhaseRow,
+    rt: &RuntimePlan,
+    problem: Option<String>,
+    stopped: Result<(), String>,
+) -> MemoryPhaseRow {
+    let index = row.process;
     row.reason = match (problem, stopped) {
         (Some(p), _) => one_line(&format!("memory process {index} of {}: {p}", rt.name)),
         (None, Err(e)) => one_line(&format!("memory process {index} of {}: stop: {e}", rt.name)),
-        (None, Ok(_)) => {
+        (None, Ok(())) => {
             row.status = MemoryPhaseStatus::Ok;
             String::new()
         }
@@ -147,35 +184,38 @@ pub fn memory_phase(
     row
 }
 
-/// Idle reading, load, reading after; `Some(why)` when a phase failed.
-fn phases(
+/// On a healthy `service`: settle, idle reading, load, reading after;
+/// `Some(why)` when a phase failed.
+pub fn phases(
     ctx: &CellContext,
-    service: &mut Service,
-    health: &HealthPlan,
+    service: &mut impl MemorySubject,
     cell: &Cell,
     memory: &MemoryPlan,
     row: &mut MemoryPhaseRow,
 ) -> Option<String> {
     let interrupt = ctx.interrupt;
-    let cancelled = || interrupt.is_set();
-    if let Err(e) = service.wait_ready(health, &cancelled) {
-        return Some(e.to_string());
-    }
-    if !sleep_unless(memory.settle, &cancelled) {
+    if !sleep_unless(memory.settle, &|| interrupt.is_set()) {
         return Some("interrupted while settling".into());
     }
-    let idle = MemoryReading::of(service);
+    let idle = match service.reading() {
+        Ok(r) => r,
+        Err(e) => return Some(format!("the idle reading failed: {e}")),
+    };
     row.processes = idle.processes;
     (
         row.idle_rss_bytes,
         row.idle_pss_bytes,
         row.idle_cgroup_bytes,
     ) = (idle.rss_bytes, idle.pss_bytes, idle.cgroup_bytes);
+    // The load's CPUs where it runs here; a remote load host has its own.
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let config = memory_load(cell, memory, service.addr(), load_cpus);
-    let (result, died) = guarded_run(ctx, service, &config, None);
+    let LoadOutcome { report, died } = service.load(ctx, &config);
     // Right after the load, before anything else touches the service.
-    let after = MemoryReading::of(service);
+    let after = match service.reading() {
+        Ok(r) => r,
+        Err(e) => return Some(format!("the reading after the load failed: {e}")),
+    };
     (
         row.after_rss_bytes,
         row.after_pss_bytes,
@@ -184,10 +224,10 @@ fn phases(
     if died || !service.is_alive() {
         return Some(format!(
             "the service died under the memory load; see {}",
-            service.log().display()
+            service.log_here().display()
         ));
     }
-    match result {
+    match report {
         Ok(report) => {
             row.load_seconds = report.elapsed.as_secs_f64();
             row.requests_ok = report.ok;

@@ -14,7 +14,7 @@
 //! measured start there.
 //!
 //! What a remote service host does not do yet is refused before anything
-//! starts ([`unsupported`]): profiles, the memory phases, `mode: search`, an
+//! starts ([`unsupported`]): profiles, `mode: search`, an
 //! `auto` cell warmup, a `java:` JDK resolved here, and training paths
 //! outside the runtime's `dir` (only that folder is copied).
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,6 +27,7 @@ use super::dependencies::DependencyFiles;
 use super::driver::{Driver, Running, StartFailure};
 use super::first_requests::record as record_first_requests;
 use super::lifecycle::{check_evidence, millis};
+use super::memory_phases::{conclude, empty_row, phases};
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
 use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
 use super::remote_training::{check_there, far_path, train_there};
@@ -41,8 +42,7 @@ use crate::remote::service_wire::{
     ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, millis as ms,
 };
 use crate::results::{
-    Environment, LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus, Phase, ResultsError, StopOutcome,
-    rfc3339_now,
+    Environment, LifecycleRow, MemoryPhaseRow, Phase, ResultsError, StopOutcome, rfc3339_now,
 };
 
 /// Drives the runtimes on the service host.
@@ -266,9 +266,6 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
     if let Err(e) = service_address(plan) {
         out.push(e);
     }
-    if plan.memory.is_some() {
-        refuse("`memory:` (the memory phases)".into(), &mut out);
-    }
     for rt in &plan.runtimes {
         // Only the runtime's dir is copied there: every training path must lie in it.
         let paths = rt
@@ -467,30 +464,29 @@ impl Driver for RemoteHost {
 
     fn memory_phase(
         &mut self,
-        _: &CellContext,
+        ctx: &CellContext,
         rt: &RuntimePlan,
         index: u32,
-        _: &Cell,
-        _: &MemoryPlan,
+        first_cell: &Cell,
+        memory: &MemoryPlan,
     ) -> MemoryPhaseRow {
-        // Refused by preflight (`unsupported`); kept total for the trait.
-        MemoryPhaseRow {
-            runtime: rt.name.clone(),
-            process: index,
-            status: MemoryPhaseStatus::Failed,
-            processes: 0,
-            idle_rss_bytes: None,
-            idle_pss_bytes: None,
-            idle_cgroup_bytes: None,
-            after_rss_bytes: None,
-            after_pss_bytes: None,
-            after_cgroup_bytes: None,
-            connections: 0,
-            load_seconds: 0.0,
-            requests_ok: 0,
-            errors: 0,
-            reason: "the memory phases are not supported on a remote service host".into(),
-        }
+        let mut row = empty_row(rt, index, memory);
+        // As here: a memory process runs without the cells' limits.
+        let bare = Cell {
+            limits: Default::default(),
+            ..first_cell.clone()
+        };
+        let mut service = match self.start_there(ctx, rt, &bare) {
+            Ok((service, _, _)) => service,
+            Err(e) => return conclude(row, rt, Some(e), Ok(())),
+        };
+        let problem = phases(ctx, &mut service, first_cell, memory, &mut row);
+        let mut lifecycle = LifecycleRow::default();
+        let stopped = match self.stop_there(rt, &mut service, &mut lifecycle) {
+            None => Ok(()),
+            Some(problem) => Err(problem),
+        };
+        conclude(row, rt, problem, stopped)
     }
 
     fn start(

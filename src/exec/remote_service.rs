@@ -13,13 +13,17 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::cell::CellContext;
 use super::interrupt::Interrupt;
+use super::memory_phases::{LoadOutcome, MemorySubject};
+use super::remote_cell::guarded_remote_run;
 use crate::dependency::DependencyReading;
+use crate::load::LoadConfig;
 use crate::remote::RemoteError;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{ServiceAnswer, ServiceCall};
-use crate::sample::SamplerOutput;
 use crate::sample::host_cpu::HostWindow;
+use crate::sample::{MemoryReading, SamplerOutput};
 
 /// The service host's session, shared by the driver and the running service.
 pub type SharedClient = Arc<Mutex<ServiceHostClient>>;
@@ -197,6 +201,38 @@ impl RemoteService {
     pub fn log_tail(&mut self) -> String {
         self.fetch_log();
         crate::process::tail(&self.log, crate::service::process::TAIL_LINES)
+    }
+}
+
+impl MemorySubject for RemoteService {
+    fn reading(&mut self) -> Result<MemoryReading, String> {
+        match self.call(ServiceCall::Memory, "while it read the service's memory")? {
+            ServiceAnswer::Memory { reading } => Ok(reading),
+            other => Err(format!("unexpected answer {other:?}")),
+        }
+    }
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
+        // As every load against a service host: no CPUs of this machine
+        // chosen for it (it runs here or on the load hosts).
+        let config = LoadConfig {
+            cpu_affinity: None,
+            ..config.clone()
+        };
+        let run = guarded_remote_run(ctx, self, &config, None, None);
+        LoadOutcome {
+            report: run.result.map_err(|e| e.to_string()),
+            died: run.died,
+        }
+    }
+    fn is_alive(&mut self) -> bool {
+        RemoteService::is_alive(self)
+    }
+    fn log_here(&mut self) -> PathBuf {
+        self.fetch_log();
+        self.log.clone()
     }
 }
 

@@ -82,6 +82,12 @@ impl ServiceHost {
                 },
                 None => no_service(),
             },
+            ServiceCall::Memory => match &self.service {
+                Some(s) => ServiceAnswer::Memory {
+                    reading: s.memory(),
+                },
+                None => no_service(),
+            },
             ServiceCall::SampleStart {
                 interval_ms,
                 dependencies,
@@ -299,7 +305,7 @@ fn build(
     let dir = home_relative(&w.dir);
     let log = match fresh_log(&state, &format!("build-{}", w.runtime)) {
         Ok(log) => log,
-        Err(answer) => return Ok(answer),
+        Err(e) => return Ok(failed(&e)),
     };
     Ok(streamed(&log, out, closed, &|cancelled| {
         build_here(w, &dir, &state, &log, cancelled)
@@ -307,10 +313,10 @@ fn build(
 }
 
 /// `state/logs/<name>.log`, emptied: what is sent back is this call's.
-pub(super) fn fresh_log(state: &Path, name: &str) -> Result<PathBuf, ServiceAnswer> {
+pub(super) fn fresh_log(state: &Path, name: &str) -> Result<PathBuf, String> {
     let logs = state.join("logs");
     if let Err(e) = std::fs::create_dir_all(&logs) {
-        return Err(failed(&format!("cannot create {}: {e}", logs.display())));
+        return Err(format!("cannot create {}: {e}", logs.display()));
     }
     let log = logs.join(format!("{name}.log"));
     let _ = std::fs::write(&log, b"");

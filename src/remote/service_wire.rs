@@ -13,8 +13,8 @@ use crate::dependency::DependencyReading;
 use crate::plan::DependencyPlan;
 use crate::results::StopOutcome;
 use crate::results::training::{DriverFigures, FileHash};
-use crate::sample::SamplerOutput;
 use crate::sample::host_cpu::HostWindow;
+use crate::sample::{MemoryReading, SamplerOutput};
 use crate::service::StopKind;
 use crate::train::TrainJob;
 
@@ -34,6 +34,9 @@ pub enum ServiceCall {
     StillHealthy { within_ms: u64 },
     /// RSS of the service's processes now.
     Usage,
+    /// The memory phases' reading of the service now: RSS and PSS summed
+    /// over its processes, its cgroup's memory.
+    Memory,
     /// Starts sampling the service every `interval_ms`, and the named
     /// dependencies (those up) with it.
     SampleStart {
@@ -182,6 +185,9 @@ pub enum ServiceAnswer {
     },
     Usage {
         rss_bytes: u64,
+    },
+    Memory {
+        reading: MemoryReading,
     },
     Sampling,
     Samples {

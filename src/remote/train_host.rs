@@ -28,7 +28,7 @@ pub fn train(
     let state = home_relative(&w.state_dir);
     let log = match fresh_log(&state, &format!("train-{}", w.job.runtime)) {
         Ok(log) => log,
-        Err(answer) => return answer,
+        Err(e) => return failed(&e),
     };
     let config = match w.load.clone().into_config() {
         Ok(c) => c,
@@ -130,8 +130,7 @@ fn probe(w: &WireTrainCheck, probe: &str) -> Result<(), String> {
     let log = fresh_log(
         &home_relative(&w.state_dir),
         &format!("probe-{}", w.runtime),
-    )
-    .map_err(|_| "cannot create the probe's log on the service host".to_string())?;
+    )?;
     let started = Instant::now();
     let limit = Duration::from_millis(w.probe_within_ms);
     let over = || started.elapsed() > limit;

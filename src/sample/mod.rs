@@ -11,8 +11,10 @@
 //! ([`cgroup_stats`] turns the samples into the cell's figures).
 pub mod cgroup_stats;
 pub mod host_cpu;
+pub mod memory_reading;
 pub mod procfs;
 pub mod sampler;
 
+pub use memory_reading::MemoryReading;
 pub use procfs::{TreeUsage, session_alive, session_pids, session_usage};
 pub use sampler::{Sampler, SamplerOutput};

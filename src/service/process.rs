@@ -238,6 +238,12 @@ impl Service {
         self.exit
     }
 
+    /// Its memory now, every process of its session and its cgroup.
+    pub fn memory(&self) -> crate::sample::MemoryReading {
+        let files = self.cgroup().map(|c| c.usage_files());
+        crate::sample::MemoryReading::read(self.sid, files.as_ref())
+    }
+
     /// Alive = the start shell has not exited and the session has a live process.
     pub fn is_alive(&mut self) -> bool {
         self.exited().is_none() && session_alive(self.sid)

@@ -496,7 +496,7 @@ PY
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
 
-section "a training and the memory phases on svc (the trained file made, hashed and checked there; memory read there)"
+section "a training, an auto warmup and the memory phases on svc (the trained file made, hashed and checked there; liveness and memory asked there)"
 # The fixture writes "trained" at its graceful stop (WRITE_FILE), `after`
 # turns that into the "cache", and a measured start prints its evidence
 # line only when the cache exists (EVIDENCE_IF), as a JVM maps its AOT cache.
@@ -514,6 +514,9 @@ SERVICE_HOST="$(host_map svc)" START='build: ["mkdir -p build && cp service.py b
       probe: "test -s build/app.aot"' write_spec_on "$tmp/train.yaml" "2" 1s 0s l1
 sed -i 's|env: { BIND: "0.0.0.0" }|env: { BIND: "0.0.0.0", EVIDENCE_LINE: "mapped build/app.aot", EVIDENCE_IF: build/app.aot }|' "$tmp/train.yaml"
 echo 'memory: { repeats: 1, settle: 200ms, connections: 16, duration: 1s }' >> "$tmp/train.yaml"
+# And the cell's warmup by the auto rule (its monitor asks svc whether the service runs).
+sed -i 's|^warmup: { service: 0s, cell: 0s }$|warmup: { service: 0s, cell: auto, max: 8s }|' "$tmp/train.yaml"
+grep -q "cell: auto" "$tmp/train.yaml" || fail "the training spec has no auto warmup"
 "$runner" validate "$tmp/train.yaml"
 in_ns ctl timeout 180 "$runner" exec "$tmp/train.yaml" > "$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "runner exec with a training on svc"; }
 train_run=$(newest_run)
@@ -541,6 +544,8 @@ rows = list(csv.DictReader(open(run / "measurements.csv")))
 if len(rows) != 1: fail(f"{len(rows)} rows, want 1")
 r = rows[0]
 if r["status"] == "failed": fail(f"cell failed: {r['reason']}")
+if r["warmup_end"] not in ("stable", "max") or not 4.9 <= float(r["warmup_s"]) <= 10.0:
+    fail(f"auto warmup on svc ended {r['warmup_end']} after {r['warmup_s']} s")
 if "not the one trained" in r["reason"]: fail(f"the unchanged trained file was judged changed: {r['reason']}")
 [conf] = list(csv.DictReader(open(run / "configurations.csv")))
 if conf["trained"] != "true" or "mapped build/app.aot" not in conf["training_evidence"]:
@@ -554,7 +559,7 @@ print(f"  memory on svc: {m['processes']} process(es), idle rss {int(m['idle_rss
       f"after {m['requests_ok']} requests at {m['connections']} connections {int(m['after_rss_bytes'])/1e6:.1f} MB")
 print(f"  trained on svc: {rec['driver']['requests']} requests in {rec['driver']['duration_s']:.1f} s, "
       f"startup {float(life[0]['startup_ms']):.0f} ms; produced {p['path'][len(far):]} {p['bytes']} B; "
-      f"cell {r['status']}, evidence {conf['training_evidence']!r}")
+      f"cell {r['status']} after an auto warmup ({r['warmup_end']}, {float(r['warmup_s']):.1f} s), evidence {conf['training_evidence']!r}")
 PY
 nothing_but_sshd svc
 

@@ -22,6 +22,29 @@ use crate::results::{CellStatus, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339
 /// How often the far side is asked whether the service still runs during a load.
 const ALIVE_EVERY: Duration = Duration::from_millis(500);
 
+/// The `auto` warmup against the service there: the same rule and monitor
+/// as locally (`exec::warmup::auto`), whether it still runs asked of the far
+/// side at most every [`ALIVE_EVERY`] (the monitor polls every 50 ms).
+fn auto_warmup(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+    rule: crate::plan::AutoWarmup,
+) -> (WarmupEnd, bool) {
+    let addr = service.addr;
+    let asked = Mutex::new((Instant::now(), false));
+    let service = Mutex::new(service);
+    let dead = || {
+        let mut asked = asked.lock().unwrap_or_else(|p| p.into_inner());
+        if !asked.1 && asked.0.elapsed() >= ALIVE_EVERY {
+            let mut service = service.lock().unwrap_or_else(|p| p.into_inner());
+            *asked = (Instant::now(), !service.is_alive());
+        }
+        asked.1
+    };
+    super::warmup::auto(ctx, addr, cell, rule, None, &dead)
+}
+
 /// Longest wait for a health answer between cells (as for a local service).
 const HEALTH_RECHECK: Duration = Duration::from_secs(10);
 
@@ -33,23 +56,22 @@ pub fn measure_remote_cell(
 ) -> Result<CellEnd, crate::results::ResultsError> {
     let started_at = rfc3339_now();
     let warmup_started = Instant::now();
-    let warmup = match cell.warmup {
-        CellWarmup::Fixed { duration } if duration.is_zero() => None,
-        CellWarmup::Fixed { duration } => Some((
-            warmup_config(cell, service.addr, None, duration),
-            WarmupEnd::Fixed,
-        )),
-        CellWarmup::Requests { count } => Some((
-            warmup_requests_config(cell, service.addr, None, count),
-            WarmupEnd::Requests,
-        )),
-        // Refused before the run (the remote driver's preflight).
-        CellWarmup::Auto(_) => unreachable!("warmup `auto` is refused for a remote service host"),
-    };
-    let (warmup_s, warmup_end) = match warmup {
-        None => (0.0, WarmupEnd::None),
-        Some((config, end)) => {
-            let died = guarded_remote_run(ctx, service, &config, None, None).died;
+    let (warmup_s, warmup_end) = match cell.warmup {
+        CellWarmup::Fixed { duration } if duration.is_zero() => (0.0, WarmupEnd::None),
+        warmup => {
+            let addr = service.addr;
+            let mut run = |config| guarded_remote_run(ctx, service, &config, None, None).died;
+            let (end, died) = match warmup {
+                CellWarmup::Fixed { duration } => (
+                    WarmupEnd::Fixed,
+                    run(warmup_config(cell, addr, None, duration)),
+                ),
+                CellWarmup::Requests { count } => (
+                    WarmupEnd::Requests,
+                    run(warmup_requests_config(cell, addr, None, count)),
+                ),
+                CellWarmup::Auto(rule) => auto_warmup(ctx, service, cell, rule),
+            };
             if ctx.interrupt.is_set() {
                 return Ok(CellEnd::Interrupted);
             }

@@ -14,8 +14,8 @@
 //! measured start there.
 //!
 //! What a remote service host does not do yet is refused before anything
-//! starts ([`unsupported`]): profiles, `mode: search`, an
-//! `auto` cell warmup, a `java:` JDK resolved here, and training paths
+//! starts ([`unsupported`]): profiles, `mode: search`, a `java:` JDK
+//! resolved here, and training paths
 //! outside the runtime's `dir` (only that folder is copied).
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -35,7 +35,7 @@ use super::verdict::one_line;
 use crate::build::BuildOutcome;
 use crate::plan::hosts::SshTarget;
 use crate::plan::memory::MemoryPlan;
-use crate::plan::{Cell, CellWarmup, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
+use crate::plan::{Cell, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
 use crate::remote::service_client::ServiceHostClient;
 use crate::remote::service_wire::{
@@ -293,13 +293,6 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
         .any(|c| matches!(c.load.mode, LoadMode::Search(_)))
     {
         refuse("`mode: search`".into(), &mut out);
-    }
-    if plan
-        .cells
-        .iter()
-        .any(|c| matches!(c.warmup, CellWarmup::Auto(_)))
-    {
-        refuse("`warmup.cell: auto`".into(), &mut out);
     }
     out
 }
@@ -843,9 +836,9 @@ mod tests {
     fn what_the_service_host_cannot_do_is_refused_by_name() {
         let p = plan(", java: { version: \"25\" }", "auto");
         let problems = unsupported(&p);
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        // An `auto` cell warmup runs there (remote_cell::auto_warmup).
+        assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("runtime a: `java:`"), "{problems:?}");
-        assert!(problems[1].contains("`warmup.cell: auto`"), "{problems:?}");
         for p in &problems {
             assert!(p.contains("bench@10.213.0.20"), "names the host: {p}");
             assert!(p.contains("hosts.service: local"), "says what to do: {p}");

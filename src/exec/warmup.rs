@@ -3,6 +3,7 @@
 //! consecutive windows stops trending ([`warmup_state`]), within the
 //! warmup's `max`. Either way the length used is returned, for the cell's
 //! row (`warmup_s`, `warmup_end`).
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -54,7 +55,12 @@ pub fn warm_up(
             let (_, died) = guarded_run(ctx, service, &config, None);
             (WarmupEnd::Requests, died)
         }
-        CellWarmup::Auto(rule) => auto(ctx, service, cell, rule, load_cpus),
+        CellWarmup::Auto(rule) => {
+            // One small read: the start shell exits when the service dies.
+            let sid = service.sid();
+            let dead = || !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live());
+            auto(ctx, service.addr(), cell, rule, load_cpus, &dead)
+        }
     };
     if ctx.interrupt.is_set() {
         return Warmup::Interrupted;
@@ -68,22 +74,24 @@ pub fn warm_up(
     }
 }
 
-/// The auto warmup: one load run of up to `rule.max`, a monitor counting
-/// successful answers per window and cancelling the run once the rule says
-/// stable. Returns how it ended and whether the service died meanwhile.
-fn auto(
+/// The auto warmup against the service at `addr` (here or on a service
+/// host): one load run of up to `rule.max`, a monitor counting successful
+/// answers per window and cancelling the run once the rule says stable or
+/// `dead()` says the service is gone (asked every 50 ms: make it cheap).
+/// Returns how it ended and whether the service died meanwhile.
+pub fn auto(
     ctx: &CellContext,
-    service: &Service,
+    addr: SocketAddr,
     cell: &Cell,
     rule: AutoWarmup,
     load_cpus: Option<Vec<usize>>,
+    dead: &(dyn Fn() -> bool + Sync),
 ) -> (WarmupEnd, bool) {
-    let config = warmup_config(cell, service.addr(), load_cpus, rule.max);
+    let config = warmup_config(cell, addr, load_cpus, rule.max);
     let control = LoadControl::new();
     let done = AtomicBool::new(false);
     let died = AtomicBool::new(false);
     let stable = AtomicBool::new(false);
-    let sid = service.sid();
     let window = rule.window.max(Duration::from_millis(1));
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -96,7 +104,7 @@ fn auto(
                 if ctx.interrupt.is_set() {
                     control.cancel();
                 }
-                if !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live()) {
+                if dead() {
                     died.store(true, Ordering::Relaxed);
                     control.cancel();
                 }

@@ -30,7 +30,7 @@ use super::lifecycle::{check_evidence, millis};
 use super::memory_phases::{conclude, empty_row, phases};
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
 use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
-use super::remote_training::{check_there, far_path, train_there};
+use super::remote_training::{check_there, far_path, train_there, training_row};
 use super::verdict::one_line;
 use crate::build::BuildOutcome;
 use crate::plan::hosts::SshTarget;
@@ -382,17 +382,7 @@ impl Driver for RemoteHost {
     ) -> (Result<(), String>, LifecycleRow) {
         match self.far_dir(ctx, rt) {
             Ok((client, dir)) => train_there(ctx, &client, (&self.host, &dir), rt, tp),
-            Err(e) => (
-                Err(e),
-                LifecycleRow {
-                    runtime: rt.name.clone(),
-                    phase: Phase::Train,
-                    start_index: 1,
-                    started_at: rfc3339_now(),
-                    stop: Some(StopOutcome::Failed),
-                    ..Default::default()
-                },
-            ),
+            Err(e) => (Err(e), training_row(rt)),
         }
     }
 

@@ -56,14 +56,7 @@ pub fn train_there(
     rt: &RuntimePlan,
     tp: &TrainPlan,
 ) -> (Result<(), String>, LifecycleRow) {
-    let mut lifecycle = LifecycleRow {
-        runtime: rt.name.clone(),
-        phase: Phase::Train,
-        start_index: 1,
-        started_at: rfc3339_now(),
-        stop: Some(StopOutcome::Failed),
-        ..Default::default()
-    };
+    let mut lifecycle = training_row(rt);
     let log = ctx.run.log(&format!("train-{}", rt.name));
     append(
         &log,
@@ -118,6 +111,18 @@ pub fn train_there(
         Err(e) => Err(e),
     };
     (result, lifecycle)
+}
+
+/// The lifecycle row of a training of `rt` that has not ended well (yet).
+pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
+    LifecycleRow {
+        runtime: rt.name.clone(),
+        phase: Phase::Train,
+        start_index: 1,
+        started_at: rfc3339_now(),
+        stop: Some(StopOutcome::Failed),
+        ..Default::default()
+    }
 }
 
 /// Before a measured start of a trained `rt` there: `Some(why)` when the

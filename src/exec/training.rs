@@ -8,7 +8,7 @@ use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::results::training::DriverFigures;
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
-use crate::train::{TrainOutcome, train_runtime};
+use crate::train::{TrainOutcome, driver_figures, train_runtime};
 
 /// Trains `rt`; returns the outcome (or the error text) and its lifecycle row.
 pub fn train(
@@ -40,15 +40,7 @@ pub fn train(
             return Err("the training service died under load".into());
         }
         let report = result.map_err(|e| e.to_string())?;
-        figures.requests = report.ok;
-        figures.errors = report.errors.total();
-        figures.duration_s = report.elapsed.as_secs_f64();
-        if report.ok == 0 {
-            return Err(format!(
-                "no training request succeeded ({} errors)",
-                report.errors.total()
-            ));
-        }
+        figures = driver_figures(&report, figures.connections)?;
         Ok(())
     };
     let interrupt = ctx.interrupt;

@@ -17,7 +17,7 @@ use crate::results::training::{DriverFigures, FileHash};
 use crate::sample::procfs::read_stat;
 use crate::service::Service;
 use crate::train::provenance::hash_paths;
-use crate::train::{TrainJob, run_job};
+use crate::train::{TrainJob, driver_figures, run_job};
 
 /// Trains as `w` says, its log sent back while it runs.
 pub fn train(
@@ -105,15 +105,7 @@ fn drive(
         return Err("the training service died under load".into());
     }
     let report = report.map_err(|e| e.to_string())?;
-    figures.requests = report.ok;
-    figures.errors = report.errors.total();
-    figures.duration_s = report.elapsed.as_secs_f64();
-    if report.ok == 0 {
-        return Err(format!(
-            "no training request succeeded ({} errors)",
-            report.errors.total()
-        ));
-    }
+    *figures = driver_figures(&report, figures.connections)?;
     Ok(())
 }
 

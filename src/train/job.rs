@@ -8,8 +8,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::load::LoadReport;
 use crate::plan::{HealthPlan, RuntimePlan, StopPlan, TrainPlan};
 use crate::process::runtime_env;
+use crate::results::training::DriverFigures;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrainJob {
@@ -47,4 +49,21 @@ impl TrainJob {
             produces: tp.produces.clone(),
         }
     }
+}
+
+/// The training load's figures for the record, or why the training failed:
+/// a load with no successful answer trained nothing.
+pub fn driver_figures(report: &LoadReport, connections: u32) -> Result<DriverFigures, String> {
+    if report.ok == 0 {
+        return Err(format!(
+            "no training request succeeded ({} errors)",
+            report.errors.total()
+        ));
+    }
+    Ok(DriverFigures {
+        requests: report.ok,
+        errors: report.errors.total(),
+        duration_s: report.elapsed.as_secs_f64(),
+        connections,
+    })
 }

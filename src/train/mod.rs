@@ -20,5 +20,5 @@ pub mod provenance;
 
 pub use error::TrainError;
 pub use evidence::find_evidence;
-pub use job::TrainJob;
+pub use job::{TrainJob, driver_figures};
 pub use phase::{TrainOutcome, run_job, train_runtime};

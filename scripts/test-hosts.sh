@@ -544,7 +544,10 @@ rows = list(csv.DictReader(open(run / "measurements.csv")))
 if len(rows) != 1: fail(f"{len(rows)} rows, want 1")
 r = rows[0]
 if r["status"] == "failed": fail(f"cell failed: {r['reason']}")
-if r["warmup_end"] not in ("stable", "max") or not 4.9 <= float(r["warmup_s"]) <= 10.0:
+# At least the rule's 5 windows of 1 s; at most its 8 s max plus what
+# warmup_s also counts: l1's session call, connect and start lead (7.1 -
+# 9.1 s measured, so 12 s).
+if r["warmup_end"] not in ("stable", "max") or not 4.9 <= float(r["warmup_s"]) <= 12.0:
     fail(f"auto warmup on svc ended {r['warmup_end']} after {r['warmup_s']} s")
 if "not the one trained" in r["reason"]: fail(f"the unchanged trained file was judged changed: {r['reason']}")
 [conf] = list(csv.DictReader(open(run / "configurations.csv")))

@@ -218,7 +218,7 @@ pub(super) fn guarded_run_with(
                 }
                 // One small read: the start shell (the session leader) exits
                 // when the service dies, whether it forked or exec'd it.
-                if !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live()) {
+                if !crate::sample::procfs::leader_live(sid) {
                     died.store(true, Ordering::Relaxed);
                     control.cancel();
                 }

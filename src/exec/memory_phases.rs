@@ -9,14 +9,13 @@
 //! The readings total every process of the service (a Node cluster's
 //! primary and its workers): RSS summed, PSS summed (shared pages split)
 //! and, where the service has a memory cgroup, its `memory.current`.
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cell::{CellContext, guarded_run};
 use super::load_config::measure_config;
 use super::verdict::one_line;
-use std::net::SocketAddr;
-use std::path::PathBuf;
-
 use crate::load::{Arrival, LoadConfig, LoadReport, StopCondition};
 use crate::plan::memory::MemoryPlan;
 use crate::plan::{Cell, RuntimePlan};

@@ -30,7 +30,8 @@ use super::lifecycle::{check_evidence, millis};
 use super::memory_phases::{conclude, empty_row, phases};
 use super::remote_cell::{guarded_remote_run, measure_remote_cell};
 use super::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
-use super::remote_training::{check_there, far_path, train_there, training_row};
+use super::remote_training::{check_there, far_path, train_there};
+use super::training::training_row;
 use super::verdict::one_line;
 use crate::build::BuildOutcome;
 use crate::plan::hosts::SshTarget;
@@ -488,9 +489,11 @@ impl Driver for RemoteHost {
         };
         // As a local start: the trained files are checked before it, and
         // its log (from this start on) for the training's evidence after.
-        let provenance = match (&rt.train, self.far_dir(ctx, rt)) {
-            (Some(_), Ok((client, dir))) => check_there(ctx, &client, &dir, rt),
-            _ => None,
+        // (A far folder that cannot be had fails the start just below.)
+        let provenance = match rt.train {
+            Some(_) => (self.far_dir(ctx, rt).ok())
+                .and_then(|(client, dir)| check_there(ctx, &client, &dir, rt)),
+            None => None,
         };
         let offset = std::fs::metadata(ctx.run.log(&rt.name)).map_or(0, |m| m.len());
         let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {

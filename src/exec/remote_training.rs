@@ -10,14 +10,13 @@ use std::path::Path;
 use super::cell::CellContext;
 use super::provenance::{judge, write_record};
 use super::remote_service::{SharedClient, append, stop_if_lost};
-use super::training::training_load;
+use super::training::{training_load, training_row};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::remote::service_wire::{
     ServiceAnswer, ServiceCall, WireTrain, WireTrainCheck, millis as ms,
 };
 use crate::remote::wire::WireLoadConfig;
-use crate::results::training::DriverFigures;
-use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
+use crate::results::{LifecycleRow, rfc3339_now};
 use crate::train::TrainJob;
 
 /// `path` (under `rt.dir`, as the plan makes every training path) as the
@@ -101,28 +100,12 @@ pub fn train_there(
             lifecycle.stop = Some(kind.into());
             lifecycle.exit_status = exit_status;
             lifecycle.log_dropped_bytes = log_dropped_bytes;
-            let driver = DriverFigures {
-                connections: tp.connections.max(1),
-                ..driver
-            };
             write_record(ctx, rt, tp, driver, (inputs, produced))
         }
         Ok(other) => Err(format!("the service host answered {other:?} to a training")),
         Err(e) => Err(e),
     };
     (result, lifecycle)
-}
-
-/// The lifecycle row of a training of `rt` that has not ended well (yet).
-pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
-    LifecycleRow {
-        runtime: rt.name.clone(),
-        phase: Phase::Train,
-        start_index: 1,
-        started_at: rfc3339_now(),
-        stop: Some(StopOutcome::Failed),
-        ..Default::default()
-    }
 }
 
 /// Before a measured start of a trained `rt` there: `Some(why)` when the

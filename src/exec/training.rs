@@ -17,13 +17,7 @@ pub fn train(
     tp: &TrainPlan,
 ) -> (Result<TrainOutcome, String>, LifecycleRow) {
     let log = ctx.run.log(&format!("train-{}", rt.name));
-    let mut lifecycle = LifecycleRow {
-        runtime: rt.name.clone(),
-        phase: Phase::Train,
-        start_index: 1,
-        started_at: rfc3339_now(),
-        ..Default::default()
-    };
+    let mut lifecycle = training_row(rt);
     let cpus = ctx.plan.affinity.as_ref().map(|a| a.service.clone());
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let mut figures = DriverFigures {
@@ -53,10 +47,21 @@ pub fn train(
         lifecycle.stop = Some(outcome.stop.kind.into());
         lifecycle.exit_status = outcome.stop.exit_status.clone();
         lifecycle.log_dropped_bytes = outcome.stop.log_dropped_bytes;
-    } else {
-        lifecycle.stop = Some(StopOutcome::Failed);
     }
     (result, lifecycle)
+}
+
+/// The lifecycle row of a training of `rt` (here or on a service host)
+/// that has not ended well (yet).
+pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
+    LifecycleRow {
+        runtime: rt.name.clone(),
+        phase: Phase::Train,
+        start_index: 1,
+        started_at: rfc3339_now(),
+        stop: Some(StopOutcome::Failed),
+        ..Default::default()
+    }
 }
 
 /// The training workload against `target`: closed loop at

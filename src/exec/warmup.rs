@@ -56,9 +56,8 @@ pub fn warm_up(
             (WarmupEnd::Requests, died)
         }
         CellWarmup::Auto(rule) => {
-            // One small read: the start shell exits when the service dies.
             let sid = service.sid();
-            let dead = || !crate::sample::procfs::read_stat(sid).is_some_and(|p| p.is_live());
+            let dead = || !crate::sample::procfs::leader_live(sid);
             auto(ctx, service.addr(), cell, rule, load_cpus, &dead)
         }
     };

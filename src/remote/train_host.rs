@@ -14,7 +14,7 @@ use crate::build::{BuildError, run_logged};
 use crate::load::{self, LoadConfig, LoadControl};
 use crate::process::{one_line, tail};
 use crate::results::training::{DriverFigures, FileHash};
-use crate::sample::procfs::read_stat;
+use crate::sample::procfs::leader_live;
 use crate::service::Service;
 use crate::train::provenance::hash_paths;
 use crate::train::{TrainJob, driver_figures, run_job};
@@ -51,8 +51,8 @@ pub fn train(
             Ok(outcome) => outcome,
             Err(e) => return failed(&e.to_string()),
         };
-        let inputs: Vec<String> = w.inputs.clone();
-        match (hashed(&inputs), hashed(&as_strings(&job.produces))) {
+        let produced = hash_paths(&job.produces).map_err(|e| e.to_string());
+        match (hashed(&w.inputs), produced) {
             (Ok(inputs), Ok(produced)) => ServiceAnswer::Trained {
                 startup_ms: outcome.startup.as_secs_f64() * 1000.0,
                 kind: outcome.stop.kind.into(),
@@ -87,7 +87,7 @@ fn drive(
         // Watched from this thread: `cancelled` and the service stay here.
         while !load.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
-            if !read_stat(sid).is_some_and(|p| p.is_live()) {
+            if !leader_live(sid) {
                 died = true;
                 control.cancel();
             }
@@ -144,8 +144,4 @@ fn probe(w: &WireTrainCheck, probe: &str) -> Result<(), String> {
 fn hashed(paths: &[String]) -> Result<Vec<FileHash>, String> {
     let paths: Vec<_> = paths.iter().map(|p| home_relative(p)).collect();
     hash_paths(&paths).map_err(|e| e.to_string())
-}
-
-fn as_strings(paths: &[std::path::PathBuf]) -> Vec<String> {
-    paths.iter().map(|p| p.display().to_string()).collect()
 }

@@ -48,6 +48,13 @@ impl ProcStat {
     }
 }
 
+/// Whether the process `pid` (a service's start shell, its session
+/// leader) is still live: one small read. The start shell exits when the
+/// service dies, whether it forked or exec'd it.
+pub fn leader_live(pid: i32) -> bool {
+    read_stat(pid).is_some_and(|p| p.is_live())
+}
+
 /// Reads `/proc/<pid>/stat`; `None` when the process is gone.
 pub fn read_stat(pid: i32) -> Option<ProcStat> {
     let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

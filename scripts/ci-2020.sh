@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The 2020 Helidon-vs-Go-Kit study end to end on a clean machine (issue 15: "experiments/2020.yaml
 # validates, plans and runs with --quick on a clean machine (CI too)"). Runs
-# `runner exec experiments/2020.yaml --quick QUICK`, then checks from the run directory:
+# `runner exec experiments/2020.yaml --quick=QUICK`, then checks from the run directory:
 #   - the run completed; every planned cell of a runtime that ran was measured by request count
 #     (requests > 0) and not failed;
 #   - a runtime may be skipped only when it is the native image and `native-image` is not on PATH,
@@ -40,8 +40,8 @@ else
   "$runner" validate "$spec"
   results=$("$runner" plan --format json "$spec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results_dir"])')
   before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
-  echo "== runner exec $spec --quick $quick"
-  "$runner" exec "$spec" --quick "$quick" || rc=$?
+  echo "== runner exec $spec --quick=$quick"
+  "$runner" exec "$spec" --quick="$quick" || rc=$?
   run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)
   [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results (runner exited $rc)"
 fi

@@ -4,7 +4,7 @@
 # measures every service and renders the reports; then the run is checked,
 # re-rendered, compared with itself, and the services' answers are checked
 # for equivalence with `runner verify`; last the users API study
-# (experiments/node-vs-go.yaml) is verified and run with --quick 5.
+# (experiments/node-vs-go.yaml) is verified and run with --quick=5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -69,9 +69,9 @@ echo "== runner verify experiments/contract.yaml (the services answer alike)"
 echo "== runner verify experiments/node-vs-go.yaml (the users API answers alike)"
 "$runner" verify experiments/node-vs-go.yaml
 
-echo "== runner exec --quick 5 experiments/node-vs-go.yaml (memory phases on fresh processes)"
+echo "== runner exec --quick=5 experiments/node-vs-go.yaml (memory phases on fresh processes)"
 users_results=$root/results/node-vs-go
-"$runner" exec --quick 5 experiments/node-vs-go.yaml
+"$runner" exec --quick=5 experiments/node-vs-go.yaml
 users_run=$(find "$users_results" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort | tail -n 1)
 python3 - "$users_run" <<'PY'
 import csv, pathlib, sys

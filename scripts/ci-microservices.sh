@@ -47,9 +47,9 @@ results=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resul
 ss -ltnpH >"$logs/listening-before"
 before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
 
-echo "== runner exec $spec --quick $quick"
+echo "== runner exec $spec --quick=$quick"
 rc=0
-"$runner" exec "$spec" --quick "$quick" >"$logs/exec.out" 2>&1 || rc=$?
+"$runner" exec "$spec" --quick="$quick" >"$logs/exec.out" 2>&1 || rc=$?
 cat "$logs/exec.out"
 ss -ltnpH >"$logs/listening-after"
 run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)

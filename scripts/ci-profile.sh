@@ -17,7 +17,7 @@ fail() { echo "ci-profile: $*" >&2; exit 1; }
 
 echo "== runner exec --quick experiments/profiles.yaml"
 before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true) | sort | tail -n 1)
-"$runner" exec --quick 10 experiments/profiles.yaml
+"$runner" exec --quick=10 experiments/profiles.yaml
 run=$(find "$results" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
 [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results"
 echo "run directory: $run"

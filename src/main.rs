@@ -28,8 +28,10 @@ enum Command {
         /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
         #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
         only: Vec<String>,
-        /// Divide every warmup and duration by this factor.
-        #[arg(long, value_name = "FACTOR")]
+        /// Smoke run: divide every warmup and duration by FACTOR (10 when given
+        /// alone); the factor only as `--quick=FACTOR`, so `--quick` may stand
+        /// before or after the spec.
+        #[arg(long, value_name = "FACTOR", num_args = 0..=1, require_equals = true, default_missing_value = "10")]
         quick: Option<u32>,
         #[arg(long, value_enum, default_value = "table")]
         format: runner::plan::commands::PlanFormat,
@@ -129,8 +131,10 @@ enum Command {
         /// With --resume: continue even though the spec changed since the run started.
         #[arg(long, requires = "resume")]
         force: bool,
-        /// Smoke run: divide every warmup and duration by FACTOR (10 when given alone).
-        #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "10")]
+        /// Smoke run: divide every warmup and duration by FACTOR (10 when given
+        /// alone); the factor only as `--quick=FACTOR`, so `--quick` may stand
+        /// before or after the spec.
+        #[arg(long, value_name = "FACTOR", num_args = 0..=1, require_equals = true, default_missing_value = "10")]
         quick: Option<u32>,
         /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
         #[arg(long, value_name = "KEY=VALUE[,VALUE]")]

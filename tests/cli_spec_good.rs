@@ -144,9 +144,35 @@ fn only_filters_by_runtime_and_axis_values() {
     );
 }
 
+/// `--quick` with no value before the spec took the spec for its factor
+/// ("invalid value 'SPEC' for '--quick [<FACTOR>]'"): the factor is read only
+/// after `=`, so the flag works on either side of the spec.
+#[test]
+fn quick_stands_before_or_after_the_spec() {
+    for (args, factor) in [
+        (vec!["plan", "--quick", SEED], 10),
+        (vec!["plan", SEED, "--quick"], 10),
+        (vec!["plan", "--quick=4", SEED], 4),
+        (vec!["plan", SEED, "--quick=4"], 4),
+    ] {
+        let out = runner()
+            .args(&args)
+            .args(["--only", "concurrency=1", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(plan["quick_factor"], factor, "{args:?}");
+    }
+}
+
 #[test]
 fn quick_divides_durations() {
-    let plan = plan_json(&["--quick", "10", "--only", "concurrency=1"]);
+    let plan = plan_json(&["--quick=10", "--only", "concurrency=1"]);
     assert_eq!(plan["quick_factor"], 10);
     assert_eq!(plan["cells"][0]["warmup"]["kind"], "fixed");
     assert_eq!(plan["cells"][0]["warmup"]["duration"]["secs"], 1);

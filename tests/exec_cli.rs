@@ -592,6 +592,29 @@ fn focused_spec(
 
 const INTERLEAVED: (&str, &str) = ("repeats: 1", "repeats: 2\norder: interleaved");
 
+/// `runner exec --quick SPEC` read SPEC as the factor and failed in clap;
+/// the spec must reach exec whichever side of it `--quick` stands (a
+/// missing spec shows it: exec's own error, naming the file).
+#[test]
+fn quick_before_the_spec_leaves_the_spec_to_exec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("x.yaml");
+    let missing = missing.to_str().unwrap();
+    for args in [
+        ["--quick", missing],
+        [missing, "--quick"],
+        ["--quick=5", missing],
+    ] {
+        let out = exec(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(missing) && !err.contains("invalid value"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn quick_divides_the_measured_window_by_ten() {
     let tmp = tempfile::tempdir().unwrap();

@@ -45,7 +45,11 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
              measure: {{ duration: 1s }}\n\
              sample: {{ interval: 100ms }}\n{QUIET_HOST}",
             stub_runtime(tmp.path(), "delayed", "fixed(25ms)"),
-            stub_runtime(tmp.path(), "prompt", "fixed(0s)"),
+            // Not an instant answer: a closed loop against one asks as fast
+            // as the generator (a debug build here) can, so its own CPU would
+            // be the cell's limit and the cell honestly `suspect`. 2 ms caps
+            // the loop at 1,000 req/s, a small share of a core.
+            stub_runtime(tmp.path(), "prompt", "fixed(2ms)"),
         ),
     )
     .unwrap();
@@ -56,13 +60,7 @@ fn the_stubs_declared_delay_shows_up_in_runners_latency() {
             .iter()
             .find(|r| r["runtime"] == runtime)
             .unwrap_or_else(|| panic!("no row for {runtime}: {rows:?}"));
-        // The prompt stub answers as fast as a closed loop asks, so the
-        // generator (a debug build in tests) may honestly flag its own
-        // CPU; any other reason, or a failure, is a finding.
-        let honest_saturation = runtime == "prompt"
-            && row["status"] == "suspect"
-            && row["reason"].starts_with("generator saturated: generator CPU at");
-        assert!(row["status"] == "ok" || honest_saturation, "{row:?}");
+        assert!(row["status"] == "ok", "{row:?}");
         row[column].parse().unwrap()
     };
     let (delayed, prompt) = (

@@ -71,7 +71,7 @@ fn the_node_vs_go_study_plans_its_cells_and_memory_phases() {
         let mut cmd = runner();
         cmd.args(["plan", "--format", "json"]);
         if let Some(q) = quick {
-            cmd.args(["--quick", q]);
+            cmd.arg(format!("--quick={q}"));
         }
         let out = cmd
             .arg(root().join("experiments/node-vs-go.yaml"))

@@ -127,6 +127,67 @@ fn the_committed_reference_run_renders_as_committed() {
     }
 }
 
+/// Every run directory committed under results/ is a curated run, whole: the
+/// files `runner report` and `runner compare` read, a finished state, and a
+/// report that renders from them. A directory holding only charts/ (three
+/// were committed that way) fails here, naming it.
+#[test]
+fn every_committed_run_directory_is_complete_and_renders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z", "results"])
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success(), "git ls-files results failed");
+    let mut runs = std::collections::BTreeSet::new();
+    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let parts: Vec<&str> = std::str::from_utf8(file).unwrap().split('/').collect();
+        if parts.len() > 3 {
+            runs.insert(format!("{}/{}/{}", parts[0], parts[1], parts[2]));
+        }
+    }
+    assert!(!runs.is_empty(), "no committed run found under results/");
+    let mut problems = Vec::new();
+    for run in &runs {
+        let dir = root.join(run);
+        let missing: Vec<&str> = [
+            "status.json",
+            "spec.yaml",
+            "plan.json",
+            "environment.json",
+            "measurements.csv",
+            "report.md",
+        ]
+        .into_iter()
+        .filter(|f| !dir.join(f).is_file())
+        .collect();
+        if !missing.is_empty() {
+            problems.push(format!("{run}: missing {}", missing.join(", ")));
+            continue;
+        }
+        let status: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("status.json")).unwrap())
+                .unwrap();
+        if status["state"] != "complete" {
+            problems.push(format!("{run}: state {} (not complete)", status["state"]));
+        }
+        let (_tmp, copy) = copy_run(&dir);
+        let out = runner().arg("report").arg(&copy).output().unwrap();
+        if !out.status.success() {
+            problems.push(format!(
+                "{run}: runner report failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "committed run directories must be whole (commit a curated run complete, or not at all):\n{}",
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn an_interrupted_run_without_measurements_still_renders() {
     let (_tmp, run) = copy_fixture("base");

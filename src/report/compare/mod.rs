@@ -314,9 +314,11 @@ pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
         ));
     }
     if a.status.quick_factor != b.status.quick_factor {
+        let show = |q: Option<u32>| q.map_or("(none)".to_string(), |f| f.to_string());
         out.push(format!(
-            "--quick factor: {:?} vs {:?} (durations differ)",
-            a.status.quick_factor, b.status.quick_factor
+            "--quick factor: {} vs {} (durations differ)",
+            show(a.status.quick_factor),
+            show(b.status.quick_factor)
         ));
     }
     out

@@ -1,0 +1,230 @@
+//! The load generator's timing figures on this host, printed, not judged
+//! (run by scripts/bench-timing.sh). The tests assert what holds on any host
+//! (the schedule is exact, the report honest, the truth's tail a lower
+//! bound); how close to the nominal figures a host gets is its own speed,
+//! and these are the figures the tests used to gate on:
+//!
+//!     load-timing [--runs N]
+//!
+//! Each figure is measured N times (default 3), interleaved scenario by
+//! scenario, and printed with its min, median and max beside the target a
+//! quiet host meets.
+#[path = "../tests/load_support/mod.rs"]
+mod load_support;
+
+use std::time::{Duration, Instant};
+
+use load_support::{Behavior, RefusedPort, TestServer};
+use runner::load::{Arrival, LoadConfig, LoadControl, LoadReport, RequestSpec, StopCondition};
+
+fn config(server: std::net::SocketAddr, connections: usize, stop: StopCondition) -> LoadConfig {
+    let mut c = LoadConfig::closed(server, RequestSpec::get("/"), connections);
+    c.stop = stop;
+    c
+}
+
+fn run(c: &LoadConfig) -> LoadReport {
+    runner::load::run(c, &LoadControl::new()).expect("the load run")
+}
+
+/// One printed figure: its name, the target a quiet host meets, its values.
+struct Figure {
+    name: &'static str,
+    target: &'static str,
+    values: Vec<f64>,
+}
+
+fn closed_loop_10ms() -> Vec<f64> {
+    let server = TestServer::start(Behavior::Delay(Duration::from_millis(10)));
+    let mut c = config(
+        server.addr,
+        8,
+        StopCondition::Duration(Duration::from_secs(2)),
+    );
+    c.warmup = Duration::from_millis(200);
+    let r = run(&c);
+    vec![
+        r.ok as f64 / (8.0 * 200.0) * 100.0,
+        r.latency.value_at_quantile(0.5) as f64 / 1000.0,
+    ]
+}
+
+fn open_loop_2000() -> Vec<f64> {
+    let server = TestServer::start(Behavior::Ok);
+    let mut c = config(
+        server.addr,
+        10,
+        StopCondition::Duration(Duration::from_secs(2)),
+    );
+    c.arrival = Arrival::Open {
+        rate: 2000.0,
+        connections: 10,
+        ramp: None,
+    };
+    c.warmup = Duration::from_millis(300);
+    let r = run(&c);
+    let sent = r.schedule.map_or(0, |s| s.sent);
+    vec![
+        sent as f64 / 4000.0 * 100.0,
+        r.latency.value_at_quantile(0.5) as f64,
+    ]
+}
+
+fn ramp_1000() -> Vec<f64> {
+    let server = TestServer::start(Behavior::Ok);
+    let mut c = config(
+        server.addr,
+        4,
+        StopCondition::Duration(Duration::from_secs(1)),
+    );
+    c.arrival = Arrival::Open {
+        rate: 1000.0,
+        connections: 4,
+        ramp: Some(Duration::from_secs(1)),
+    };
+    let r = run(&c);
+    vec![r.schedule.map_or(0, |s| s.sent) as f64]
+}
+
+fn freeze() -> Vec<f64> {
+    let server = TestServer::start(Behavior::Freeze {
+        period: Duration::from_secs(5),
+        freeze: Duration::from_secs(1),
+        offset: Duration::from_secs(2),
+    });
+    let mut c = LoadConfig::closed(server.addr, RequestSpec::get("/"), 40);
+    c.arrival = Arrival::Open {
+        rate: 2000.0,
+        connections: 40,
+        ramp: None,
+    };
+    c.warmup = Duration::from_millis(500);
+    c.stop = StopCondition::Duration(Duration::from_secs(10));
+    c.threads = 2;
+    let r = run(&c);
+    let over = |q: f64, truth_ms: f64| {
+        (r.latency.value_at_quantile(q) as f64 / 1000.0 / truth_ms - 1.0) * 100.0
+    };
+    vec![
+        over(0.90, 500.0),
+        over(0.99, 950.0),
+        over(0.999, 995.0),
+        r.service_time.value_at_quantile(0.99) as f64 / 1000.0,
+    ]
+}
+
+fn ends() -> Vec<f64> {
+    let dead = RefusedPort::new();
+    let c = config(
+        dead.addr,
+        4,
+        StopCondition::Duration(Duration::from_millis(500)),
+    );
+    let start = Instant::now();
+    run(&c);
+    let dead_lag = start.elapsed().as_secs_f64() * 1000.0 - 500.0;
+
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let control = LoadControl::new();
+    let c = config(
+        server.addr,
+        4,
+        StopCondition::Duration(Duration::from_secs(30)),
+    );
+    let canceller = control.clone();
+    let at = Instant::now() + Duration::from_millis(200);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        canceller.cancel();
+    });
+    runner::load::run(&c, &control).expect("the load run");
+    let cancel_lag = Instant::now().saturating_duration_since(at).as_secs_f64() * 1000.0;
+    t.join().expect("the canceller");
+
+    let server = TestServer::start(Behavior::NeverAnswer);
+    let mut c = config(server.addr, 8, StopCondition::Requests(8));
+    c.timeout = Duration::from_millis(300);
+    let start = Instant::now();
+    run(&c);
+    vec![dead_lag, cancel_lag, start.elapsed().as_secs_f64() * 1000.0]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut runs = 3;
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next().and_then(|v| v.parse().ok())) {
+            ("--runs", Some(n)) => runs = n,
+            _ => {
+                eprintln!("usage: load-timing [--runs N]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let mut figures = [
+        (
+            "closed loop, 8 connections, 10 ms server: requests, % of 200/s each",
+            ">= 90",
+        ),
+        ("closed loop, 10 ms server: p50 ms", "10 - 12"),
+        ("open loop 2000/s: sent, % of the schedule", "99 - 101"),
+        ("open loop 2000/s: corrected p50 us (timer lag)", "< 600"),
+        (
+            "open-loop ramp 0 -> 1000/s over 1 s: sent of 500",
+            "495 - 505",
+        ),
+        (
+            "freezing server: corrected p90 over the truth (500 ms), %",
+            "< 10",
+        ),
+        (
+            "freezing server: corrected p99 over the truth (950 ms), %",
+            "< 10",
+        ),
+        (
+            "freezing server: corrected p99.9 over the truth (995 ms), %",
+            "< 10",
+        ),
+        ("freezing server: uncorrected p99 ms", "< 20"),
+        (
+            "dead server, 0.5 s run: returned after its end, ms",
+            "< 1000",
+        ),
+        (
+            "30 s run cancelled at 0.2 s: returned after the cancel, ms",
+            "< 1300",
+        ),
+        (
+            "8 connections x one 300 ms timeout: whole run, ms",
+            "< 1300",
+        ),
+    ]
+    .map(|(name, target)| Figure {
+        name,
+        target,
+        values: Vec::new(),
+    });
+    let scenarios: [fn() -> Vec<f64>; 5] =
+        [closed_loop_10ms, open_loop_2000, ramp_1000, freeze, ends];
+    for run_no in 1..=runs {
+        eprintln!("run {run_no} of {runs}");
+        let values: Vec<f64> = scenarios.iter().flat_map(|scenario| scenario()).collect();
+        for (figure, value) in figures.iter_mut().zip(values) {
+            figure.values.push(value);
+        }
+    }
+    println!("| figure | target (quiet host) | min | median | max |");
+    println!("|---|---|---|---|---|");
+    for f in &mut figures {
+        f.values.sort_by(f64::total_cmp);
+        let n = f.values.len();
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.1} |",
+            f.name,
+            f.target,
+            f.values[0],
+            f.values[n / 2],
+            f.values[n - 1]
+        );
+    }
+}

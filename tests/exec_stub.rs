@@ -7,25 +7,9 @@
 //! The cells' connection columns (issue 13 part 6) are checked on the way.
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-
-/// A runtime block: the stub built into `bin` and started with one route
-/// `work=/work/{n}` delayed by `delay`.
-fn stub_runtime(dir: &Path, name: &str, delay: &str) -> String {
-    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtimes/stub");
-    let bin = dir.join(format!("stub-{name}"));
-    format!(
-        "  {name}:\n    dir: {stub}\n    build: [\"go build -trimpath -o {bin} .\"]\n\
-         \x20   start: \"{bin} --seed 7 --route 'work=/work/{{n}}:{delay}:fixtures/user.json'\"\n\
-         \x20   health: {{ path: /health, timeout: 20s, interval: 50ms }}\n\
-         \x20   stop: {{ signal: TERM, grace: 3s }}\n",
-        stub = stub.display(),
-        bin = bin.display(),
-    )
-}
 
 #[test]
 fn the_stubs_declared_delay_shows_up_in_runners_latency() {

@@ -180,9 +180,10 @@ pub fn write_spec(dir: &Path, runtimes: &[PyRuntime], rest: &str) -> PathBuf {
 
 /// The usual tail of a test spec: 2 payloads x 2 concurrencies, short cells.
 /// No cold starts (tests/exec_gates.rs covers them), and the two gates that
-/// judge the host rather than the service (the generator waiting for a CPU,
-/// Little's law) off: these tests check the lifecycle, on a 2-core host
-/// shared with builds, where those gates rightly make cells `suspect`.
+/// judges the host rather than the service (the generator waiting for a CPU)
+/// off: these tests check the lifecycle, on a 2-core host shared with builds,
+/// where that gate rightly makes cells `suspect` (tests/exec_busy_host.rs
+/// checks it fires). Little's law stays on: a busy host does not move it.
 pub const SMALL_MATRIX: &str = r#"workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [16, 256], concurrency: [1, 2] }
 load: { mode: closed, timeout: 2s }
@@ -192,15 +193,16 @@ measure: { duration: 300ms }
 sample: { interval: 50ms }
 faults: { max_restarts: 1 }
 startup: { repeats: 0 }
-gates: { generator_wait: off, littles_law: off }
+gates: { generator_wait: off }
 "#;
 
 /// What test specs add (SMALL_MATRIX has it already) so that their verdicts judge the service, not this
 /// shared host: no extra cold starts (tests count starts and pids), and the
-/// two gates that judge the host (the generator waiting for a CPU, Little's
-/// law) off, since a busy CI host would make any cell `suspect`.
-pub const QUIET_HOST: &str =
-    "startup: { repeats: 0 }\ngates: { generator_wait: off, littles_law: off }\n";
+/// gate that judges the host (the generator waiting for a CPU) off, since a
+/// busy CI host would make any cell `suspect` (tests/exec_busy_host.rs makes
+/// the host busy on purpose and checks the gate fires). Little's law stays
+/// on: a generator held off its CPU does not move it (measured there).
+pub const QUIET_HOST: &str = "startup: { repeats: 0 }\ngates: { generator_wait: off }\n";
 
 /// Every pid any runtime of a test spec recorded under `dir`.
 pub fn all_pids(dir: &Path) -> Vec<i32> {
@@ -344,4 +346,20 @@ pub fn check_golden(path: &Path, actual: &str, update: bool) -> Result<(), Strin
         e_lines.get(first).copied().unwrap_or("<end of file>"),
         a_lines.get(first).copied().unwrap_or("<end of output>"),
     ))
+}
+
+/// A runtime block: the downstream stub (runtimes/stub) built into
+/// `dir/stub-<name>` and started with one route `work=/work/{n}` delayed by
+/// `delay`.
+pub fn stub_runtime(dir: &Path, name: &str, delay: &str) -> String {
+    let stub = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtimes/stub");
+    let bin = dir.join(format!("stub-{name}"));
+    format!(
+        "  {name}:\n    dir: {stub}\n    build: [\"go build -trimpath -o {bin} .\"]\n\
+         \x20   start: \"{bin} --seed 7 --route 'work=/work/{{n}}:{delay}:fixtures/user.json'\"\n\
+         \x20   health: {{ path: /health, timeout: 20s, interval: 50ms }}\n\
+         \x20   stop: {{ signal: TERM, grace: 3s }}\n",
+        stub = stub.display(),
+        bin = bin.display(),
+    )
 }

@@ -544,10 +544,12 @@ rows = list(csv.DictReader(open(run / "measurements.csv")))
 if len(rows) != 1: fail(f"{len(rows)} rows, want 1")
 r = rows[0]
 if r["status"] == "failed": fail(f"cell failed: {r['reason']}")
-# At least the rule's 5 windows of 1 s; at most its 8 s max plus what
-# warmup_s also counts: l1's session call, connect and start lead (7.1 -
-# 9.1 s measured, so 12 s).
-if r["warmup_end"] not in ("stable", "max") or not 4.9 <= float(r["warmup_s"]) <= 12.0:
+# The rule ended it (stable, or its 8 s max) after at least its 5 windows
+# of 1 s. No upper bound on warmup_s: past the rule's windows it counts l1's
+# session call, connect and start lead (7.1 - 9.1 s measured in all), which
+# is the host's speed, not the rule's; a rule that never ended would time
+# out the exec above.
+if r["warmup_end"] not in ("stable", "max") or float(r["warmup_s"]) < 4.9:
     fail(f"auto warmup on svc ended {r['warmup_end']} after {r['warmup_s']} s")
 if "not the one trained" in r["reason"]: fail(f"the unchanged trained file was judged changed: {r['reason']}")
 [conf] = list(csv.DictReader(open(run / "configurations.csv")))

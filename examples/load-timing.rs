@@ -15,13 +15,9 @@ mod load_support;
 use std::time::{Duration, Instant};
 
 use load_support::{Behavior, RefusedPort, TestServer};
-use runner::load::{Arrival, LoadConfig, LoadControl, LoadReport, RequestSpec, StopCondition};
+use runner::load::{LoadConfig, LoadControl, LoadReport, StopCondition};
 
-fn config(server: std::net::SocketAddr, connections: usize, stop: StopCondition) -> LoadConfig {
-    let mut c = LoadConfig::closed(server, RequestSpec::get("/"), connections);
-    c.stop = stop;
-    c
-}
+use load_support::runs::{self, config};
 
 fn run(c: &LoadConfig) -> LoadReport {
     runner::load::run(c, &LoadControl::new()).expect("the load run")
@@ -51,18 +47,7 @@ fn closed_loop_10ms() -> Vec<f64> {
 
 fn open_loop_2000() -> Vec<f64> {
     let server = TestServer::start(Behavior::Ok);
-    let mut c = config(
-        server.addr,
-        10,
-        StopCondition::Duration(Duration::from_secs(2)),
-    );
-    c.arrival = Arrival::Open {
-        rate: 2000.0,
-        connections: 10,
-        ramp: None,
-    };
-    c.warmup = Duration::from_millis(300);
-    let r = run(&c);
+    let r = run(&runs::open_loop_2000(server.addr));
     let sent = r.schedule.map_or(0, |s| s.sent);
     vec![
         sent as f64 / 4000.0 * 100.0,
@@ -72,17 +57,7 @@ fn open_loop_2000() -> Vec<f64> {
 
 fn ramp_1000() -> Vec<f64> {
     let server = TestServer::start(Behavior::Ok);
-    let mut c = config(
-        server.addr,
-        4,
-        StopCondition::Duration(Duration::from_secs(1)),
-    );
-    c.arrival = Arrival::Open {
-        rate: 1000.0,
-        connections: 4,
-        ramp: Some(Duration::from_secs(1)),
-    };
-    let r = run(&c);
+    let r = run(&runs::ramp_1000(server.addr));
     vec![r.schedule.map_or(0, |s| s.sent) as f64]
 }
 
@@ -92,16 +67,7 @@ fn freeze() -> Vec<f64> {
         freeze: Duration::from_secs(1),
         offset: Duration::from_secs(2),
     });
-    let mut c = LoadConfig::closed(server.addr, RequestSpec::get("/"), 40);
-    c.arrival = Arrival::Open {
-        rate: 2000.0,
-        connections: 40,
-        ramp: None,
-    };
-    c.warmup = Duration::from_millis(500);
-    c.stop = StopCondition::Duration(Duration::from_secs(10));
-    c.threads = 2;
-    let r = run(&c);
+    let r = run(&runs::open_loop_through_freezes(server.addr));
     let over = |q: f64, truth_ms: f64| {
         (r.latency.value_at_quantile(q) as f64 / 1000.0 / truth_ms - 1.0) * 100.0
     };

@@ -4,7 +4,9 @@
 # measures every service and renders the reports; then the run is checked,
 # re-rendered, compared with itself, and the services' answers are checked
 # for equivalence with `runner verify`; last the users API study
-# (experiments/node-vs-go.yaml) is verified and run with --quick=5.
+# (experiments/node-vs-go.yaml) is verified and run with --quick=5 --repeats=1
+# (its memory phases are what no cheaper test runs: one fresh process per
+# runtime shows them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -69,17 +71,18 @@ echo "== runner verify experiments/contract.yaml (the services answer alike)"
 echo "== runner verify experiments/node-vs-go.yaml (the users API answers alike)"
 "$runner" verify experiments/node-vs-go.yaml
 
-echo "== runner exec --quick=5 experiments/node-vs-go.yaml (memory phases on fresh processes)"
+echo "== runner exec --quick=5 --repeats=1 experiments/node-vs-go.yaml (memory phases on fresh processes)"
 users_results=$root/results/node-vs-go
-"$runner" exec --quick=5 experiments/node-vs-go.yaml
+"$runner" exec --quick=5 --repeats=1 experiments/node-vs-go.yaml
 users_run=$(find "$users_results" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort | tail -n 1)
 python3 - "$users_run" <<'PY'
-import csv, pathlib, sys
+import csv, json, pathlib, sys
 run = pathlib.Path(sys.argv[1])
 rows = list(csv.DictReader(open(run / "memory-phases.csv")))
 runtimes = {r["runtime"] for r in rows}
-if len(rows) != 3 * len(runtimes) or len(runtimes) != 3:
-    sys.exit(f"ci-e2e: memory-phases.csv has {len(rows)} rows for {sorted(runtimes)}, want 3 per runtime ({run})")
+per_runtime = json.loads((run / "plan.json").read_text())["memory"]["repeats"]
+if len(rows) != per_runtime * len(runtimes) or len(runtimes) != 3:
+    sys.exit(f"ci-e2e: memory-phases.csv has {len(rows)} rows for {sorted(runtimes)}, want {per_runtime} per runtime ({run})")
 for r in rows:
     if r["status"] != "ok" or not r["idle_rss_bytes"] or not r["after_rss_bytes"]:
         sys.exit(f"ci-e2e: memory process {r['runtime']} #{r['process']}: {r['status']} {r['reason']} ({run})")

@@ -2,56 +2,117 @@
 # The project's whole test suite: the runner (cargo test) and every service
 # under test with its own ecosystem's runner. Used by .ci/run; run it locally
 # the same way: scripts/test-all.sh
+#
+# Two lanes run side by side once the runner's tests are compiled: the
+# runner's test binaries (mostly waiting on the servers they start, so one
+# CPU sits idle for most of their ~6 minutes) and the services' suites (go,
+# node, cargo, mvn). Each lane writes its own log, printed whole when the
+# lane ends, so the output reads as if they had run one after the other.
+# Nothing in either lane depends on the host being quiet: scripts/test-busy.sh
+# runs this whole script with two busy loops beside it.
+#   SERIAL=1 scripts/test-all.sh    # one lane after the other (to read a
+#                                   # failure without the other lane's load)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . scripts/jdk25.sh
 
 step() { printf '\n== %s\n' "$*"; }
+# A lane's end, for its seconds (each lane runs in a subshell of its own,
+# whose EXIT trap calls this however the lane ends).
+lane_done() { if [ -n "${logs:-}" ]; then date +%s >"$logs/$1.end"; fi; }
 
-step "runner: cargo test"
-cargo test --locked
+# The services' suites, in the order they always ran. The Go packages are
+# compiled -trimpath, as the specs' `go build -trimpath` builds them, so the
+# dependencies compiled here are in Go's cache when CI's runs build them.
+services() {
+  trap 'lane_done services' EXIT
+  step "runtimes/contract: the microservices vectors are what microservices.py writes"
+  python3 runtimes/contract/microservices.py --check
 
-step "runtimes/contract: the microservices vectors are what microservices.py writes"
-python3 runtimes/contract/microservices.py --check
+  # The services' products and dashboard tests run on one throwaway PostgreSQL
+  # and the three stubs (runtimes/contract/test-deps.sh), stopped by PID at exit
+  # whatever the outcome; each suite reseeds the table itself. Without them
+  # those tests say they were skipped.
+  step "runtimes/contract: PostgreSQL and the three stubs for the services' tests"
+  deps="$(mktemp -d)"
+  trap 'runtimes/contract/test-deps.sh stop "$deps"; lane_done services' EXIT
+  trap 'exit 143' INT TERM
+  runtimes/contract/test-deps.sh start "$deps" >/dev/null
+  . "$deps/env"
+  export GOFLAGS=-trimpath
 
-# The services' products and dashboard tests run on one throwaway PostgreSQL
-# and the three stubs (runtimes/contract/test-deps.sh), stopped by PID at exit
-# whatever the outcome; each suite reseeds the table itself. Without them
-# those tests say they were skipped.
-step "runtimes/contract: PostgreSQL and the three stubs for the services' tests"
-deps="$(mktemp -d)"
-trap 'runtimes/contract/test-deps.sh stop "$deps"' EXIT
-runtimes/contract/test-deps.sh start "$deps" >/dev/null
-. "$deps/env"
+  step "runtimes/go-nethttp: go test"
+  (cd runtimes/go-nethttp && go vet ./... && go test -count=1 ./...)
 
-step "runtimes/go-nethttp: go test"
-(cd runtimes/go-nethttp && go vet ./... && go test -count=1 ./...)
+  step "runtimes/stub: go test"
+  (cd runtimes/stub && go vet ./... && go test ./...)
 
-step "runtimes/stub: go test"
-(cd runtimes/stub && go vet ./... && go test ./...)
+  step "runtimes/go-kit: go test"
+  (cd runtimes/go-kit && go vet ./... && go test ./...)
 
-step "runtimes/go-kit: go test"
-(cd runtimes/go-kit && go vet ./... && go test ./...)
+  step "runtimes/go-gin: go test"
+  (cd runtimes/go-gin && go vet ./... && go test -count=1 ./...)
 
-step "runtimes/go-gin: go test"
-(cd runtimes/go-gin && go vet ./... && go test -count=1 ./...)
+  step "runtimes/node-http: npm ci, node --test"
+  # prom-client (METRICS=true) comes from npm: install it from the lock file first.
+  (cd runtimes/node-http && npm ci --no-audit --no-fund --silent && npm test --silent)
 
-step "runtimes/node-http: npm ci, node --test"
-# prom-client (METRICS=true) comes from npm: install it from the lock file first.
-(cd runtimes/node-http && npm ci --no-audit --no-fund --silent && npm test --silent)
+  step "runtimes/rust-axum: cargo test"
+  (cd runtimes/rust-axum && cargo test --locked)
 
-step "runtimes/rust-axum: cargo test"
-(cd runtimes/rust-axum && cargo test --locked)
+  step "runtimes/java-helidon: mvn test (JDK 25)"
+  (cd runtimes/java-helidon && mvn -B -q test)
 
-step "runtimes/java-helidon: mvn test (JDK 25)"
-(cd runtimes/java-helidon && mvn -B -q test)
+  step "runtimes/helidon-mp: mvn test (JDK 25)"
+  (cd runtimes/helidon-mp && mvn -B -q test)
 
-step "runtimes/helidon-mp: mvn test (JDK 25)"
-(cd runtimes/helidon-mp && mvn -B -q test)
+  step "runtimes/spring-boot-vt: mvn test (JDK 25)"
+  (cd runtimes/spring-boot-vt && mvn -B -q test)
+}
 
-step "runtimes/spring-boot-vt: mvn test (JDK 25)"
-(cd runtimes/spring-boot-vt && mvn -B -q test)
+runner_tests() {
+  trap 'lane_done runner' EXIT
+  step "runner: cargo test (run)"
+  cargo test --locked
+}
+
+# Compiling is CPU-bound on both cores: done before the lanes start.
+step "runner: cargo test --no-run (compile)"
+cargo test --locked --no-run
+
+if [ -n "${SERIAL:-}" ]; then
+  (runner_tests)
+  (services)
+else
+  logs="$(mktemp -d)"
+  start=$(date +%s)
+  # Each lane in a process group of its own (set -m), so that a Ctrl-C or
+  # a CI timeout ends both lanes and everything they started, by group.
+  set -m
+  (runner_tests) >"$logs/runner" 2>&1 &
+  runner_pid=$!
+  (services) >"$logs/services" 2>&1 &
+  services_pid=$!
+  set +m
+  trap 'kill -TERM -- "-$runner_pid" "-$services_pid" 2>/dev/null || true; exit 130' INT TERM
+  runner_rc=0
+  services_rc=0
+  wait "$services_pid" || services_rc=$?
+  wait "$runner_pid" || runner_rc=$?
+  lane_s() { if [ -s "$logs/$1.end" ]; then echo $(($(cat "$logs/$1.end") - start)); else echo "?"; fi; }
+  runner_s=$(lane_s runner)
+  services_s=$(lane_s services)
+  cat "$logs/runner"
+  printf '\n== lane: runner tests exited %s after %s s\n' "$runner_rc" "$runner_s"
+  cat "$logs/services"
+  printf '\n== lane: services suites exited %s after %s s\n' "$services_rc" "$services_s"
+  rm -rf "$logs"
+  if [ "$runner_rc" -ne 0 ] || [ "$services_rc" -ne 0 ]; then
+    echo "test-all: a lane failed (runner tests: exit $runner_rc, services: exit $services_rc); its output is above"
+    exit 1
+  fi
+fi
 
 echo
 echo "all test suites passed"

@@ -25,14 +25,8 @@ enum Command {
     Plan {
         /// Spec file (YAML).
         spec: PathBuf,
-        /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
-        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
-        only: Vec<String>,
-        /// Smoke run: divide every warmup and duration by FACTOR (10 when given
-        /// alone); the factor only as `--quick=FACTOR`, so `--quick` may stand
-        /// before or after the spec.
-        #[arg(long, value_name = "FACTOR", num_args = 0..=1, require_equals = true, default_missing_value = "10")]
-        quick: Option<u32>,
+        #[command(flatten)]
+        choices: PlanArgs,
         #[arg(long, value_enum, default_value = "table")]
         format: runner::plan::commands::PlanFormat,
     },
@@ -131,15 +125,38 @@ enum Command {
         /// With --resume: continue even though the spec changed since the run started.
         #[arg(long, requires = "resume")]
         force: bool,
-        /// Smoke run: divide every warmup and duration by FACTOR (10 when given
-        /// alone); the factor only as `--quick=FACTOR`, so `--quick` may stand
-        /// before or after the spec.
-        #[arg(long, value_name = "FACTOR", num_args = 0..=1, require_equals = true, default_missing_value = "10")]
-        quick: Option<u32>,
-        /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
-        #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
-        only: Vec<String>,
+        #[command(flatten)]
+        choices: PlanArgs,
     },
+}
+
+/// What `plan` and `exec` both take from the command line: which cells, how
+/// long and how many times (one definition, so `runner plan` shows exactly
+/// what `runner exec` with the same options runs).
+#[derive(clap::Args)]
+struct PlanArgs {
+    /// Smoke run: divide every warmup and duration by FACTOR (10 when given
+    /// alone); the factor only as `--quick=FACTOR`, so `--quick` may stand
+    /// before or after the spec.
+    #[arg(long, value_name = "FACTOR", num_args = 0..=1, require_equals = true, default_missing_value = "10")]
+    quick: Option<u32>,
+    /// Smoke run: at most N repeats of every configuration, cold start and
+    /// memory phase (never more than the spec asks).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    repeats: Option<u32>,
+    /// Keep only cells with KEY (`runtime` or an axis) in VALUE[,VALUE]; repeatable.
+    #[arg(long, value_name = "KEY=VALUE[,VALUE]")]
+    only: Vec<String>,
+}
+
+impl PlanArgs {
+    fn options(self) -> runner::plan::PlanOptions {
+        runner::plan::PlanOptions {
+            only: self.only,
+            quick: self.quick,
+            repeats: self.repeats,
+        }
+    }
 }
 
 fn parse_threshold(text: &str) -> Result<f64, String> {
@@ -166,12 +183,11 @@ fn main() -> ExitCode {
         }
         Command::Plan {
             spec,
-            only,
-            quick,
+            choices,
             format,
         } => ExitCode::from(runner::plan::commands::plan(
             &spec,
-            &runner::plan::PlanOptions { only, quick },
+            &choices.options(),
             format,
             &mut out,
             &mut err,
@@ -250,15 +266,13 @@ fn main() -> ExitCode {
             spec,
             resume,
             force,
-            quick,
-            only,
+            choices,
         } => ExitCode::from(runner::exec::exec_command(
             &runner::exec::ExecOptions {
                 spec,
                 resume,
                 force,
-                quick,
-                only,
+                plan: choices.options(),
             },
             &mut err,
         )),

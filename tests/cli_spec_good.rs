@@ -170,6 +170,39 @@ fn quick_stands_before_or_after_the_spec() {
     }
 }
 
+/// `--repeats N` plans at most N repeats, says so, and refuses 0 by name.
+#[test]
+fn repeats_caps_the_planned_repeats_and_says_so() {
+    let full = plan_json(&["--only", "concurrency=1"]);
+    let capped = plan_json(&["--repeats", "1", "--only", "concurrency=1"]);
+    let repeats = |plan: &serde_json::Value| -> Vec<u64> {
+        let cells = plan["cells"].as_array().unwrap();
+        cells
+            .iter()
+            .map(|c| c["repeat"].as_u64().unwrap())
+            .collect()
+    };
+    assert!(
+        repeats(&full).iter().any(|&r| r > 1),
+        "the seed spec repeats"
+    );
+    assert!(repeats(&capped).iter().all(|&r| r == 1));
+    assert_eq!(capped["repeats_cap"], 1);
+    assert!(full.get("repeats_cap").is_none());
+    let table = plan_stdout(SEED, &["--repeats=1", "--only", "concurrency=1"]);
+    assert!(table.contains("repeats: at most 1 (--repeats)"), "{table}");
+    let out = runner()
+        .args(["plan", SEED, "--repeats", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--repeats <N>") && err.contains("'0'"),
+        "{err}"
+    );
+}
+
 #[test]
 fn quick_divides_durations() {
     let plan = plan_json(&["--quick=10", "--only", "concurrency=1"]);

@@ -79,12 +79,9 @@ fn busy_cells(concurrency: &str) -> Vec<(String, String, String)> {
 }
 
 /// `generator_wait` fires, naming the share of the window the generator
-/// waited. `littles_law` stays quiet: a generator held off its CPU leaves the
-/// answers waiting in the socket, inside the measured latency, so the
-/// connections still equal throughput x latency (measured here at 1, 2 and 8
-/// connections: waits of 65-71%, no Little's-law finding). That is why the
-/// test specs keep Little's law on (tests/common's `QUIET_HOST` turns off
-/// `generator_wait` alone): it judges the generator, not the host.
+/// waited (its finding comes first in the reason; Little's law may add its
+/// own on a busier host, which is not judged here: see tests/common's
+/// `QUIET_HOST`).
 #[test]
 fn two_busy_loops_on_the_generators_cpu_make_the_cell_suspect_for_the_generators_wait() {
     let rows = busy_cells("[1, 8]");
@@ -93,10 +90,6 @@ fn two_busy_loops_on_the_generators_cpu_make_the_cell_suspect_for_the_generators
         assert_eq!(status, "suspect", "c={concurrency}: {reason}");
         assert!(
             reason.starts_with("the generator waited for CPU "),
-            "c={concurrency}: {reason}"
-        );
-        assert!(
-            !reason.contains("Little's law"),
             "c={concurrency}: {reason}"
         );
     }

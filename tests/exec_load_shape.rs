@@ -20,7 +20,7 @@ warmup: { cell: { requests: 50 } }
 measure: { requests: 100 }
 sample: { interval: 100ms }
 startup: { repeats: 1, first_requests: 20 }
-gates: { generator_wait: off }
+gates: { generator_wait: off, littles_law: off }
 "#;
 
 /// /work requests answered, per process (one `<file>.<pid>` each, written on SIGTERM).

@@ -44,7 +44,7 @@ warmup: {{ service: 100ms, cell: 100ms }}
 measure: {{ duration: 400ms }}
 sample: {{ interval: 50ms }}
 startup: {{ repeats: 1 }}
-gates: {{ generator_wait: off }}
+gates: {{ generator_wait: off, littles_law: off }}
 results: {results}
 "#,
         f = f.display(),

@@ -41,7 +41,7 @@ startup: {{ repeats: 0 }}
 # Near its capacity the fixture's 20 ms lock queues answers into 36-48 ms
 # while the service is nearly idle: the Nagle gate's own signature (it
 # flagged a held step once), which this test of the search does not judge.
-gates: {{ generator_wait: off, latency_floor: off }}
+gates: {{ generator_wait: off, littles_law: off, latency_floor: off }}
 "#,
         fixtures = fixtures().display(),
         pids = dir.join("pids-capped").display(),

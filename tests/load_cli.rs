@@ -70,10 +70,24 @@ fn open_loop_from_the_command_line_keeps_its_schedule() {
         "200ms",
         "--json",
     ]);
+    // The schedule is exact; what was sent inside the window is the host's
+    // (a busy host sends warmup requests late, inside it: 528 were seen), so
+    // the report is checked for honesty, as tests/load_library.rs does: every
+    // answer was sent, at most one per connection is still out, and a
+    // shortfall over 1% is said.
     assert_eq!(j["schedule"]["scheduled"], 500);
     assert_eq!(j["target_rate"], 500.0);
+    assert_eq!(j["errors_total"], 0, "{j}");
     let requests = j["requests"].as_u64().unwrap();
-    assert!(requests.abs_diff(500) <= 3, "{requests}");
+    let sent = j["schedule"]["sent"].as_u64().unwrap();
+    assert!(
+        requests <= sent && requests + 5 >= sent,
+        "{requests} of {sent}"
+    );
+    let said_short = j["saturated"]
+        .as_str()
+        .is_some_and(|why| why.contains("open loop fell behind"));
+    assert_eq!(sent < 495, said_short, "{j}");
     assert_eq!(j["timeline"].as_array().unwrap().len(), 1);
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use load_support::{Behavior, TestServer};
-use runner::load::{Arrival, LoadConfig, LoadControl, RequestSpec, StopCondition, run};
+use runner::load::{LoadConfig, LoadControl, RequestSpec, StopCondition, run};
 
 /// The two tests must not overlap: the closed loop's full-speed traffic
 /// would slow the open loop's backlog drain (see below).
@@ -44,15 +44,7 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server() {
     let server = freezing_server();
     // Window 0.5 s .. 10.5 s from server start: two whole freezes, 20% of its
     // time (and still exactly two if the generator starts up to 1.5 s late).
-    let mut open = LoadConfig::closed(server.addr, RequestSpec::get("/"), 40);
-    open.arrival = Arrival::Open {
-        rate: 2000.0,
-        connections: 40,
-        ramp: None,
-    };
-    open.warmup = Duration::from_millis(500);
-    open.stop = StopCondition::Duration(Duration::from_secs(10));
-    open.threads = 2;
+    let open = load_support::runs::open_loop_through_freezes(server.addr);
     let r = run(&open, &LoadControl::new()).unwrap();
     let (p90, p99, p999) = (
         q(&r.latency, 0.90),

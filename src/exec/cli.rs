@@ -21,10 +21,8 @@ pub struct ExecOptions {
     pub resume: Option<PathBuf>,
     /// `--force`: resume even though the spec changed.
     pub force: bool,
-    /// `--quick [N]`: every duration divided by N.
-    pub quick: Option<u32>,
-    /// `--only KEY=VALUES` filters.
-    pub only: Vec<String>,
+    /// `--only`, `--quick`, `--repeats`: the cells planned, their durations and repeats.
+    pub plan: PlanOptions,
 }
 
 /// Loads and plans `opts.spec`, then runs the plan with real processes.
@@ -33,11 +31,7 @@ fn load_and_run(
     events: std::sync::mpsc::Sender<super::Event>,
 ) -> Result<RunOutcome, ExecError> {
     let loaded = crate::spec::load(&opts.spec).map_err(ExecError::Spec)?;
-    let plan_options = PlanOptions {
-        only: opts.only.clone(),
-        quick: opts.quick,
-    };
-    let plan = crate::plan::build(&loaded, &plan_options).map_err(ExecError::Spec)?;
+    let plan = crate::plan::build(&loaded, &opts.plan).map_err(ExecError::Spec)?;
     let request = RunRequest {
         plan: &plan,
         spec_text: &loaded.text,

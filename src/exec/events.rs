@@ -16,6 +16,8 @@ pub enum Event {
         /// Cells already recorded (resumed run).
         cells_done: u64,
         quick_factor: Option<u32>,
+        /// `--repeats N`.
+        repeats_cap: Option<u32>,
     },
     BuildStarted {
         runtime: String,

@@ -39,9 +39,18 @@ pub fn plain_line(event: &Event) -> Option<String> {
             cells_least,
             cells_done,
             quick_factor,
+            repeats_cap,
         } => {
-            let quick =
-                quick_factor.map_or(String::new(), |f| format!(" (quick: durations / {f})"));
+            let smoke: Vec<String> = quick_factor
+                .map(|f| format!("quick: durations / {f}"))
+                .into_iter()
+                .chain(repeats_cap.map(|n| format!("repeats: at most {n}")))
+                .collect();
+            let quick = if smoke.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", smoke.join(", "))
+            };
             let resumed = if *cells_done > 0 {
                 format!(", {cells_done} already recorded")
             } else {

@@ -164,6 +164,7 @@ pub fn run<D: Driver>(
         cells_least: plan.estimate().least.map(|l| l.cells as u64),
         cells_done: exec.status.cells_done,
         quick_factor: plan.quick_factor,
+        repeats_cap: plan.repeats_cap,
     });
     let initial = exec.status.clone();
     let result = exec.execute(&needed, &recorded, &checked.unavailable);

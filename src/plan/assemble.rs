@@ -69,6 +69,7 @@ pub fn assemble(
             .as_ref()
             .map_or(DEFAULT_MAX_RESTARTS, |f| f.max_restarts),
         quick_factor: None,
+        repeats_cap: None,
         // Read (vectors files included) before the runtimes; set by `build_on`.
         verify: Vec::new(),
         gates: super::gates::Gates::of(spec),

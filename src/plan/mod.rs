@@ -32,6 +32,7 @@ pub mod ports;
 pub mod postgres;
 pub mod profile;
 pub mod render;
+pub mod repeats_cap;
 pub mod restart;
 pub mod runtime;
 pub mod scenarios;
@@ -75,6 +76,9 @@ pub struct PlanOptions {
     pub only: Vec<String>,
     /// `--quick N`: divide every warmup and duration by N (see [`Plan::quick`]).
     pub quick: Option<u32>,
+    /// `--repeats N`: at most N repeats of every configuration, cold start
+    /// and memory phase (see [`repeats_cap`]).
+    pub repeats: Option<u32>,
 }
 
 /// Problems found while planning, each reported once even when every cell hits it.
@@ -167,6 +171,11 @@ pub fn build_on(
         })
         .collect();
     profile::apply(loaded, &mut drafts, &mut problems);
+    if let Some(cap) = options.repeats {
+        for draft in &mut drafts {
+            repeats_cap::cap_runtime(draft.runtime_mut(), cap);
+        }
+    }
 
     let train_requests: Vec<Vec<RequestPlan>> = drafts
         .iter()
@@ -202,6 +211,9 @@ pub fn build_on(
     plan.dependencies = dependencies;
     plan.verify = verify;
     plan.skipped_cells = skipped_cells;
+    if let Some(cap) = options.repeats {
+        repeats_cap::cap_plan(&mut plan, cap);
+    }
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),
         None => plan,

@@ -44,6 +44,10 @@ pub struct Plan {
     pub max_restarts: u32,
     /// Set by `--quick`: every duration was divided by this factor.
     pub quick_factor: Option<u32>,
+    /// Set by `--repeats`: no configuration, cold start or memory phase was
+    /// planned more repeats than this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats_cap: Option<u32>,
     /// Requests `runner verify` sends to every runtime, comparing answers.
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).

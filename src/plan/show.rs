@@ -46,6 +46,9 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     if let Some(factor) = plan.quick_factor {
         let _ = writeln!(out, "  quick: every duration divided by {factor}");
     }
+    if let Some(cap) = plan.repeats_cap {
+        let _ = writeln!(out, "  repeats: at most {cap} (--repeats)");
+    }
     match &plan.affinity {
         Some(a) => {
             let _ = writeln!(out, "  pinning: {}", super::pinning::describe(a));

@@ -83,7 +83,7 @@ measure: { duration: 1s }
         let loaded = crate::spec::from_text(SPEC.into(), Path::new("/nowhere/spec.yaml")).unwrap();
         let options = PlanOptions {
             only: vec!["payload=1,3".into()],
-            quick: None,
+            ..PlanOptions::default()
         };
         let plan = build(&loaded, &options).unwrap();
         let train = plan.runtimes[0].train.as_ref().unwrap();

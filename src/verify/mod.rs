@@ -92,7 +92,7 @@ pub fn verify_command(
 ) -> u8 {
     let plan_options = PlanOptions {
         only: options.only.clone(),
-        quick: None,
+        ..PlanOptions::default()
     };
     let plan = match spec::load(spec_path).and_then(|l| plan::build(&l, &plan_options)) {
         Ok(plan) => plan,

@@ -273,3 +273,63 @@ async fn serve(
         }
     }
 }
+
+/// The load runs the timing tests check and scripts/bench-timing.sh times
+/// (examples/load-timing.rs): one definition, so the printed figures are of
+/// the runs the tests judge.
+pub mod runs {
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    use runner::load::{Arrival, LoadConfig, RequestSpec, StopCondition};
+
+    /// A closed loop of `connections` GETs of `/` against `server`.
+    pub fn config(server: SocketAddr, connections: usize, stop: StopCondition) -> LoadConfig {
+        let mut c = LoadConfig::closed(server, RequestSpec::get("/"), connections);
+        c.stop = stop;
+        c
+    }
+
+    /// An open loop of `rate` req/s on `connections` for `window`.
+    pub fn open_loop(
+        server: SocketAddr,
+        rate: f64,
+        connections: usize,
+        window: Duration,
+    ) -> LoadConfig {
+        let mut c = config(server, connections, StopCondition::Duration(window));
+        c.arrival = Arrival::Open {
+            rate,
+            connections,
+            ramp: None,
+        };
+        c
+    }
+
+    /// 2,000 req/s on 10 connections for 2 s after 300 ms: 4,000 intended.
+    pub fn open_loop_2000(server: SocketAddr) -> LoadConfig {
+        let mut c = open_loop(server, 2000.0, 10, Duration::from_secs(2));
+        c.warmup = Duration::from_millis(300);
+        c
+    }
+
+    /// 1,000 req/s reached over a 1 s ramp, the window being the ramp: 500 intended.
+    pub fn ramp_1000(server: SocketAddr) -> LoadConfig {
+        let mut c = open_loop(server, 1000.0, 4, Duration::from_secs(1));
+        c.arrival = Arrival::Open {
+            rate: 1000.0,
+            connections: 4,
+            ramp: Some(Duration::from_secs(1)),
+        };
+        c
+    }
+
+    /// The open loop against the freezing server: 2,000 req/s on 40
+    /// connections and 2 threads, 10 s after 500 ms (two whole freezes).
+    pub fn open_loop_through_freezes(server: SocketAddr) -> LoadConfig {
+        let mut c = open_loop(server, 2000.0, 40, Duration::from_secs(10));
+        c.warmup = Duration::from_millis(500);
+        c.threads = 2;
+        c
+    }
+}

@@ -91,21 +91,8 @@ fn ends() -> Vec<f64> {
     let dead_lag = start.elapsed().as_secs_f64() * 1000.0 - 500.0;
 
     let server = TestServer::start(Behavior::NeverAnswer);
-    let control = LoadControl::new();
-    let c = config(
-        server.addr,
-        4,
-        StopCondition::Duration(Duration::from_secs(30)),
-    );
-    let canceller = control.clone();
-    let at = Instant::now() + Duration::from_millis(200);
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(at.saturating_duration_since(Instant::now()));
-        canceller.cancel();
-    });
-    runner::load::run(&c, &control).expect("the load run");
+    let (_, at) = runs::cancelled_at(server.addr, Duration::from_millis(200));
     let cancel_lag = Instant::now().saturating_duration_since(at).as_secs_f64() * 1000.0;
-    t.join().expect("the canceller");
 
     let server = TestServer::start(Behavior::NeverAnswer);
     let mut c = config(server.addr, 8, StopCondition::Requests(8));

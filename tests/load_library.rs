@@ -283,20 +283,8 @@ fn chunked_connection_close_and_close_delimited_answers_succeed() {
 fn cancel_returns_promptly() {
     let _turn = timing_lock();
     let server = TestServer::start(Behavior::NeverAnswer);
-    let control = LoadControl::new();
-    let c = config(
-        server.addr,
-        4,
-        StopCondition::Duration(Duration::from_secs(30)),
-    );
-    let canceller = control.clone();
-    let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(200));
-        canceller.cancel();
-    });
     let start = Instant::now();
-    let r = run(&c, &control).unwrap();
-    t.join().unwrap();
+    let (r, _) = runs::cancelled_at(server.addr, Duration::from_millis(200));
     assert!(r.was_cancelled);
     // The run was asked for 30 s; cancelled at 0.2 s it ends then. Half
     // the 30 s tells a cancelled run from one that ran its course without

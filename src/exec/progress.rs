@@ -231,6 +231,28 @@ mod tests {
     use std::sync::mpsc::channel;
 
     #[test]
+    fn the_first_line_says_what_the_smoke_options_cut() {
+        let started = |quick_factor, repeats_cap| Event::RunStarted {
+            run_dir: "results/x/1".into(),
+            cells_total: 24,
+            cells_least: None,
+            cells_done: 0,
+            quick_factor,
+            repeats_cap,
+        };
+        let line = |e| plain_line(&e).unwrap();
+        assert_eq!(line(started(None, None)), "run results/x/1: 24 cells");
+        assert_eq!(
+            line(started(Some(10), Some(1))),
+            "run results/x/1: 24 cells (quick: durations / 10, repeats: at most 1)"
+        );
+        assert_eq!(
+            line(started(None, Some(2))),
+            "run results/x/1: 24 cells (repeats: at most 2)"
+        );
+    }
+
+    #[test]
     fn plain_lines_for_cron_logs() {
         let (tx, rx) = channel();
         tx.send(Event::BuildFinished {

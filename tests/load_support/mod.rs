@@ -281,7 +281,9 @@ pub mod runs {
     use std::net::SocketAddr;
     use std::time::Duration;
 
-    use runner::load::{Arrival, LoadConfig, RequestSpec, StopCondition};
+    use std::time::Instant;
+
+    use runner::load::{Arrival, LoadConfig, LoadControl, LoadReport, RequestSpec, StopCondition};
 
     /// A closed loop of `connections` GETs of `/` against `server`.
     pub fn config(server: SocketAddr, connections: usize, stop: StopCondition) -> LoadConfig {
@@ -331,5 +333,22 @@ pub mod runs {
         c.warmup = Duration::from_millis(500);
         c.threads = 2;
         c
+    }
+
+    /// A 30 s closed loop of 4 connections against `server` (one that never
+    /// answers), cancelled from another thread at `after`: the report and
+    /// the instant the cancel was asked for.
+    pub fn cancelled_at(server: SocketAddr, after: Duration) -> (LoadReport, Instant) {
+        let control = LoadControl::new();
+        let c = config(server, 4, StopCondition::Duration(Duration::from_secs(30)));
+        let canceller = control.clone();
+        let at = Instant::now() + after;
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+            canceller.cancel();
+        });
+        let report = runner::load::run(&c, &control).expect("the load run");
+        t.join().expect("the canceller");
+        (report, at)
     }
 }

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
-use runner::report::effect::{MeanInterval, PooledVariance, t_quantile};
 use runner::results::{CellStatus, MEASUREMENTS_FILE, MeasurementRow, read_csv};
+use runner::stats::effect::{MeanInterval, PooledVariance, t_quantile};
 
 const LEVEL: f64 = 0.95;
 const TARGETS: [f64; 5] = [0.03, 0.05, 0.10, 0.15, 0.20];

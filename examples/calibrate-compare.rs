@@ -19,12 +19,10 @@
 //! throughput drop in one configuration.
 use std::path::{Path, PathBuf};
 
-use runner::report::RunData;
 use runner::report::compare::simulate::{Change, Model, Noise, rng};
-use runner::report::compare::{
-    ALPHA, MAX_REPEATS, Metric, Outcome, Rule, RunNoise, Verdict, design, judge_all, outcome,
-    run_repeats,
-};
+use runner::report::compare::{Outcome, design, outcome};
+use runner::results::RunData;
+use runner::stats::{ALPHA, MAX_REPEATS, Metric, Rule, RunNoise, Verdict, judge_all, run_repeats};
 
 const RULE: Rule = Rule {
     threshold: 0.05,

@@ -6,6 +6,7 @@
 //! order in docs/ARCHITECTURE.md, checked by tests/architecture.rs; `units`
 //! (durations) and `affinity` (CPU pinning) sit below every stage.
 pub mod affinity;
+pub mod app;
 pub mod build;
 pub mod cgroup;
 pub mod dependency;
@@ -21,6 +22,7 @@ pub mod results;
 pub mod sample;
 pub mod service;
 pub mod spec;
+pub mod stats;
 pub mod train;
 pub mod units;
 pub mod verify;

@@ -267,8 +267,8 @@ fn main() -> ExitCode {
             resume,
             force,
             choices,
-        } => ExitCode::from(runner::exec::exec_command(
-            &runner::exec::ExecOptions {
+        } => ExitCode::from(runner::app::exec_command(
+            &runner::app::ExecOptions {
                 spec,
                 resume,
                 force,

@@ -15,7 +15,6 @@
 mod adaptive_tests;
 pub mod cell;
 pub mod cell_facts;
-pub mod cli;
 pub mod cold_start;
 pub mod configurations;
 pub mod connections;
@@ -45,6 +44,7 @@ pub mod processes;
 pub mod profiling;
 pub mod progress;
 pub mod provenance;
+pub mod real;
 pub mod remote_cell;
 pub mod remote_driver;
 pub mod remote_load;
@@ -65,9 +65,9 @@ pub mod warmup;
 pub mod warmup_rule;
 pub mod window;
 
-pub use cli::{ExecOptions, exec_command};
 pub use driver::{Driver, Running, StartFailure};
 pub use error::ExecError;
 pub use events::Event;
 pub use processes::Processes;
+pub use real::run_for_real;
 pub use run::{RunOutcome, RunRequest, run};

@@ -34,8 +34,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use indexmap::IndexMap;
 
 use crate::plan::{Cell, Plan, RepeatPolicy};
-use crate::report::effect::MeanInterval;
 use crate::results::{CellStatus, MeasurementRow, RepeatsRow, RepeatsStop};
+use crate::stats::effect::MeanInterval;
 
 /// The interval level adaptive repeats stop on (compare's is the same).
 pub const LEVEL: f64 = 0.95;

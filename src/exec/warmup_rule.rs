@@ -31,7 +31,7 @@
 //! et al. found for VMs, and the benchmark-ips review points out): `max`
 //! bounds the cost, and the warmup length used is recorded per cell so a
 //! report can show it.
-use crate::report::effect::t_cdf;
+use crate::stats::effect::t_cdf;
 
 /// Two-sided level of both trend tests.
 pub const TREND_ALPHA: f64 = 0.05;

@@ -23,11 +23,11 @@ use serde::Serialize;
 
 use super::Plan;
 use super::last_run::{UnusedRuns, last_comparable_run};
-use crate::report::RunData;
-use crate::report::compare::{
+use crate::results::RunData;
+use crate::stats::effect::{PooledVariance, detectable_change, repeats_needed, se_with_repeats};
+use crate::stats::{
     ALPHA, DEFAULT_RULE, MAX_REPEATS, Metric, POWER, RunNoise, RunRepeats, run_repeats,
 };
-use crate::report::effect::{PooledVariance, detectable_change, repeats_needed, se_with_repeats};
 
 /// What `runner plan` can say about the design.
 #[derive(Debug, Clone)]

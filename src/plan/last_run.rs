@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use crate::report::RunData;
+use crate::results::RunData;
 use crate::results::{RunState, STATUS_FILE};
 
 /// Why a run directory of the experiment was not used.

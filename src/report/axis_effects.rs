@@ -18,10 +18,10 @@
 //! throughput (the study saw Java offload logging to other cores).
 use serde::Serialize;
 
-use super::compare::{Better, Metric, RunNoise, RunRepeats};
-use super::effect::PooledVariance;
 use super::efficiency::EfficiencyRepeats;
 use super::pairs::pair_figures;
+use crate::stats::effect::PooledVariance;
+use crate::stats::{Better, Metric, RunNoise, RunRepeats};
 
 /// Axes whose effect is not a switch's: the workload and the load's shape.
 const NOT_SWITCHES: [&str; 3] = ["scenario", "payload", "concurrency"];
@@ -192,11 +192,11 @@ fn measure(f: super::pairs::PairFigures, a: &str, b: &str, better: Better) -> Sw
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::compare::run_repeats;
     use crate::report::efficiency::efficiency_repeats;
     use crate::report::summary::tests::row;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
+    use crate::stats::run_repeats;
 
     /// Three repeats of `rt` at `axes` around `rps` (p99 = 1000 / req/s).
     fn repeats_of(rt: &str, axes: &str, rps: f64) -> Vec<MeasurementRow> {

@@ -3,8 +3,8 @@
 //! runtime of each of the three times, and the starts whose log hit its cap.
 use serde::Serialize;
 
-use super::stats::Spread;
 use crate::results::{LifecycleRow, Phase};
+use crate::stats::spread::Spread;
 
 /// One runtime's cold starts.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,10 +6,10 @@
 //! configuration held that many, so ordinary reports are unchanged.
 use serde::Serialize;
 
-use super::run_data::RunData;
-use super::stats::median_of_some;
 use crate::results::CellStatus;
 use crate::results::model::MeasurementRow;
+use crate::results::run_data::RunData;
+use crate::stats::spread::median_of_some;
 
 /// From this many connections a configuration is shown (the study measures
 /// memory at 1,000 and 10,000).

@@ -6,11 +6,11 @@ use super::adaptive::AdaptiveView;
 use super::charts::Chart;
 use super::pairs::PAIR_RULE;
 use super::profiles::ProfilesView;
-use super::run_data::RunData;
 use super::summary::Summary;
-use super::training::TrainingView;
 use super::wins::TIE_RULE;
 use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
+use crate::results::run_data::RunData;
+use crate::results::training_view::TrainingView;
 
 #[derive(Serialize)]
 struct Experiment<'a> {

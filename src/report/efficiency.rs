@@ -10,13 +10,13 @@
 //! host the generator took, with advice when it took too much.
 use serde::Serialize;
 
-use super::compare::Better;
-use super::effect::PooledVariance;
 use super::pairs::pair_figures;
-use super::stats::{median_of_some, round_to};
 use super::summary::CellSummary;
 use crate::results::derived_rates::group_of;
 use crate::results::model::{CellStatus, MeasurementRow};
+use crate::stats::Better;
+use crate::stats::effect::PooledVariance;
+use crate::stats::spread::{median_of_some, round_to};
 
 /// Share of the host's CPU time above which the generator is said to take
 /// too much of it, and the report advises pinning or a separate load host.

@@ -8,9 +8,9 @@
 //! equal offered rate that confound is gone.
 use serde::Serialize;
 
-use super::run_data::RunData;
 use super::summary::CellSummary;
 use crate::results::derived_rates::{OF_PEAK_AXIS, RuntimePeak, group_of};
+use crate::results::run_data::RunData;
 
 /// One group of the other axes (e.g. `payload=128`) at equal load.
 #[derive(Debug, Clone, Serialize)]

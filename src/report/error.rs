@@ -19,32 +19,9 @@ pub enum ReportError {
         newest: String,
         given: PathBuf,
     },
-    #[error(
-        "{path}: missing ({what}); is this a run directory (results/<experiment>/<run-id>/)? \
-         Pass the run's own directory, or re-run `runner exec` if the run never got that far"
-    )]
-    Missing { path: PathBuf, what: &'static str },
-
-    #[error("{path}: cannot read: {source}; check the file's permissions")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-
-    /// A CSV table of the run that cannot be read (file, line and column).
+    /// A run directory or a template that cannot be read.
     #[error(transparent)]
-    Csv(#[from] crate::results::CsvReadError),
-
-    #[error(
-        "{path}:{line}:{column}: {detail}; the file is damaged or from another runner version: fix it or re-run"
-    )]
-    Json {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        detail: String,
-    },
+    Read(#[from] crate::results::RunReadError),
 
     #[error(
         "{path}: cannot write: {source}; check that the run directory is writable and the disk is not full"
@@ -84,6 +61,12 @@ pub enum ReportError {
         "{given:?}: expected a percentage such as `5%` or `2.5%` (between 0 and 100), or `off` for --latency-threshold"
     )]
     Threshold { given: String },
+}
+
+impl From<crate::results::CsvReadError> for ReportError {
+    fn from(e: crate::results::CsvReadError) -> Self {
+        ReportError::Read(e.into())
+    }
 }
 
 impl ReportError {

@@ -7,9 +7,9 @@
 use serde::Serialize;
 
 use super::error::ReportError;
-use super::run_data::RunData;
-use super::stats::{Spread, median};
+use crate::results::run_data::RunData;
 use crate::results::{CellStatus, FIRST_REQUESTS_FILE, FirstRequestRow, read_csv};
+use crate::stats::spread::{Spread, median};
 
 /// The groups after the first request, by request number (inclusive).
 const EARLY: (u32, u32) = (2, 10);

@@ -14,7 +14,6 @@ mod connections;
 mod context;
 mod csv_out;
 mod dependencies;
-pub mod effect;
 pub mod efficiency;
 pub mod equal_load;
 mod error;
@@ -29,23 +28,21 @@ pub mod pairs;
 
 pub mod profiles;
 mod request_mix;
-mod run_data;
 pub mod scenarios;
 pub mod search;
-pub mod stats;
 pub mod summary;
 mod templating;
-pub mod training;
 pub mod wins;
 
 use std::path::{Path, PathBuf};
+
+use crate::results::RunData;
 
 pub use compare::{
     CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
     parse_latency_threshold, parse_threshold,
 };
 pub use error::ReportError;
-pub use run_data::RunData;
 pub use summary::Summary;
 
 /// Directory of the chart files inside a run directory.

@@ -8,9 +8,9 @@
 //! JDK's libraries, the jar, the CDS archive) that NMT counts only in part.
 use serde::Serialize;
 
-use super::run_data::RunData;
-use super::stats::median;
+use crate::results::run_data::RunData;
 use crate::results::{NmtRow, NmtStatus};
+use crate::stats::spread::median;
 
 /// The memory section's NMT table, and the rows jcmd could not give.
 #[derive(Debug, Default, Serialize)]

@@ -19,10 +19,10 @@
 //!   estimate).
 use serde::Serialize;
 
-use super::compare::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
-use super::effect::{Effect, PooledVariance, log_mean, t_quantile};
-use super::stats::round_to;
 use super::wins::{LEVEL, RATIO_DECIMALS};
+use crate::stats::effect::{Effect, PooledVariance, log_mean, t_quantile};
+use crate::stats::spread::round_to;
+use crate::stats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
 
 /// The pair effect's method, quoted in reports.
 pub const PAIR_RULE: &str = "For each pair of runtimes, over the cells both ran: the ratio B/A is the \
@@ -292,10 +292,10 @@ fn pair_sentence(a: &str, b: &str, throughput: &PairMetric, p99: &PairMetric) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::compare::run_repeats;
     use crate::report::summary::tests::row;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
+    use crate::stats::run_repeats;
 
     /// Two repeats of `go` and `java` at `axes`, with p99 = 1000 / req/s.
     fn cell(axes: &str, go: [f64; 2], java: [f64; 2]) -> Vec<MeasurementRow> {

@@ -4,9 +4,9 @@
 //! window's slowest seconds are the paused ones.
 use serde::Serialize;
 
-use super::run_data::RunData;
 use crate::results::MeasurementRow;
 use crate::results::profiles::{ArtifactKind, ArtifactState, ProfileRow};
+use crate::results::run_data::RunData;
 
 /// How a cell's tail relates to its GC pauses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -5,11 +5,11 @@
 use serde::Serialize;
 
 use super::error::ReportError;
-use super::run_data::RunData;
-use super::stats::median;
+use crate::results::run_data::RunData;
 use crate::results::{
     CellStatus, REQUESTS_DIR, RequestMixRow, cell_file_stem, model::MeasurementRow, read_csv,
 };
+use crate::stats::spread::median;
 
 /// The template variable `request_mix` (docs/templates.md): one entry per
 /// configuration with per-request rows, in measurement order.

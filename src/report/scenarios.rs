@@ -6,11 +6,11 @@
 //! the run had no scenarios, so other reports are unchanged.
 use serde::Serialize;
 
-use super::run_data::RunData;
-use super::stats::median_of_some;
 use super::summary::{CellSummary, Summary};
 use crate::results::LoopMode;
 use crate::results::model::MeasurementRow;
+use crate::results::run_data::RunData;
+use crate::stats::spread::median_of_some;
 
 /// The template variable `scenarios` (docs/templates.md).
 #[derive(Debug, Clone, Serialize, Default)]

@@ -9,17 +9,17 @@ use serde::Serialize;
 
 use super::axis_effects::{AxisEffect, axis_effects};
 use super::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
-use super::compare::{RunNoise, run_repeats};
 use super::efficiency::{
     CellEfficiency, EfficiencyPair, HostLayout, HostShare, efficiency_pairs, efficiency_repeats,
     fill_rss_per_1k_connections,
 };
 use super::equal_load::{EqualLoadGroup, equal_load};
 use super::pairs::{PairEffect, pairs};
-use super::run_data::RunData;
-use super::stats::{Spread, median, median_of_some, round_to};
 use super::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
+use crate::results::run_data::RunData;
+use crate::stats::spread::{Spread, median, median_of_some, round_to};
+use crate::stats::{RunNoise, run_repeats};
 
 /// One configuration (runtime x axes) rolled up over its repeats.
 #[derive(Debug, Clone, Serialize)]

@@ -11,6 +11,7 @@ use minijinja::{Environment, UndefinedBehavior, Value};
 
 use super::error::ReportError;
 use super::format;
+use crate::results::RunReadError;
 
 pub const DEFAULT_MD: (&str, &str) = ("report.md.j2", include_str!("../../templates/report.md.j2"));
 pub const DEFAULT_HTML: (&str, &str) = (
@@ -61,15 +62,15 @@ pub fn load_templates(paths: &[PathBuf]) -> Result<Vec<TemplateSource>, ReportEr
         .map(|p| {
             let source = std::fs::read_to_string(p).map_err(|source| {
                 if source.kind() == std::io::ErrorKind::NotFound {
-                    ReportError::Missing {
+                    ReportError::Read(RunReadError::Missing {
                         path: p.clone(),
                         what: "a report template named in the spec's report.templates or --templates",
-                    }
+                    })
                 } else {
-                    ReportError::Io {
+                    ReportError::Read(RunReadError::Io {
                         path: p.clone(),
                         source,
-                    }
+                    })
                 }
             })?;
             Ok(TemplateSource::new(&file_name(p), source))

@@ -9,10 +9,10 @@
 //! the size of each lead.
 use serde::{Serialize, Serializer};
 
-use super::compare::{ConfigRepeats, Metric, RunNoise, RunRepeats};
-use super::effect::{Effect, PooledVariance, log_mean};
-use super::stats::{median, round_to};
 use super::summary::{CellSummary, by_axes};
+use crate::stats::effect::{Effect, PooledVariance, log_mean};
+use crate::stats::spread::{median, round_to};
+use crate::stats::{ConfigRepeats, Metric, RunNoise, RunRepeats};
 
 /// Confidence level of a cell's ratio interval.
 pub const LEVEL: f64 = 0.95;
@@ -327,12 +327,12 @@ mod tests {
     use indexmap::IndexMap;
 
     use super::*;
-    use crate::report::compare::run_repeats;
     use crate::report::compare::simulate::{Model, Noise, rng};
     use crate::report::summary::summarize_cells;
     use crate::report::summary::tests::row;
     use crate::results::CellStatus::{Ok, Suspect};
     use crate::results::MeasurementRow;
+    use crate::stats::run_repeats;
 
     /// Noise of a repeat with a relative SD of `sd`, pooled over many cells.
     fn noise(sd: f64) -> Option<PooledVariance> {

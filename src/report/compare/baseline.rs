@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::judge::{ConfigRepeats, Metric, RunRepeats, run_repeats};
 use super::{CompareOptions, RunRef};
 use crate::report::error::ReportError;
 use crate::report::history::{self, HistorySettings};
-use crate::report::run_data::RunData;
 use crate::results::STATUS_FILE;
 use crate::results::model::CellStatus;
+use crate::results::run_data::RunData;
+use crate::stats::{ConfigRepeats, Metric, RunRepeats, run_repeats};
 
 /// The two sides of a comparison against the history.
 pub struct AgainstHistory {

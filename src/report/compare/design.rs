@@ -5,12 +5,9 @@
 //! 2 repeats: need >= 9".
 use serde::Serialize;
 
-use super::super::effect::repeats_needed;
-use super::judge::{ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
-use crate::report::stats::median;
-
-/// Largest number of repeats [`DesignRow::repeats_needed`] looks for.
-pub const MAX_REPEATS: u32 = 50;
+use crate::stats::effect::{MAX_REPEATS, repeats_needed};
+use crate::stats::spread::median;
+use crate::stats::{ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
 
 /// One runtime and metric.
 #[derive(Debug, Clone, Serialize)]
@@ -35,7 +32,7 @@ pub struct DesignRow {
 }
 
 /// The design rows of the judged metrics for every runtime in both runs;
-/// `judged` is [`super::judge_all`]'s answer for the same runs.
+/// `judged` is [`crate::stats::judge_all`]'s answer for the same runs.
 pub fn design(
     a: &RunRepeats,
     b: &RunRepeats,

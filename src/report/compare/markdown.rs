@@ -2,8 +2,8 @@
 //! design could detect, then one row per matched configuration with the
 //! ratio and interval of each metric.
 use super::super::format;
-use super::judge::{Judged, Metric, Verdict};
 use super::{CellChange, Comparison, DesignRow, Outcome};
+use crate::stats::{Judged, Metric, Verdict};
 
 fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
     v.map_or_else(|| format::MISSING.to_string(), f)
@@ -88,7 +88,7 @@ fn design_row(d: &DesignRow) -> String {
     let need = match (d.detectable, d.repeats_needed) {
         (Some(det), _) if det <= d.threshold => "enough".to_string(),
         (Some(_), Some(n)) => format!("need >= {n} per side"),
-        (Some(_), None) => format!("more than {} per side", super::design::MAX_REPEATS),
+        (Some(_), None) => format!("more than {} per side", crate::stats::MAX_REPEATS),
         (None, _) => "no noise estimate (one repeat?)".to_string(),
     };
     let metric = match d.metric {

@@ -11,30 +11,16 @@ use serde::Serialize;
 
 mod baseline;
 mod design;
-mod judge;
 mod markdown;
 pub mod simulate;
 
-pub use design::{DesignRow, MAX_REPEATS, design};
-pub use judge::{
-    Better, ConfigJudged, ConfigRepeats, Judged, Metric, POWER, Rule, RunNoise, RunRepeats,
-    Verdict, judge_all, run_repeats,
-};
+pub use design::{DesignRow, design};
 pub use markdown::markdown;
 
 use super::error::ReportError;
-use super::run_data::RunData;
-
-/// Family-wise error rate across all judged tests of one comparison: the
-/// chance that an unchanged system is reported as changed anywhere.
-pub const ALPHA: f64 = 0.01;
-
-/// compare's defaults (`--threshold 5%`, `--latency-threshold 10%`), for
-/// what judges or predicts a comparison without a command line (`runner plan`).
-pub const DEFAULT_RULE: Rule = Rule {
-    threshold: 0.05,
-    latency_threshold: Some(0.10),
-    alpha: ALPHA,
+use crate::results::RunData;
+use crate::stats::{
+    ALPHA, ConfigJudged, Judged, Metric, Rule, RunRepeats, Verdict, judge_all, run_repeats,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -14,7 +14,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::judge::{ConfigRepeats, Metric, RunRepeats};
+use crate::stats::{ConfigRepeats, Metric, RunRepeats};
 
 /// The noise of one runtime.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,8 +136,8 @@ pub fn rng(seed: u64) -> StdRng {
 
 #[cfg(test)]
 mod tests {
-    use super::super::judge::{Rule, Verdict, judge_all};
     use super::*;
+    use crate::stats::{Rule, Verdict, judge_all};
 
     const RULE: Rule = Rule {
         threshold: 0.05,
@@ -164,7 +164,7 @@ mod tests {
     fn the_drawn_repeats_have_the_declared_noise() {
         let model = quiet(5);
         let mut rng = rng(7);
-        let noise = super::super::judge::RunNoise::of(&model.draw(&mut rng, None));
+        let noise = crate::stats::RunNoise::of(&model.draw(&mut rng, None));
         let sd = noise.get("rt0", Metric::Throughput).unwrap().var.sqrt();
         // 28 configurations x 4 df = 112 df: the estimate is within ~20%.
         assert!((0.026..0.045).contains(&sd), "{sd}");

@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::HistorySettings;
 use super::edivisive::{ChangePoint, Detection, detect};
 use super::series::{Metric, Point, Series};
-use crate::report::effect::{Effect, PooledVariance, holm, t_cdf};
+use crate::stats::effect::{Effect, PooledVariance, holm, t_cdf};
 
 /// Family-wise error rate of the newest-run verdicts of one history.
 pub const FAMILY_ALPHA: f64 = 0.01;

@@ -12,8 +12,8 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::error::HistoryError;
-use crate::report::RunData;
 use crate::report::compare::differences;
+use crate::results::RunData;
 use crate::results::model::{RunState, RunStatus, STATUS_FILE};
 
 /// A run as the history names it.

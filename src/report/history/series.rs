@@ -10,9 +10,9 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::report::RunData;
-use crate::report::effect::{PooledVariance, t_quantile};
+use crate::results::RunData;
 use crate::results::model::{CellStatus, MeasurementRow};
+use crate::stats::effect::{PooledVariance, t_quantile};
 
 /// Confidence level of a point's interval.
 pub const POINT_LEVEL: f64 = 0.95;

@@ -1,16 +1,14 @@
-//! `runner exec`: the CLI edge of the exec stage. It loads and plans the
-//! spec (exec itself never reads YAML), runs the plan with real processes on
-//! the executor's own thread, shows its events on the calling thread and
-//! turns the outcome into an exit code.
+//! `runner exec`: spec -> plan -> exec -> report. It loads and plans the
+//! spec (exec itself never reads YAML), runs the plan with the real driver
+//! on the executor's own thread, shows its events on the calling thread,
+//! renders the report from the run directory and turns the outcome into an
+//! exit code.
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{Sender, channel};
 
-use super::ExecError;
-use super::interrupt::Interrupt;
-use super::processes::Processes;
-use super::progress::report_events;
-use super::run::{RunOutcome, RunRequest, run};
+use crate::exec::progress::report_events;
+use crate::exec::{Event, ExecError, RunOutcome, RunRequest, run_for_real};
 use crate::plan::PlanOptions;
 
 /// What `runner exec` was asked to do.
@@ -26,10 +24,7 @@ pub struct ExecOptions {
 }
 
 /// Loads and plans `opts.spec`, then runs the plan with real processes.
-fn load_and_run(
-    opts: &ExecOptions,
-    events: std::sync::mpsc::Sender<super::Event>,
-) -> Result<RunOutcome, ExecError> {
+fn load_and_run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome, ExecError> {
     let loaded = crate::spec::load(&opts.spec).map_err(ExecError::Spec)?;
     let plan = crate::plan::build(&loaded, &opts.plan).map_err(ExecError::Spec)?;
     let request = RunRequest {
@@ -38,16 +33,7 @@ fn load_and_run(
         resume: opts.resume.as_deref(),
         force: opts.force,
     };
-    // A service host over SSH gets the driver that runs the services there.
-    match super::remote_driver::RemoteHost::for_plan(&plan) {
-        Some(mut remote) => run(&request, &mut remote, Interrupt::install, events),
-        None => run(
-            &request,
-            &mut Processes::default(),
-            Interrupt::install,
-            events,
-        ),
-    }
+    run_for_real(&request, events)
 }
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with

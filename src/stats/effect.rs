@@ -181,6 +181,10 @@ pub fn se_with_repeats(va: PooledVariance, vb: PooledVariance, n: u32) -> f64 {
     ((va.var + vb.var) / n as f64).sqrt()
 }
 
+/// Largest number of repeats a design looks for ([`repeats_needed`]'s
+/// `max` in compare's design rows and `runner plan`'s).
+pub const MAX_REPEATS: u32 = 50;
+
 /// The fewest repeats per side (up to `max`) for which a change of
 /// `threshold` is detectable at `alpha` with `power`; `None` beyond `max`.
 /// The degrees of freedom are those of the pools, which grow with the

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::error::ReportError;
-use crate::results::training::{FileHash, TRAINING_DIR, TrainingRecord};
+use super::run_read_error::RunReadError;
+use super::training::{FileHash, TRAINING_DIR, TrainingRecord};
 
 /// One training, for the templates.
 #[derive(Debug, Clone, Serialize)]
@@ -78,7 +78,7 @@ fn short(f: &FileHash) -> String {
 
 /// Every training record of the run in `dir`, by runtime name; empty when
 /// it trained nothing (or was recorded before training records existed).
-pub fn trainings(dir: &Path) -> Result<Vec<TrainingView>, ReportError> {
+pub fn trainings(dir: &Path) -> Result<Vec<TrainingView>, RunReadError> {
     let folder = dir.join(TRAINING_DIR);
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Ok(Vec::new());
@@ -92,12 +92,12 @@ pub fn trainings(dir: &Path) -> Result<Vec<TrainingView>, ReportError> {
     files
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Io {
+            let text = std::fs::read_to_string(&path).map_err(|source| RunReadError::Io {
                 path: path.clone(),
                 source,
             })?;
             let record: TrainingRecord =
-                serde_json::from_str(&text).map_err(|e| ReportError::Json {
+                serde_json::from_str(&text).map_err(|e| RunReadError::Json {
                     path: path.clone(),
                     line: e.line(),
                     column: e.column(),

@@ -6,7 +6,7 @@
 //!    treated as independent observations.
 //! 2. The effect is the ratio B/A of the geometric means of the repeats, with
 //!    a 95% t interval whose variance is each side's between-repeat variance
-//!    pooled over the configurations of the runtime (see `report::effect`).
+//!    pooled over the configurations of the runtime (see `stats::effect`).
 //! 3. The alarm is for regressions, so each test is one-sided: "is B worse
 //!    than A?" (less throughput, more p99). Throughput and p99 of every
 //!    configuration form one family, and Holm's adjustment keeps the chance
@@ -23,16 +23,27 @@
 //!    detected a threshold-sized change (the detectable change at Holm's
 //!    strictest level, alpha / tests, one-sided, 80% power, is within the
 //!    threshold), else "inconclusive": the comparison cannot tell.
-use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::super::effect::{Effect, PooledVariance, detectable_change, holm, log_mean};
-use crate::results::model::{CellStatus, MeasurementRow};
+use super::effect::{Effect, detectable_change, holm, log_mean};
+use super::repeats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
 
 /// Confidence level of the reported intervals.
 pub const LEVEL: f64 = 0.95;
 /// Power at which the detectable change is stated.
 pub const POWER: f64 = 0.8;
+
+/// Family-wise error rate across all judged tests of one comparison: the
+/// chance that an unchanged system is reported as changed anywhere.
+pub const ALPHA: f64 = 0.01;
+
+/// compare's defaults (`--threshold 5%`, `--latency-threshold 10%`), for
+/// what judges or predicts a comparison without a command line (`runner plan`).
+pub const DEFAULT_RULE: Rule = Rule {
+    threshold: 0.05,
+    latency_threshold: Some(0.10),
+    alpha: ALPHA,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -76,127 +87,6 @@ impl Verdict {
     /// The comparison could not tell whether this changed.
     pub fn cannot_tell(self) -> bool {
         matches!(self, Verdict::Inconclusive | Verdict::Insufficient)
-    }
-}
-
-/// Which way a metric improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Better {
-    Higher,
-    Lower,
-}
-
-/// The metrics of a repeat that compare reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// Successful requests per second.
-    Throughput,
-    /// Median latency (coordinated-omission corrected in open loop).
-    P50,
-    /// 99th percentile latency.
-    P99,
-}
-
-impl Metric {
-    pub const ALL: [Metric; 3] = [Metric::Throughput, Metric::P50, Metric::P99];
-
-    pub fn better(self) -> Better {
-        match self {
-            Metric::Throughput => Better::Higher,
-            Metric::P50 | Metric::P99 => Better::Lower,
-        }
-    }
-
-    /// One repeat's value of this metric.
-    pub fn of_repeat(self, m: &MeasurementRow) -> f64 {
-        match self {
-            Metric::Throughput => m.throughput_rps,
-            Metric::P50 => m.latency_p50_ms,
-            Metric::P99 => m.latency_p99_ms,
-        }
-    }
-}
-
-/// One configuration's usable repeats in one run.
-#[derive(Debug, Clone, Default)]
-pub struct ConfigRepeats {
-    pub runtime: String,
-    pub axes: String,
-    /// Per metric (in [`Metric::ALL`] order): one value per usable repeat.
-    pub values: [Vec<f64>; 3],
-    /// Repeats recorded `failed` (left out of the values).
-    pub failed: usize,
-}
-
-impl ConfigRepeats {
-    pub fn of(&self, metric: Metric) -> &[f64] {
-        &self.values[metric as usize]
-    }
-
-    pub fn usable(&self) -> usize {
-        self.values[0].len()
-    }
-}
-
-/// Every configuration of one run, by config id, in run order.
-pub type RunRepeats = IndexMap<String, ConfigRepeats>;
-
-/// Groups measurement rows into usable repeats per configuration (failed
-/// repeats are counted, not used).
-pub fn run_repeats(rows: &[MeasurementRow]) -> RunRepeats {
-    let mut out = RunRepeats::new();
-    for m in rows {
-        let entry = out
-            .entry(m.config_id.clone())
-            .or_insert_with(|| ConfigRepeats {
-                runtime: m.runtime.clone(),
-                axes: m.axes.clone(),
-                ..Default::default()
-            });
-        if m.status == CellStatus::Failed {
-            entry.failed += 1;
-            continue;
-        }
-        for metric in Metric::ALL {
-            entry.values[metric as usize].push(metric.of_repeat(m));
-        }
-    }
-    out
-}
-
-/// Each runtime's pooled between-repeat noise per metric, in one run.
-#[derive(Debug, Clone, Default)]
-pub struct RunNoise {
-    by_runtime: IndexMap<String, [Option<PooledVariance>; 3]>,
-}
-
-impl RunNoise {
-    pub fn of(run: &RunRepeats) -> Self {
-        let mut by_runtime = IndexMap::new();
-        let runtimes: Vec<&str> = run.values().map(|c| c.runtime.as_str()).collect();
-        for rt in runtimes {
-            if by_runtime.contains_key(rt) {
-                continue;
-            }
-            let pools = Metric::ALL.map(|metric| {
-                PooledVariance::of(
-                    run.values()
-                        .filter(|c| c.runtime == rt)
-                        .map(|c| c.of(metric)),
-                )
-            });
-            by_runtime.insert(rt.to_string(), pools);
-        }
-        RunNoise { by_runtime }
-    }
-
-    pub fn get(&self, runtime: &str, metric: Metric) -> Option<PooledVariance> {
-        self.by_runtime.get(runtime)?[metric as usize]
-    }
-
-    pub fn runtimes(&self) -> impl Iterator<Item = &str> {
-        self.by_runtime.keys().map(String::as_str)
     }
 }
 

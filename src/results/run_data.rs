@@ -4,16 +4,16 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
-use super::error::ReportError;
-use super::training::{TrainingView, trainings};
-use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
-use crate::results::model::{
+use super::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
+use super::model::{
     CONFIGURATIONS_FILE, ConfigurationRow, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsRow,
     RunStatus, STATUS_FILE, TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
-use crate::results::profiles::{PROFILES_FILE, ProfileRow};
-use crate::results::read_csv;
+use super::profiles::{PROFILES_FILE, ProfileRow};
+use super::read_csv;
+use super::run_read_error::RunReadError;
+use super::training_view::{TrainingView, trainings};
 
 /// Everything the report needs from one run directory.
 #[derive(Debug, Clone)]
@@ -48,13 +48,13 @@ pub struct RunData {
     /// profiles.csv: the artifacts of the profiled repeats.
     pub profiles: Vec<ProfileRow>,
     /// nmt.csv: Native Memory Tracking of the Java cells that tracked it.
-    pub nmt: Vec<crate::results::NmtRow>,
+    pub nmt: Vec<super::NmtRow>,
 }
 
 impl RunData {
-    pub fn load(dir: &Path) -> Result<Self, ReportError> {
+    pub fn load(dir: &Path) -> Result<Self, RunReadError> {
         if !dir.is_dir() {
-            return Err(ReportError::Missing {
+            return Err(RunReadError::Missing {
                 path: dir.to_path_buf(),
                 what: "the run directory itself",
             });
@@ -93,12 +93,12 @@ impl RunData {
             trainings: trainings(dir)?,
             profiled,
             profiles: read_csv(&dir.join(PROFILES_FILE))?.unwrap_or_default(),
-            nmt: read_csv(&dir.join(crate::results::NMT_FILE))?.unwrap_or_default(),
+            nmt: read_csv(&dir.join(super::NMT_FILE))?.unwrap_or_default(),
         })
     }
 
     /// Per-second timeline of one cell; `None` when the run has none for it.
-    pub fn timeline(&self, cell_id: &str) -> Result<Option<Vec<TimelineRow>>, ReportError> {
+    pub fn timeline(&self, cell_id: &str) -> Result<Option<Vec<TimelineRow>>, RunReadError> {
         let path = self
             .dir
             .join(TIMELINES_DIR)
@@ -107,15 +107,15 @@ impl RunData {
     }
 }
 
-fn read_text(path: &Path, what: &'static str) -> Result<String, ReportError> {
+fn read_text(path: &Path, what: &'static str) -> Result<String, RunReadError> {
     std::fs::read_to_string(path).map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
-            ReportError::Missing {
+            RunReadError::Missing {
                 path: path.to_path_buf(),
                 what,
             }
         } else {
-            ReportError::Io {
+            RunReadError::Io {
                 path: path.to_path_buf(),
                 source,
             }
@@ -124,16 +124,16 @@ fn read_text(path: &Path, what: &'static str) -> Result<String, ReportError> {
 }
 
 /// A JSON file a run may lack (`None` when absent).
-fn read_optional_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, ReportError> {
+fn read_optional_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RunReadError> {
     if !path.exists() {
         return Ok(None);
     }
     read_json(path, "an optional file of the run").map(Some)
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, ReportError> {
+fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, RunReadError> {
     let text = read_text(path, what)?;
-    serde_json::from_str(&text).map_err(|e| ReportError::Json {
+    serde_json::from_str(&text).map_err(|e| RunReadError::Json {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
@@ -217,7 +217,7 @@ fn pinning(plan: &serde_json::Value) -> Option<String> {
     ))
 }
 
-fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
+fn read_plan(path: &Path) -> Result<PlanExtract, RunReadError> {
     if !path.exists() {
         return Ok(PlanExtract::default());
     }
@@ -262,8 +262,11 @@ fn read_plan(path: &Path) -> Result<PlanExtract, ReportError> {
 }
 
 /// A table of the run that must be there (`what` says what writes it).
-fn read_table<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<Vec<T>, ReportError> {
-    read_csv(path)?.ok_or_else(|| ReportError::Missing {
+fn read_table<T: DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+) -> Result<Vec<T>, RunReadError> {
+    read_csv(path)?.ok_or_else(|| RunReadError::Missing {
         path: path.to_path_buf(),
         what,
     })

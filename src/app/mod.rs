@@ -1,0 +1,7 @@
+//! The subcommands' compositions, above every stage: where one command runs
+//! several stages in turn (`runner exec`: spec, plan, exec, then report).
+//! A stage never calls a stage above it; what chains them lives here, so the
+//! stage order can follow the data flow (report after exec).
+pub mod exec;
+
+pub use exec::{ExecOptions, exec_command};

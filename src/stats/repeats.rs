@@ -1,0 +1,130 @@
+//! A run's repeats as the verdict rules read them: one value per usable
+//! repeat, per configuration and metric, and each runtime's pooled
+//! between-repeat noise. compare, history and `runner plan`'s design figures
+//! all start from these.
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::effect::PooledVariance;
+use crate::results::model::{CellStatus, MeasurementRow};
+
+/// Which way a metric improves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// The metrics of a repeat that compare reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// Successful requests per second.
+    Throughput,
+    /// Median latency (coordinated-omission corrected in open loop).
+    P50,
+    /// 99th percentile latency.
+    P99,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 3] = [Metric::Throughput, Metric::P50, Metric::P99];
+
+    pub fn better(self) -> Better {
+        match self {
+            Metric::Throughput => Better::Higher,
+            Metric::P50 | Metric::P99 => Better::Lower,
+        }
+    }
+
+    /// One repeat's value of this metric.
+    pub fn of_repeat(self, m: &MeasurementRow) -> f64 {
+        match self {
+            Metric::Throughput => m.throughput_rps,
+            Metric::P50 => m.latency_p50_ms,
+            Metric::P99 => m.latency_p99_ms,
+        }
+    }
+}
+
+/// One configuration's usable repeats in one run.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigRepeats {
+    pub runtime: String,
+    pub axes: String,
+    /// Per metric (in [`Metric::ALL`] order): one value per usable repeat.
+    pub values: [Vec<f64>; 3],
+    /// Repeats recorded `failed` (left out of the values).
+    pub failed: usize,
+}
+
+impl ConfigRepeats {
+    pub fn of(&self, metric: Metric) -> &[f64] {
+        &self.values[metric as usize]
+    }
+
+    pub fn usable(&self) -> usize {
+        self.values[0].len()
+    }
+}
+
+/// Every configuration of one run, by config id, in run order.
+pub type RunRepeats = IndexMap<String, ConfigRepeats>;
+
+/// Groups measurement rows into usable repeats per configuration (failed
+/// repeats are counted, not used).
+pub fn run_repeats(rows: &[MeasurementRow]) -> RunRepeats {
+    let mut out = RunRepeats::new();
+    for m in rows {
+        let entry = out
+            .entry(m.config_id.clone())
+            .or_insert_with(|| ConfigRepeats {
+                runtime: m.runtime.clone(),
+                axes: m.axes.clone(),
+                ..Default::default()
+            });
+        if m.status == CellStatus::Failed {
+            entry.failed += 1;
+            continue;
+        }
+        for metric in Metric::ALL {
+            entry.values[metric as usize].push(metric.of_repeat(m));
+        }
+    }
+    out
+}
+
+/// Each runtime's pooled between-repeat noise per metric, in one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunNoise {
+    by_runtime: IndexMap<String, [Option<PooledVariance>; 3]>,
+}
+
+impl RunNoise {
+    pub fn of(run: &RunRepeats) -> Self {
+        let mut by_runtime = IndexMap::new();
+        let runtimes: Vec<&str> = run.values().map(|c| c.runtime.as_str()).collect();
+        for rt in runtimes {
+            if by_runtime.contains_key(rt) {
+                continue;
+            }
+            let pools = Metric::ALL.map(|metric| {
+                PooledVariance::of(
+                    run.values()
+                        .filter(|c| c.runtime == rt)
+                        .map(|c| c.of(metric)),
+                )
+            });
+            by_runtime.insert(rt.to_string(), pools);
+        }
+        RunNoise { by_runtime }
+    }
+
+    pub fn get(&self, runtime: &str, metric: Metric) -> Option<PooledVariance> {
+        self.by_runtime.get(runtime)?[metric as usize]
+    }
+
+    pub fn runtimes(&self) -> impl Iterator<Item = &str> {
+        self.by_runtime.keys().map(String::as_str)
+    }
+}

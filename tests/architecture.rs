@@ -6,6 +6,8 @@ mod architecture_support;
 use std::path::Path;
 
 use architecture_support::imports::{CratePath, code_only, crate_paths};
+use architecture_support::modules::{Modules, cycles};
+use architecture_support::roles;
 use architecture_support::{StageOrder, Violation, stage_of, violations};
 
 /// Imports against the order that are known and on their way out: (file or
@@ -217,4 +219,225 @@ use crate::base::Real;
         }]
     );
     assert_eq!(code_only(text).len(), text.len(), "offsets are kept");
+}
+
+// The rules inside the stages: no circle of imports between files, role
+// folders in a declared order, the SSH types behind exec's SSH site alone,
+// small folders.
+
+/// The stages that must have no import cycle between their files.
+const WITHOUT_FILE_CYCLES: &[&str] = &["app", "exec", "stats"];
+
+/// The circles of imports between files of `stages`, in words.
+fn file_cycles(files: &[(String, String)], stages: &[&str]) -> Vec<String> {
+    let modules = Modules::new(files);
+    cycles(&modules.edges(files))
+        .into_iter()
+        .filter(|(group, _)| group.iter().any(|f| stages.contains(&stage_of(f).unwrap_or(""))))
+        .map(|(group, edges)| {
+            let lines: Vec<String> = edges
+                .iter()
+                .map(|e| format!("    {}:{}: {} -> {}", e.from, e.line, e.path, e.to))
+                .collect();
+            format!("  {}\n{}", group.join(", "), lines.join("\n"))
+        })
+        .collect()
+}
+
+#[test]
+fn no_file_imports_itself_back_through_others() {
+    let found = file_cycles(&source_files(), WITHOUT_FILE_CYCLES);
+    assert!(
+        found.is_empty(),
+        "files that import each other in a circle (move what both need into a \
+         file below both):\n{}",
+        found.join("\n")
+    );
+}
+
+/// A made-up crate: (file, text) pairs.
+fn crate_of(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .map(|(f, t)| (f.to_string(), t.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_circle_through_a_facade_is_found_with_its_lines() {
+    let files = crate_of(&[
+        ("src/top/mod.rs", "mod a;\nmod b;\npub use a::Thing;\n"),
+        ("src/top/a.rs", "use super::b::Other;\npub struct Thing;\n"),
+        (
+            "src/top/b.rs",
+            "pub struct Other;\nfn f() { let _ = crate::top::Thing; }\n",
+        ),
+    ]);
+    let found = file_cycles(&files, &["top"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("src/top/a.rs, src/top/b.rs"), "{found:?}");
+    assert!(
+        found[0].contains("src/top/b.rs:2: crate::top::Thing -> src/top/a.rs"),
+        "{found:?}"
+    );
+    let test_module = "pub struct Other;\n#[cfg(test)]\nmod tests {\n    use super::super::a::Thing;\n}\n";
+    let files = crate_of(&[
+        ("src/top/mod.rs", "mod a;\nmod b;\n"),
+        ("src/top/a.rs", "use super::b::Other;\npub struct Thing;\n"),
+        ("src/top/b.rs", test_module),
+    ]);
+    assert_eq!(file_cycles(&files, &["top"]), Vec::<String>::new());
+}
+
+const ROLES: &str = "\
+```text
+role folders of top, lowest first:
+  rules, error
+< site
+< walk
+```
+";
+
+fn role_check(files: &[(&str, &str)]) -> Vec<String> {
+    let files = crate_of(files);
+    let orders = roles::from_markdown(ROLES).unwrap();
+    let present = role_names(&files, "top");
+    roles::check("top", &orders["top"], &present, &Modules::new(&files).edges(&files))
+}
+
+/// The folders and root files (without `.rs`, mod.rs left out) of `stage`.
+fn role_names(files: &[(String, String)], stage: &str) -> std::collections::BTreeSet<String> {
+    files
+        .iter()
+        .filter_map(|(f, _)| roles::role_of(stage, f).map(String::from))
+        .collect()
+}
+
+#[test]
+fn role_folders_are_read_and_imports_across_them_follow_their_order() {
+    let orders = roles::from_markdown(ROLES).unwrap();
+    assert_eq!(
+        orders["top"],
+        [vec!["rules", "error"], vec!["site"], vec!["walk"]]
+    );
+    let good = [
+        ("src/top/mod.rs", "mod error;\nmod rules;\nmod site;\nmod walk;\n"),
+        ("src/top/error.rs", ""),
+        ("src/top/rules/gates.rs", "use super::verdict::V;"),
+        ("src/top/rules/verdict.rs", ""),
+        ("src/top/site/local.rs", "use crate::top::rules::gates::G;"),
+        ("src/top/walk/run.rs", "use super::super::site::local::L;\nuse crate::top::error::E;"),
+    ];
+    assert_eq!(role_check(&good), Vec::<String>::new());
+    let mut upward = good;
+    upward[4] = ("src/top/site/local.rs", "use crate::top::walk::run::R;");
+    let found = role_check(&upward);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("src/top/site/local.rs:1: crate::top::walk::run::R")
+            && found[0].contains("walk is above site in top's role folders"),
+        "{found:?}"
+    );
+    let mut sideways = good;
+    sideways[2] = ("src/top/rules/gates.rs", "use crate::top::error::E;");
+    assert!(
+        role_check(&sideways)[0].contains("rules and error share a layer"),
+        "{:?}",
+        role_check(&sideways)
+    );
+    let mut unnamed = good.to_vec();
+    unnamed.push(("src/top/extra.rs", ""));
+    assert!(
+        role_check(&unnamed)[0].contains("src/top/extra: not in the role folders of top"),
+        "{:?}",
+        role_check(&unnamed)
+    );
+}
+
+/// Where the SSH types (anything of `crate::remote`) may be named inside
+/// exec: the site that runs a service over SSH, and the load's split
+/// across remote load hosts.
+const SSH_ALLOWED_IN_EXEC: &[&str] = &["src/exec/site/ssh/", "src/exec/steps/remote_load.rs"];
+
+/// The lines of exec's files outside `allowed` that name `crate::remote`.
+fn ssh_names_outside(files: &[(String, String)], allowed: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (file, text) in files {
+        if !file.starts_with("src/exec/") || allowed.iter().any(|a| file.starts_with(a)) {
+            continue;
+        }
+        for import in crate_paths(text) {
+            if import.stage() == "remote" {
+                out.push(format!("{file}:{}: crate::{}", import.line, import.path));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn exec_names_the_ssh_types_only_in_its_ssh_site() {
+    let found = ssh_names_outside(&source_files(), SSH_ALLOWED_IN_EXEC);
+    assert!(
+        found.is_empty(),
+        "exec files outside its SSH site that name the SSH types (go through the \
+         site's trait instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn an_ssh_type_named_outside_the_site_is_found() {
+    let files = crate_of(&[
+        ("src/exec/site/ssh/host.rs", "use crate::remote::Session;"),
+        ("src/exec/steps/cell.rs", "fn f() { crate::remote::pool::close_all(); }"),
+        ("src/app/exec.rs", "use crate::remote::ssh;"),
+    ]);
+    assert_eq!(
+        ssh_names_outside(&files, &["src/exec/site/ssh/"]),
+        ["src/exec/steps/cell.rs:1: crate::remote::pool::close_all"]
+    );
+}
+
+/// The most .rs files a folder under src/ holds directly: more, and it
+/// wants role folders.
+const MOST_FILES_PER_FOLDER: usize = 15;
+
+/// Folders under src/ holding more than `most` .rs files directly, with
+/// their count.
+fn crowded_folders(files: &[(String, String)], most: usize) -> Vec<String> {
+    let mut count: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (file, _) in files {
+        if let Some((folder, _)) = file.rsplit_once('/') {
+            *count.entry(folder).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(folder, n)| *n > most && *folder != "src")
+        .map(|(folder, n)| format!("{folder}/: {n} .rs files"))
+        .collect()
+}
+
+#[test]
+fn no_folder_holds_more_than_fifteen_files() {
+    let found = crowded_folders(&source_files(), MOST_FILES_PER_FOLDER);
+    assert!(
+        found.is_empty(),
+        "folders with more than {MOST_FILES_PER_FOLDER} .rs files directly (group \
+         them into role folders, declared in docs/ARCHITECTURE.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_crowded_folder_is_named_with_its_count() {
+    let mut files: Vec<(String, String)> = (0..16)
+        .map(|i| (format!("src/big/f{i}.rs"), String::new()))
+        .collect();
+    files.push(("src/big/inner/x.rs".into(), String::new()));
+    assert_eq!(crowded_folders(&files, 15), ["src/big/: 16 .rs files"]);
+    files.pop();
+    files.pop();
+    assert_eq!(crowded_folders(&files, 15), Vec::<String>::new());
 }

@@ -24,21 +24,52 @@ impl CratePath {
 /// Every `crate::` (or `$crate::`) path in `source`; a group
 /// `crate::{a::b, c}` gives one path per item.
 pub fn crate_paths(source: &str) -> Vec<CratePath> {
-    let code = code_only(source);
+    paths_after(&code_only(source), b"crate::")
+        .into_iter()
+        .filter(|p| !p.path.is_empty() && p.path != "self")
+        .collect()
+}
+
+/// Every path in `source` that starts at `crate::`, `super::` or `self::`,
+/// with that first segment kept (`super::super::site::Local`), for
+/// resolving a file's imports inside its own stage. Paths inside inline
+/// `#[cfg(test)]` modules are left out: a test module's `super` is its
+/// file, and its imports are not the file's design.
+pub fn module_paths(source: &str) -> Vec<CratePath> {
+    let code = without_test_modules(code_only(source));
+    let mut out = Vec::new();
+    for root in ["crate", "super", "self"] {
+        let needle = format!("{root}::");
+        for mut p in paths_after(&code, needle.as_bytes()) {
+            p.path = if p.path.is_empty() || p.path == "self" {
+                root.to_string()
+            } else {
+                format!("{root}::{}", p.path)
+            };
+            out.push(p);
+        }
+    }
+    out.sort_by_key(|p| p.line);
+    out
+}
+
+/// The paths following each `needle` (`crate::`) that is not itself the
+/// tail of a longer path or identifier.
+fn paths_after(code: &[u8], needle: &[u8]) -> Vec<CratePath> {
     let line_of = |offset: usize| 1 + code[..offset].iter().filter(|&&b| b == b'\n').count();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(found) = find(&code[from..], b"crate::") {
+    while let Some(found) = find(&code[from..], needle) {
         let at = from + found;
-        from = at + "crate::".len();
-        if at > 0 && is_ident_byte(code[at - 1]) {
-            continue; // `mycrate::`, not the crate root
+        from = at + needle.len();
+        if at > 0 && (is_ident_byte(code[at - 1]) || code[at - 1] == b':') {
+            continue; // `mycrate::` or `super::super::`: not a path's start
         }
-        let start = skip_space(&code, from);
+        let start = skip_space(code, from);
         if code.get(start) == Some(&b'{') {
-            for (offset, item) in group_items(&code, start) {
+            for (offset, item) in group_items(code, start) {
                 let path = read_path(item);
-                if !path.is_empty() && path != "self" {
+                if !path.is_empty() {
                     out.push(CratePath {
                         line: line_of(offset),
                         path,
@@ -46,16 +77,59 @@ pub fn crate_paths(source: &str) -> Vec<CratePath> {
                 }
             }
         } else {
-            let path = read_path(&code[start..]);
-            if !path.is_empty() {
-                out.push(CratePath {
-                    line: line_of(at),
-                    path,
-                });
-            }
+            out.push(CratePath {
+                line: line_of(at),
+                path: read_path(&code[start..]),
+            });
         }
     }
     out
+}
+
+/// `code` with every `#[cfg(test)] mod name { … }` blanked (newlines kept).
+fn without_test_modules(mut code: Vec<u8>) -> Vec<u8> {
+    let marker = b"#[cfg(test)]";
+    let mut from = 0;
+    while let Some(found) = find(&code[from..], marker) {
+        let at = from + found;
+        from = at + marker.len();
+        let after = skip_space(&code, from);
+        if !code[after..].starts_with(b"mod ") {
+            continue;
+        }
+        let Some(open) = code[after..]
+            .iter()
+            .position(|&c| c == b'{' || c == b';')
+            .map(|n| after + n)
+        else {
+            continue;
+        };
+        if code[open] == b';' {
+            continue; // `mod tests;`: a file of its own
+        }
+        let mut depth = 0;
+        let mut end = code.len();
+        for (i, &c) in code.iter().enumerate().skip(open) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for c in &mut code[at..end] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+        from = end;
+    }
+    code
 }
 
 /// `source` with comments, string literals and char literals replaced by

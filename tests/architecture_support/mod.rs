@@ -2,6 +2,8 @@
 //! crate's `crate::` paths against it.
 #![allow(dead_code)]
 pub mod imports;
+pub mod modules;
+pub mod roles;
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -233,7 +233,11 @@ fn file_cycles(files: &[(String, String)], stages: &[&str]) -> Vec<String> {
     let modules = Modules::new(files);
     cycles(&modules.edges(files))
         .into_iter()
-        .filter(|(group, _)| group.iter().any(|f| stages.contains(&stage_of(f).unwrap_or(""))))
+        .filter(|(group, _)| {
+            group
+                .iter()
+                .any(|f| stages.contains(&stage_of(f).unwrap_or("")))
+        })
         .map(|(group, edges)| {
             let lines: Vec<String> = edges
                 .iter()
@@ -280,7 +284,8 @@ fn a_circle_through_a_facade_is_found_with_its_lines() {
         found[0].contains("src/top/b.rs:2: crate::top::Thing -> src/top/a.rs"),
         "{found:?}"
     );
-    let test_module = "pub struct Other;\n#[cfg(test)]\nmod tests {\n    use super::super::a::Thing;\n}\n";
+    let test_module =
+        "pub struct Other;\n#[cfg(test)]\nmod tests {\n    use super::super::a::Thing;\n}\n";
     let files = crate_of(&[
         ("src/top/mod.rs", "mod a;\nmod b;\n"),
         ("src/top/a.rs", "use super::b::Other;\npub struct Thing;\n"),
@@ -302,7 +307,12 @@ fn role_check(files: &[(&str, &str)]) -> Vec<String> {
     let files = crate_of(files);
     let orders = roles::from_markdown(ROLES).unwrap();
     let present = role_names(&files, "top");
-    roles::check("top", &orders["top"], &present, &Modules::new(&files).edges(&files))
+    roles::check(
+        "top",
+        &orders["top"],
+        &present,
+        &Modules::new(&files).edges(&files),
+    )
 }
 
 /// The folders and root files (without `.rs`, mod.rs left out) of `stage`.
@@ -321,12 +331,18 @@ fn role_folders_are_read_and_imports_across_them_follow_their_order() {
         [vec!["rules", "error"], vec!["site"], vec!["walk"]]
     );
     let good = [
-        ("src/top/mod.rs", "mod error;\nmod rules;\nmod site;\nmod walk;\n"),
+        (
+            "src/top/mod.rs",
+            "mod error;\nmod rules;\nmod site;\nmod walk;\n",
+        ),
         ("src/top/error.rs", ""),
         ("src/top/rules/gates.rs", "use super::verdict::V;"),
         ("src/top/rules/verdict.rs", ""),
         ("src/top/site/local.rs", "use crate::top::rules::gates::G;"),
-        ("src/top/walk/run.rs", "use super::super::site::local::L;\nuse crate::top::error::E;"),
+        (
+            "src/top/walk/run.rs",
+            "use super::super::site::local::L;\nuse crate::top::error::E;",
+        ),
     ];
     assert_eq!(role_check(&good), Vec::<String>::new());
     let mut upward = good;
@@ -390,12 +406,15 @@ fn exec_names_the_ssh_types_only_in_its_ssh_site() {
 fn an_ssh_type_named_outside_the_site_is_found() {
     let files = crate_of(&[
         ("src/exec/site/ssh/host.rs", "use crate::remote::Session;"),
-        ("src/exec/steps/cell.rs", "fn f() { crate::remote::pool::close_all(); }"),
-        ("src/app/exec.rs", "use crate::remote::ssh;"),
+        (
+            "src/exec/steps/cell.rs",
+            "fn f() { crate::remote::connect::pool::close_all(); }",
+        ),
+        ("src/app/exec.rs", "use crate::remote::connect::ssh;"),
     ]);
     assert_eq!(
         ssh_names_outside(&files, &["src/exec/site/ssh/"]),
-        ["src/exec/steps/cell.rs:1: crate::remote::pool::close_all"]
+        ["src/exec/steps/cell.rs:1: crate::remote::connect::pool::close_all"]
     );
 }
 

@@ -57,8 +57,8 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     let joined = worker.join();
     // The run is over: the load hosts' sessions and the SSH master
     // connections it shared end now.
-    crate::remote::pool::close_all();
-    crate::remote::ssh::end_masters();
+    crate::remote::connect::pool::close_all();
+    crate::remote::connect::ssh::end_masters();
     let result = match joined {
         Ok(r) => r,
         Err(_) => {

@@ -57,7 +57,8 @@ impl BuildCache {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.path(runtime);
         let text = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        crate::results::run_dir::write_atomic(&path, &text).map_err(std::io::Error::other)?;
+        crate::results::write::run_dir::write_atomic(&path, &text)
+            .map_err(std::io::Error::other)?;
         Ok(path)
     }
 

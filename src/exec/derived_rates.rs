@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use super::ExecError;
 use super::cell::base_row;
 use crate::plan::{Cell, LoadMode};
-use crate::results::derived_rates::{
+use crate::results::rows::derived_rates::{
     DERIVED_RATES_FILE, DerivedRates, FractionRate, RateGroup, RuntimePeak, group_of,
 };
 use crate::results::{

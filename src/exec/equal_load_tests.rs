@@ -8,7 +8,7 @@ use super::fake::{CellScript, Fake};
 use super::interrupt::Interrupt;
 use super::run::{RunOutcome, RunRequest, run};
 use crate::plan::{Plan, PlanOptions};
-use crate::results::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
+use crate::results::rows::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::{CellStatus, MEASUREMENTS_FILE, MeasurementRow, RunDir, RunState, read_csv};
 
 /// Runtimes `a` and `b`, payloads 1 and 2 at concurrency 2 and 8, one

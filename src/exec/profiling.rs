@@ -9,7 +9,9 @@ use crate::load::LoadReport;
 use crate::plan::{Cell, RuntimePlan};
 use crate::profile::window::{GcWatch, gc_log_path};
 use crate::profile::{Target, Window};
-use crate::results::profiles::{ArtifactKind, ArtifactState, Collector, PROFILES_FILE, ProfileRow};
+use crate::results::rows::profiles::{
+    ArtifactKind, ArtifactState, Collector, PROFILES_FILE, ProfileRow,
+};
 use crate::results::{CsvAppender, MeasurementRow, ResultsError};
 use crate::service::Service;
 

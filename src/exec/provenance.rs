@@ -11,7 +11,7 @@ use crate::build::{BuildError, run_logged};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::process::runtime_env;
 use crate::results::rfc3339_now;
-use crate::results::training::{
+use crate::results::rows::training::{
     DriverFigures, FileHash, TRAINING_DIR, TrainingRecord, training_file,
 };
 use crate::train::provenance::{differences, hash_paths};

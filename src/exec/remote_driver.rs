@@ -38,8 +38,8 @@ use crate::plan::hosts::SshTarget;
 use crate::plan::memory::MemoryPlan;
 use crate::plan::{Cell, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
-use crate::remote::service_client::ServiceHostClient;
-use crate::remote::service_wire::{
+use crate::remote::service_hosts::service_client::ServiceHostClient;
+use crate::remote::service_hosts::service_wire::{
     ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, millis as ms,
 };
 use crate::results::{

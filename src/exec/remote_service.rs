@@ -20,8 +20,8 @@ use super::remote_cell::guarded_remote_run;
 use crate::dependency::DependencyReading;
 use crate::load::LoadConfig;
 use crate::remote::RemoteError;
-use crate::remote::service_client::ServiceHostClient;
-use crate::remote::service_wire::{ServiceAnswer, ServiceCall};
+use crate::remote::service_hosts::service_client::ServiceHostClient;
+use crate::remote::service_hosts::service_wire::{ServiceAnswer, ServiceCall};
 use crate::sample::host_cpu::HostWindow;
 use crate::sample::{MemoryReading, SamplerOutput};
 
@@ -129,7 +129,7 @@ impl RemoteService {
     /// `Some(why)` when it does not answer its health check within `within`.
     pub fn still_healthy(&mut self, within: Duration) -> Option<String> {
         let call = ServiceCall::StillHealthy {
-            within_ms: crate::remote::service_wire::millis(within),
+            within_ms: crate::remote::service_hosts::service_wire::millis(within),
         };
         match self.call(call, "while it checked the service's health") {
             Ok(ServiceAnswer::Healthy { why_not }) => why_not,
@@ -153,7 +153,7 @@ impl RemoteService {
         dependencies: &[String],
     ) -> Result<(), String> {
         let call = ServiceCall::SampleStart {
-            interval_ms: crate::remote::service_wire::millis(interval),
+            interval_ms: crate::remote::service_hosts::service_wire::millis(interval),
             dependencies: dependencies.to_vec(),
         };
         match self.call(call, "while it started sampling")? {

@@ -12,7 +12,7 @@ use super::provenance::{judge, write_record};
 use super::remote_service::{SharedClient, append, stop_if_lost};
 use super::training::{training_load, training_row};
 use crate::plan::{RuntimePlan, TrainPlan};
-use crate::remote::service_wire::{
+use crate::remote::service_hosts::service_wire::{
     ServiceAnswer, ServiceCall, WireTrain, WireTrainCheck, millis as ms,
 };
 use crate::remote::wire::WireLoadConfig;

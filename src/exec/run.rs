@@ -26,7 +26,7 @@ use super::repeats::Repeats;
 use super::verdict::one_line;
 use crate::plan::restart::{Slot, needs_fresh_start};
 use crate::plan::{Cell, Plan, RuntimePlan};
-use crate::results::resume::{check_spec, recorded_rows};
+use crate::results::write::resume::{check_spec, recorded_rows};
 use crate::results::{
     CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
     MEASUREMENTS_FILE, MEMORY_PHASES_FILE, MeasurementRow, MemoryPhaseRow, MemoryPhaseStatus,
@@ -481,7 +481,7 @@ impl<'a, D: Driver> Executor<'a, D> {
                             runtime: rt.name.clone(),
                             repeat: cell.repeat,
                             limits: cell.limits.clone(),
-                            scenario: crate::spec::scenarios::scenario_of(&cell.axes)
+                            scenario: crate::spec::keys::scenarios::scenario_of(&cell.axes)
                                 .map(str::to_owned),
                             variant: cell.variant.clone(),
                             running,

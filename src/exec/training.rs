@@ -6,7 +6,7 @@ use super::load_config::request_spec;
 use super::provenance::record_training;
 use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
-use crate::results::training::DriverFigures;
+use crate::results::rows::training::DriverFigures;
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::train::{TrainOutcome, driver_figures, train_runtime};
 

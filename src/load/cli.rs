@@ -8,11 +8,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use clap::Args;
 
-use super::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
-use super::control::LoadControl;
-use super::error::LoadError;
-use super::report::{LoadReport, Percentiles};
-use super::target::{TargetError, TargetPolicy, resolve_target};
+use crate::load::config::{Arrival, LoadConfig, RequestSpec, StopCondition};
+use crate::load::control::LoadControl;
+use crate::load::error::LoadError;
+use crate::load::report::{LoadReport, Percentiles};
+use crate::load::target::{TargetError, TargetPolicy, resolve_target};
 use crate::units::{DURATION_HELP, parse_duration};
 
 /// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
@@ -122,7 +122,7 @@ pub fn run(args: LoadArgs) -> Result<(), CliError> {
     let control = LoadControl::new();
     signal_hook::flag::register(signal_hook::consts::SIGINT, control.cancel_flag())
         .map_err(CliError::Signal)?;
-    let report = super::run(&config, &control)?;
+    let report = crate::load::run(&config, &control)?;
     if let Some(path) = &args.hlog {
         let write = std::fs::File::create(path).and_then(|f| {
             let mut w = std::io::BufWriter::new(f);

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::connect_phase::DEFAULT_CONNECT_RATE;
-use super::error::LoadError;
+use crate::load::engine::connect_phase::DEFAULT_CONNECT_RATE;
+use crate::load::error::LoadError;
 
 /// The mix seed when none is given (`load.seed` in a spec).
 pub const DEFAULT_MIX_SEED: u64 = 1;
@@ -23,7 +23,7 @@ pub struct LoadConfig {
     /// The `Host` header sent with every request, e.g. "127.0.0.1:8080".
     pub host_header: String,
     /// Requests sent on each connection (at least one): round-robin, or
-    /// drawn by weight when any has one (see [`super::mix`]).
+    /// drawn by weight when any has one (see [`crate::load::http::mix`]).
     pub requests: Vec<RequestSpec>,
     /// How requests are paced: closed loop or a constant rate.
     pub arrival: Arrival,
@@ -40,11 +40,11 @@ pub struct LoadConfig {
     /// Seeds the weighted request draw (with the connection index).
     pub mix_seed: u64,
     /// Connections opened per second in the connect phase before the run
-    /// (see [`super::connect_phase`]).
+    /// (see [`crate::load::engine::connect_phase`]).
     pub connect_rate: f64,
     /// Closed loop only: the connections start sending one after another
     /// over this long, from 1 to N, before the warmup and the window, not
-    /// measured (see [`super::ramp`]); zero: all at once.
+    /// measured (see [`crate::load::engine::ramp`]); zero: all at once.
     pub connection_ramp: Duration,
 }
 
@@ -58,7 +58,7 @@ pub struct RequestSpec {
     pub body: Option<Bytes>,
     /// A response with another status is counted as an error (per status code).
     pub expect_status: u16,
-    /// Relative share of the requests sent (None: unweighted, see [`super::mix`]).
+    /// Relative share of the requests sent (None: unweighted, see [`crate::load::http::mix`]).
     pub weight: Option<f64>,
 }
 

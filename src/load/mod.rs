@@ -10,41 +10,28 @@
 
 pub mod cli;
 mod config;
-mod connect_phase;
-mod connection;
 mod control;
-mod dynamic;
-mod engine;
+pub mod engine;
 mod error;
-mod fd_limit;
-mod memory;
-mod mix;
-mod pacer;
-mod per_request;
+pub mod http;
+pub mod measure;
 mod probe;
-mod ramp;
-mod recorder;
 mod report;
-mod schedule;
 pub mod target;
-mod timer;
-mod usage;
-mod wire;
-mod worker;
 
 pub use config::{Arrival, DEFAULT_MIX_SEED, LoadConfig, RequestSpec, StopCondition};
-pub use connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
 pub use control::LoadControl;
-pub use dynamic::resolved_once;
-pub use engine::run;
+pub use engine::connect_phase::{ConnectStats, DEFAULT_CONNECT_RATE};
+pub use engine::fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
+pub use engine::ramp::RampStats;
+pub use engine::threads::run;
 pub use error::{ErrorClass, ErrorCounts, LoadError};
-pub use fd_limit::{FileLimit, SPARE_FILES, ensure_open_files};
-pub use memory::GeneratorMemory;
-pub use per_request::RequestFigures;
+pub use http::dynamic::resolved_once;
+pub use http::wire::{Complete, Malformed, ResponseDecoder, encode_request};
+pub use measure::memory::GeneratorMemory;
+pub use measure::per_request::RequestFigures;
 pub use probe::{probe, probe_async};
-pub use ramp::RampStats;
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };
 pub use target::{TargetError, TargetPolicy, is_loopback, resolve_target};
-pub use wire::{Complete, Malformed, ResponseDecoder, encode_request};

@@ -12,8 +12,8 @@ use hyper::Request;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use super::config::RequestSpec;
-use super::error::LoadError;
+use crate::load::config::RequestSpec;
+use crate::load::error::LoadError;
 
 /// Sends `request` to `addr` on a new connection and returns the status and
 /// the whole body. `timeout` bounds connect and exchange separately. The
@@ -73,7 +73,7 @@ pub async fn probe_async(
         // One request: `seq` and `rand` placeholders take their first values.
         let mut builder = Request::builder()
             .method(request.method.as_str())
-            .uri(super::dynamic::resolved_once(&request.path));
+            .uri(crate::load::http::dynamic::resolved_once(&request.path));
         if !request
             .headers
             .iter()
@@ -87,7 +87,7 @@ pub async fn probe_async(
         let req = builder
             .body(Full::new(
                 (request.body.as_ref())
-                    .map(super::dynamic::resolved_body_once)
+                    .map(crate::load::http::dynamic::resolved_body_once)
                     .unwrap_or_default(),
             ))
             .map_err(|e| LoadError::InvalidConfig {

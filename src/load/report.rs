@@ -8,11 +8,11 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use serde::{Deserialize, Serialize};
 
-use super::connect_phase::ConnectStats;
-use super::error::ErrorCounts;
-use super::memory::GeneratorMemory;
-use super::per_request::RequestFigures;
-use super::ramp::RampStats;
+use crate::load::engine::connect_phase::ConnectStats;
+use crate::load::engine::ramp::RampStats;
+use crate::load::error::ErrorCounts;
+use crate::load::measure::memory::GeneratorMemory;
+use crate::load::measure::per_request::RequestFigures;
 
 /// One second of the measured window, all workers merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,7 +231,7 @@ pub(crate) fn per_second(count: u64, elapsed: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::recorder::new_histogram;
+    use crate::load::measure::recorder::new_histogram;
 
     /// `runner load --json` keeps its `requests` keys: scripts read them.
     #[test]

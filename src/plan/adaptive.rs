@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::spec::LoadedSpec;
-use crate::spec::adaptive::{CellWarmupSpec, RepeatsSpec};
+use crate::spec::keys::adaptive::{CellWarmupSpec, RepeatsSpec};
 use crate::spec::model::RuntimeSpec;
 
 /// How many repeats each configuration of a runtime gets.

@@ -12,8 +12,8 @@ use super::{
     Order, RequestPlan, matrix, runtime,
 };
 use crate::spec::LoadedSpec;
+use crate::spec::keys::scenarios;
 use crate::spec::model::{LoadModeSpec, LoadSpec, RequestSpec};
-use crate::spec::scenarios;
 use crate::spec::validate::request_name;
 use crate::spec::values::{AxisValue, NumberOrTemplate};
 

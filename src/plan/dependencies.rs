@@ -14,7 +14,7 @@ use super::runtime::{DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT, DEFAULT_ST
 use super::template::{Hints, Vars};
 use super::{Collector, StopPlan};
 use crate::cgroup::Limits;
-use crate::spec::dependencies::{DependencyKind, DependencySpec};
+use crate::spec::keys::dependencies::{DependencyKind, DependencySpec};
 use crate::spec::model::RuntimeSpec;
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::spec::dependencies::ResetWhen;
+pub use crate::spec::keys::dependencies::ResetWhen;
 
 /// One dependency, ready to start (sent whole to a service host over SSH,
 /// which starts it with the same code).

@@ -11,7 +11,7 @@
 use super::{
     Cell, Collector, DEFAULT_OPEN_CONNECTIONS, DerivedRate, LoadMode, LoadPlan, Order, matrix,
 };
-use crate::results::derived_rates::OF_PEAK_AXIS;
+use crate::results::rows::derived_rates::OF_PEAK_AXIS;
 use crate::spec::LoadedSpec;
 use crate::spec::model::LoadModeSpec;
 use crate::spec::values::AxisValue;

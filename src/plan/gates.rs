@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::spec::gates::{GatesSpec, Switch, Threshold};
+use crate::spec::keys::gates::{GatesSpec, Switch, Threshold};
 use crate::spec::model::Spec;
 
 /// Error rate above which a cell is `suspect` (0.1%).
@@ -119,7 +119,7 @@ pub fn first_requests(spec: &Spec, runtime: &crate::spec::RuntimeSpec) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::gates::{ErrorGateSpec, LatencyFloorSpec};
+    use crate::spec::keys::gates::{ErrorGateSpec, LatencyFloorSpec};
     use crate::spec::values::HumanDuration;
 
     #[test]

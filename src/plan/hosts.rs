@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::spec::hosts::{HostSpec, HostsSpec};
+use crate::spec::keys::hosts::{HostSpec, HostsSpec};
 
 /// Where runner keeps its binary on a host, under the login's home.
 pub const DEFAULT_REMOTE_DIR: &str = ".cache/runner";
@@ -50,7 +50,7 @@ pub struct SshTarget {
 impl Host {
     pub fn local() -> Host {
         Host {
-            name: crate::spec::hosts::LOCAL.into(),
+            name: crate::spec::keys::hosts::LOCAL.into(),
             reach: Reach::Local,
             address: None,
         }

@@ -1,11 +1,11 @@
 //! The spec's `memory:` resolved: how many fresh processes per runtime, the
 //! settle time before the idle reading, and the load between the readings
-//! (see [`crate::spec::memory`] and [`crate::exec::memory_phases`]).
+//! (see [`crate::spec::keys::memory`] and [`crate::exec::memory_phases`]).
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::spec::memory::{DEFAULT_MEMORY_REPEATS, MemorySpec};
+use crate::spec::keys::memory::{DEFAULT_MEMORY_REPEATS, MemorySpec};
 
 /// Wait after health before the idle reading when `settle` is left out:
 /// long enough for a runtime's start-up allocations to settle.

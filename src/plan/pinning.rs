@@ -9,7 +9,7 @@
 //! leaves both sides enough (on 2 CPUs, one each halves the service), so a
 //! small host stays unpinned and the report states the generator's share.
 use super::{Affinity, AffinitySource, Cell};
-use crate::spec::affinity::AffinitySetting;
+use crate::spec::keys::affinity::AffinitySetting;
 
 /// Hosts with at least this many usable CPUs are pinned by default.
 pub const MIN_CPUS_TO_PIN: usize = 4;

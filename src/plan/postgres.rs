@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::spec::dependencies::PostgresSpec;
+use crate::spec::keys::dependencies::PostgresSpec;
 
 /// The system user the server runs as when the runner is root (PostgreSQL
 /// refuses to run as root); created by .ci/run and docs/spec.md's setup step.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::draft::RuntimeDraft;
 use super::{Cell, Collector as Problems, ports};
 use crate::spec::LoadedSpec;
-use crate::spec::profile::{Collector, ProfileSpec};
+use crate::spec::keys::profile::{Collector, ProfileSpec};
 use crate::spec::values::PortSpec;
 
 /// The shortest profiled window `--quick` leaves (a window planned shorter

@@ -25,7 +25,7 @@ impl<'a> Slot<'a> {
             runtime: &cell.runtime,
             repeat: cell.repeat,
             limits: &cell.limits,
-            scenario: crate::spec::scenarios::scenario_of(&cell.axes),
+            scenario: crate::spec::keys::scenarios::scenario_of(&cell.axes),
             start: cell.variant.as_ref(),
         }
     }

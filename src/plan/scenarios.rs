@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::{Cell, Plan, RuntimePlan};
 use crate::spec::LoadedSpec;
+use crate::spec::keys::scenarios::scenario_of;
 use crate::spec::model::LoadSpec;
-use crate::spec::scenarios::scenario_of;
 
 /// One scenario, as the plan (and plan.json, for the report) keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

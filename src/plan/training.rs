@@ -23,7 +23,7 @@ pub fn training_requests<'s>(
     let Some(train) = &runtime.train else {
         return Vec::new();
     };
-    let driven: Vec<&RequestSpec> = crate::spec::scenarios::base_workload(&loaded.spec)
+    let driven: Vec<&RequestSpec> = crate::spec::keys::scenarios::base_workload(&loaded.spec)
         .iter()
         .filter(|r| {
             train

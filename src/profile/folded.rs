@@ -10,7 +10,7 @@ use std::path::Path;
 use inferno::flamegraph::{self, Options, Palette, color::MultiPalette};
 
 use super::error::ProfileError;
-use crate::results::profiles::MAX_ARTIFACT_BYTES;
+use crate::results::rows::profiles::MAX_ARTIFACT_BYTES;
 
 /// Stacks with their summed counts, sorted by stack (what inferno draws
 /// from, and a smaller file than the raw samples).

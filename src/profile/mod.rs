@@ -4,7 +4,7 @@
 //! graphs, and the GC pauses of each window beside its tail latency.
 //!
 //! Nothing here fails a cell: a collector that cannot run says why in its
-//! profiles.csv row ([`crate::results::profiles`]). `exec` opens a
+//! profiles.csv row ([`crate::results::rows::profiles`]). `exec` opens a
 //! [`window::Window`] around a profiled cell's measured load and reads the
 //! GC pauses of every cell of a profiled runtime.
 pub mod error;

@@ -13,7 +13,9 @@ use super::pauses::{PauseFacts, summarise};
 use super::{gc_log, go, perf, pprof};
 use crate::plan::profile::ProfilePlan;
 use crate::results::cell_file_stem;
-use crate::results::profiles::{ArtifactKind, ArtifactState, Collector, PROFILES_DIR, ProfileRow};
+use crate::results::rows::profiles::{
+    ArtifactKind, ArtifactState, Collector, PROFILES_DIR, ProfileRow,
+};
 
 /// Folder of the GC logs, one per start: `profiles/gc/<runtime>-start<N>.log`.
 pub const GC_DIR: &str = "gc";

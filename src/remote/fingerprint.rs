@@ -2,11 +2,11 @@
 //! for environment.json (and so for compare and history).
 use std::thread;
 
-use super::drive::best_ping;
-use super::install::own_binary;
-use super::protocol::{Request, Response};
-use super::session::Session;
 use crate::plan::hosts::{Host, Hosts};
+use crate::remote::connect::install::own_binary;
+use crate::remote::connect::session::Session;
+use crate::remote::load_hosts::drive::best_ping;
+use crate::remote::protocol::{Request, Response};
 use crate::results::{HostEnvironment, HostInfo, HostRole};
 
 /// One entry per remote host (none when everything runs here), found in parallel.

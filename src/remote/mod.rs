@@ -8,25 +8,15 @@
 //! `drive` runs one load on the declared load hosts: `split` shares the
 //! connections and rate, the window starts at one coordinated instant, and
 //! `merge` adds the hosts' HdrHistograms exactly. See docs/hosts.md.
-pub mod dependency_host;
-pub mod drive;
+pub mod connect;
 pub mod error;
 pub mod fingerprint;
-pub mod install;
-pub mod merge;
-pub mod pool;
+pub mod load_hosts;
 pub mod protocol;
 pub mod server;
-pub mod service_client;
-pub mod service_host;
-pub mod service_wire;
-pub mod session;
-pub mod source_copy;
-pub mod split;
-pub mod ssh;
-pub mod train_host;
+pub mod service_hosts;
 pub mod wire;
 
-pub use drive::{HostLoad, HostsLoad, drive};
 pub use error::RemoteError;
+pub use load_hosts::drive::{HostLoad, HostsLoad, drive};
 pub use server::serve;

@@ -11,9 +11,9 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::RemoteError;
-use super::service_wire::{ServiceAnswer, ServiceCall};
-use super::wire::{WireLoadConfig, WireLoadReport};
+use crate::remote::error::RemoteError;
+use crate::remote::service_hosts::service_wire::{ServiceAnswer, ServiceCall};
+use crate::remote::wire::{WireLoadConfig, WireLoadReport};
 use crate::results::HostInfo;
 
 /// Bumped when a request or response changes shape.
@@ -41,7 +41,7 @@ pub enum Request {
     /// Cancel the running load (it still answers `load_done`).
     Cancel,
     /// A call to the service host: build, start, sample, stop its service
-    /// (`super::service_wire`). Answered by `service` responses.
+    /// (`crate::remote::service_hosts::service_wire`). Answered by `service` responses.
     Service { call: Box<ServiceCall> },
     /// End the session.
     Bye,

@@ -1,5 +1,5 @@
 //! `runner remote`: the far end of an SSH session. It reads requests from
-//! stdin and answers on stdout (see [`super::protocol`]).
+//! stdin and answers on stdout (see [`crate::remote::protocol`]).
 //!
 //! Nothing it starts may outlive the session. The load runs in this
 //! process's own threads, so ending the process ends it; the process ends
@@ -13,11 +13,11 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use super::error::RemoteError;
-use super::protocol::{PROTOCOL_VERSION, Request, Response, receive, send, unix_ns};
-use super::service_host::ServiceHost;
-use super::wire::{WireLoadConfig, WireLoadReport};
 use crate::load::{self, LoadControl};
+use crate::remote::error::RemoteError;
+use crate::remote::protocol::{PROTOCOL_VERSION, Request, Response, receive, send, unix_ns};
+use crate::remote::service_hosts::service_host::ServiceHost;
+use crate::remote::wire::{WireLoadConfig, WireLoadReport};
 
 /// How far ahead a coordinated start may be asked for: a larger value is a
 /// clock problem between the hosts, not a plan.

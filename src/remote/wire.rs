@@ -18,11 +18,11 @@ use hdrhistogram::serialization::interval_log::{
 use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 
-use super::error::RemoteError;
 use crate::load::{
     Arrival, ConnectStats, ErrorCounts, GeneratorMemory, GeneratorUsage, LoadConfig, LoadReport,
     RampStats, RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
 };
+use crate::remote::error::RemoteError;
 
 fn default_connect_rate() -> f64 {
     crate::load::DEFAULT_CONNECT_RATE

@@ -5,7 +5,7 @@
 //! so the reports of fixed runs are unchanged.
 use serde::Serialize;
 
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{RepeatsRow, RepeatsStop, WarmupEnd};
 
 /// The template variable `adaptive` (docs/templates.md).

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::results::CellStatus;
 use crate::results::model::MeasurementRow;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::stats::spread::median_of_some;
 
 /// From this many connections a configuration is shown (the study measures

@@ -9,8 +9,8 @@ use super::profiles::ProfilesView;
 use super::summary::Summary;
 use super::wins::TIE_RULE;
 use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
-use crate::results::run_data::RunData;
-use crate::results::training_view::TrainingView;
+use crate::results::read::run_data::RunData;
+use crate::results::read::training_view::TrainingView;
 
 #[derive(Serialize)]
 struct Experiment<'a> {

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::error::ReportError;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
     MeasurementRow, read_csv,

@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::pairs::pair_figures;
 use super::summary::CellSummary;
-use crate::results::derived_rates::group_of;
 use crate::results::model::{CellStatus, MeasurementRow};
+use crate::results::rows::derived_rates::group_of;
 use crate::stats::Better;
 use crate::stats::effect::PooledVariance;
 use crate::stats::spread::{median_of_some, round_to};

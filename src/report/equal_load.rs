@@ -9,8 +9,8 @@
 use serde::Serialize;
 
 use super::summary::CellSummary;
-use crate::results::derived_rates::{OF_PEAK_AXIS, RuntimePeak, group_of};
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
+use crate::results::rows::derived_rates::{OF_PEAK_AXIS, RuntimePeak, group_of};
 
 /// One group of the other axes (e.g. `payload=128`) at equal load.
 #[derive(Debug, Clone, Serialize)]

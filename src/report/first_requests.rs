@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::error::ReportError;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{CellStatus, FIRST_REQUESTS_FILE, FirstRequestRow, read_csv};
 use crate::stats::spread::{Spread, median};
 

@@ -11,7 +11,7 @@ use super::charts::{
 };
 use super::error::ReportError;
 use super::format;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{MEMORY_PHASES_FILE, MemoryPhaseRow, MemoryPhaseStatus, read_csv};
 
 /// A figure over a runtime's processes: median, lowest, highest, how many.

@@ -8,7 +8,7 @@
 //! JDK's libraries, the jar, the CDS archive) that NMT counts only in part.
 use serde::Serialize;
 
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{NmtRow, NmtStatus};
 use crate::stats::spread::median;
 

@@ -6,7 +6,7 @@
 //! about the host than about the service.
 use serde::Serialize;
 
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{CellStatus, MeasurementRow};
 
 /// The highest max is flagged as one repeat's alone when it exceeds every

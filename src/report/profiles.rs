@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::results::MeasurementRow;
-use crate::results::profiles::{ArtifactKind, ArtifactState, ProfileRow};
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
+use crate::results::rows::profiles::{ArtifactKind, ArtifactState, ProfileRow};
 
 /// How a cell's tail relates to its GC pauses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -171,7 +171,7 @@ fn profiled_cell(r: &MeasurementRow, rows: &[ProfileRow]) -> ProfiledCell {
 fn gc_logs(run: &RunData) -> Vec<String> {
     let dir = run
         .dir
-        .join(crate::results::profiles::PROFILES_DIR)
+        .join(crate::results::rows::profiles::PROFILES_DIR)
         .join("gc");
     let mut logs: Vec<String> = std::fs::read_dir(&dir)
         .map(|entries| {

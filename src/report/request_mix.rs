@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::error::ReportError;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{
     CellStatus, REQUESTS_DIR, RequestMixRow, cell_file_stem, model::MeasurementRow, read_csv,
 };

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::summary::{CellSummary, Summary};
 use crate::results::LoopMode;
 use crate::results::model::MeasurementRow;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::stats::spread::median_of_some;
 
 /// The template variable `scenarios` (docs/templates.md).

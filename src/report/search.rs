@@ -10,7 +10,7 @@ use super::charts::{
 };
 use super::error::ReportError;
 use super::format;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::results::{CellStatus, LoopMode, SEARCH_DIR, SearchStepRow, cell_file_stem, read_csv};
 
 /// One searched cell, as the templates see it (`search` in the context).

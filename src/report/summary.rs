@@ -17,7 +17,7 @@ use super::equal_load::{EqualLoadGroup, equal_load};
 use super::pairs::{PairEffect, pairs};
 use super::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::stats::spread::{Spread, median, median_of_some, round_to};
 use crate::stats::{RunNoise, run_repeats};
 

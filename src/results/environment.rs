@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::thread;
 use std::time::Duration;
 
-use super::model::{Environment, HostInfo};
-use super::rfc3339_now;
+use crate::results::model::{Environment, HostInfo};
+use crate::results::rfc3339_now;
 
 /// How long one `--version` command may take before it is abandoned.
 pub const VERSION_TIMEOUT: Duration = Duration::from_secs(15);

@@ -16,7 +16,7 @@ pub enum ResultsError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    CsvRead(#[from] super::CsvReadError),
+    CsvRead(#[from] crate::results::CsvReadError),
     #[error("{path}: invalid CSV row: {source}")]
     Csv {
         path: PathBuf,

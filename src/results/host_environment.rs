@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::HostInfo;
+use crate::results::model::HostInfo;
 
 /// What a host does in the run (written in lower case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::states::{
+pub use crate::results::states::{
     CellStatus, ConfigurationStatus, LoopMode, Phase, RepeatsStop, RunState, StopOutcome, WarmupEnd,
 };
 
@@ -67,7 +67,7 @@ pub struct RunStatus {
     /// Cells the plan skipped (a JDK older than the runtime's `java.min`,
     /// or not installed), with why; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped_cells: Vec<super::SkippedCell>,
+    pub skipped_cells: Vec<crate::results::SkippedCell>,
 }
 
 /// environment.json: what the run ran on. Never the process environment.
@@ -85,7 +85,7 @@ pub struct Environment {
     /// The remote hosts (spec `hosts:`), fingerprinted before the run;
     /// absent when everything ran here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<super::host_environment::HostEnvironment>,
+    pub hosts: Vec<crate::results::host_environment::HostEnvironment>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

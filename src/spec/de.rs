@@ -1,4 +1,4 @@
-//! A serde `Deserializer` over the loose tree ([`super::tree::Node`]).
+//! A serde `Deserializer` over the loose tree ([`crate::spec::tree::Node`]).
 //!
 //! Reading the typed model from the tree, rather than straight from the text,
 //! gives every serde error its field path and position, and lets
@@ -12,7 +12,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use super::tree::{Key, Kind, Node, Pos};
+use crate::spec::tree::{Key, Kind, Node, Pos};
 
 /// Why a node could not be read into its typed field.
 #[derive(Debug, Clone, PartialEq)]

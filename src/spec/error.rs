@@ -14,7 +14,7 @@
 //! cannot be read), the `at` line when it concerns no field.
 use std::fmt;
 
-use super::tree::Pos;
+use crate::spec::tree::Pos;
 
 /// One problem: what is wrong, where, and what to do.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
-//! Turns serde read errors ([`super::de::ReadError`]) into user-facing problems.
-use super::de::{ReadError, ReadErrorKind};
-use super::error::{Problem, suggestion};
-use super::tree::Node;
-use super::values::HELP_SEPARATOR;
+//! Turns serde read errors ([`crate::spec::de::ReadError`]) into user-facing problems.
+use crate::spec::de::{ReadError, ReadErrorKind};
+use crate::spec::error::{Problem, suggestion};
+use crate::spec::tree::Node;
+use crate::spec::values::HELP_SEPARATOR;
 
 /// One problem per read error, located in `file`.
 pub fn explain(error: &ReadError, file: &str, tree: &Node) -> Problem {

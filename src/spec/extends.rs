@@ -11,7 +11,7 @@
 //! Parents may themselves extend others; an unknown parent or a cycle is an error.
 use indexmap::IndexMap;
 
-use super::model::{
+use crate::spec::model::{
     HealthSpec, JavaSpec, LifecycleSpec, LimitsSpec, RuntimeSpec, StopSpec, TrainSpec,
 };
 

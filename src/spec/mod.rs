@@ -18,27 +18,16 @@
 //!
 //! Paths in the spec (`dir`, `results`, report templates) are relative to
 //! the folder holding the spec file.
-pub mod adaptive;
-pub mod affinity;
-pub mod byte_size;
-pub mod connect_rate;
 pub mod de;
-pub mod dependencies;
 pub mod error;
 pub mod explain;
 pub mod extends;
-pub mod gates;
-pub mod hosts;
-pub mod memory;
+pub mod keys;
 pub mod model;
-pub mod profile;
-pub mod scenarios;
-pub mod search;
 pub mod source;
 pub mod tree;
 pub mod validate;
 pub mod values;
-pub mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -120,8 +109,8 @@ pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let Some(mut spec) = spec else {
         return Err(SpecErrors { problems });
     };
-    let axis_clash = scenarios::add_axis(&mut spec);
-    let scenario_loads = scenarios::merged_loads(&tree, &spec);
+    let axis_clash = keys::scenarios::add_axis(&mut spec);
+    let scenario_loads = keys::scenarios::merged_loads(&tree, &spec);
     let resolved = match extends::resolve(&spec.runtimes) {
         Ok(r) => r,
         Err(errors) => {
@@ -147,7 +136,7 @@ pub fn from_text(text: String, path: &Path) -> Result<LoadedSpec, SpecErrors> {
     let findings = validate::check(&loaded.spec, &loaded.runtimes)
         .into_iter()
         .chain(axis_clash)
-        .chain(scenarios::check_scenarios(
+        .chain(keys::scenarios::check_scenarios(
             &loaded.spec,
             &loaded.scenario_loads,
         ));

@@ -13,13 +13,13 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::adaptive::{CellWarmupSpec, RepeatsSpec};
-use super::affinity::AffinitySetting;
-use super::byte_size::ByteSize;
-use super::gates::GatesSpec;
-use super::hosts::HostsSpec;
-use super::profile::ProfileSpec;
-use super::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
+use crate::spec::keys::adaptive::{CellWarmupSpec, RepeatsSpec};
+use crate::spec::keys::affinity::AffinitySetting;
+use crate::spec::keys::byte_size::ByteSize;
+use crate::spec::keys::gates::GatesSpec;
+use crate::spec::keys::hosts::HostsSpec;
+use crate::spec::keys::profile::ProfileSpec;
+use crate::spec::values::{AxisValue, HumanDuration, NumberOrTemplate, PortSpec, Workload};
 
 /// A benchmark experiment: what to compare, how to start it, which load to apply.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -38,7 +38,7 @@ pub struct Spec {
     /// stub), by name: started before the first runtime that `needs` them,
     /// stopped after the last.
     #[serde(default)]
-    pub dependencies: IndexMap<String, super::dependencies::DependencySpec>,
+    pub dependencies: IndexMap<String, crate::spec::keys::dependencies::DependencySpec>,
     /// The request, or the list of named requests (sent round-robin), of every
     /// cell; with `scenarios`, of every scenario that has no `workload` of its own.
     pub workload: Option<Workload>,
@@ -91,7 +91,7 @@ pub struct Spec {
     pub logs: Option<LogsSpec>,
     /// Memory in phases (idle, load, after) on fresh processes per runtime,
     /// apart from the latency cells.
-    pub memory: Option<super::memory::MemorySpec>,
+    pub memory: Option<crate::spec::keys::memory::MemorySpec>,
     /// Profiled cells and their collectors for every runtime (a runtime's own `profile` wins).
     pub profile: Option<ProfileSpec>,
     /// Where the services and the load generator run (default: all here).
@@ -100,7 +100,7 @@ pub struct Spec {
     /// selected per cell by the `scenario` axis they add (first, slowest);
     /// the cells run scenario by scenario. See `spec::scenarios`.
     #[serde(default)]
-    pub scenarios: IndexMap<String, super::scenarios::ScenarioSpec>,
+    pub scenarios: IndexMap<String, crate::spec::keys::scenarios::ScenarioSpec>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -334,19 +334,19 @@ pub struct LoadSpec {
     pub threads: Option<u32>,
     // Search mode (`mode: search`), see `spec::search`.
     /// Search mode: what a step must hold.
-    pub slo: Option<super::search::SloSpec>,
+    pub slo: Option<crate::spec::keys::search::SloSpec>,
     /// Search mode: the first rate probed (requests per second).
     pub from: Option<f64>,
     /// Search mode: the highest rate probed (requests per second).
     pub to: Option<f64>,
     /// Search mode: how each step is measured and the search narrows.
-    pub step: Option<super::search::SearchStepSpec>,
+    pub step: Option<crate::spec::keys::search::SearchStepSpec>,
     /// Seeds the weighted request draw; with the connection index it fixes
     /// the sequence each connection sends (default 1).
     pub seed: Option<u64>,
     /// Connections opened per second before each load run (default
     /// `2000/s`); the connect phase is not measured.
-    pub connect_rate: Option<super::connect_rate::ConnectRate>,
+    pub connect_rate: Option<crate::spec::keys::connect_rate::ConnectRate>,
     /// Closed mode: before each window the connections start one after
     /// another over this long, from 1 to all (e.g. `10s`), not measured.
     pub ramp: Option<HumanDuration>,
@@ -493,7 +493,7 @@ pub struct FaultsSpec {
     pub max_restarts: u32,
 }
 
-pub use super::verify::VerifySpec;
+pub use crate::spec::keys::verify::VerifySpec;
 
 /// Report rendering.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
 
-use super::error::Problem;
-use super::tree::{Kind, Node, Pos};
+use crate::spec::error::Problem;
+use crate::spec::tree::{Kind, Node, Pos};
 
 /// Largest spec file accepted.
 pub const MAX_SPEC_BYTES: u64 = 4 * 1024 * 1024;

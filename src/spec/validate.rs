@@ -5,9 +5,9 @@ use std::collections::HashSet;
 
 use indexmap::IndexMap;
 
-use super::error::suggestion;
-use super::model::{LoadModeSpec, LoadSpec, RequestSpec, RuntimeSpec, Spec};
-use super::values::AxisValue;
+use crate::spec::error::suggestion;
+use crate::spec::model::{LoadModeSpec, LoadSpec, RequestSpec, RuntimeSpec, Spec};
+use crate::spec::values::AxisValue;
 
 /// A problem found by a check: a field path, what is wrong, what to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,7 +97,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     for (name, runtime) in runtimes {
         check_runtime(name, runtime, spec, &mut out);
     }
-    out.extend(super::dependencies::check_dependencies(
+    out.extend(crate::spec::keys::dependencies::check_dependencies(
         &spec.dependencies,
         runtimes,
     ));
@@ -119,18 +119,18 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     }
     check_rules(spec, &mut out);
     if let Some(gates) = &spec.gates {
-        super::gates::check_gates(gates, &mut out);
+        crate::spec::keys::gates::check_gates(gates, &mut out);
     }
     if let Some(memory) = &spec.memory {
-        super::memory::check_memory(memory, &mut out);
+        crate::spec::keys::memory::check_memory(memory, &mut out);
     }
     if let Some(hosts) = &spec.hosts {
-        super::hosts::check_hosts(hosts, &mut out);
+        crate::spec::keys::hosts::check_hosts(hosts, &mut out);
     }
     if let Some((message, help)) = spec.repeats.problem() {
         out.push(finding("repeats", message, help));
     }
-    if let Some((message, help)) = super::adaptive::warmup_problem(&spec.warmup) {
+    if let Some((message, help)) = crate::spec::keys::adaptive::warmup_problem(&spec.warmup) {
         out.push(finding("warmup.max", message, help));
     }
     match (&spec.measure.duration, spec.measure.requests) {
@@ -156,7 +156,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         )),
         _ => {}
     }
-    super::verify::check_verify(&spec.verify, &mut out);
+    crate::spec::keys::verify::check_verify(&spec.verify, &mut out);
     if let Some(a) = spec.affinity.as_ref().and_then(|a| a.cpus())
         && (a.service.is_empty() || a.load.is_empty())
     {
@@ -301,7 +301,7 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
     }
     if let Some(train) = &rt.train {
         for (i, wanted) in train.workload.iter().flatten().enumerate() {
-            let names: Vec<&str> = super::scenarios::base_workload(spec)
+            let names: Vec<&str> = crate::spec::keys::scenarios::base_workload(spec)
                 .iter()
                 .map(request_name)
                 .collect();
@@ -463,7 +463,7 @@ pub(super) fn check_workload_at(base: &str, requests: &[RequestSpec], out: &mut 
 /// found are named from `load`.
 pub(super) fn check_load_of(load: &LoadSpec, spec: &Spec) -> Vec<Finding> {
     let mut out = Vec::new();
-    out.extend(super::search::check_search(load));
+    out.extend(crate::spec::keys::search::check_search(load));
     match load.mode {
         LoadModeSpec::Open if load.rate.is_none() => out.push(finding(
             "load.rate",

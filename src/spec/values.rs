@@ -12,7 +12,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::model::RequestSpec;
+use crate::spec::model::RequestSpec;
 use crate::units::{DURATION_HELP, parse_duration};
 
 /// A duration: `250ms`, `5s`, `2m`, `1h`, `1.5s`, `10` (seconds); the rules

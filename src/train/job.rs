@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::load::LoadReport;
 use crate::plan::{HealthPlan, RuntimePlan, StopPlan, TrainPlan};
 use crate::process::runtime_env;
-use crate::results::training::DriverFigures;
+use crate::results::rows::training::DriverFigures;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrainJob {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::results::training::FileHash;
+use crate::results::rows::training::FileHash;
 
 /// Hashes every file of `paths`: a file as itself, a folder as every file
 /// under it (recursively, sorted by path). A missing path is an error naming it.

@@ -244,7 +244,7 @@ pub fn run(
     };
     let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
     let report_path = folder.join(REPORT_FILE);
-    crate::results::run_dir::write_atomic(&report_path, json.as_bytes())?;
+    crate::results::write::run_dir::write_atomic(&report_path, json.as_bytes())?;
     let text = match options.format {
         VerifyFormat::Table => render::table(&verdict, &records, &plan.verify),
         VerifyFormat::Json => json,

@@ -76,14 +76,16 @@ impl<'a> Modules<'a> {
         let file = self.by_module[module];
         // An item named through a facade: follow the re-export (bounded, in
         // case two facades name each other).
-        if let (Some(name), true) = (path.get(longest), depth < 8) {
-            if let Some(target) = self.reexports.get(module).and_then(|r| r.get(name)) {
-                let mut full = module.to_vec();
-                full.extend(target.iter().cloned());
-                full.extend(path[longest + 1..].iter().cloned());
-                if let Some(behind) = self.resolve_within(&full, depth + 1) {
-                    return Some(behind);
-                }
+        let target = path
+            .get(longest)
+            .filter(|_| depth < 8)
+            .and_then(|name| self.reexports.get(module)?.get(name));
+        if let Some(target) = target {
+            let mut full = module.to_vec();
+            full.extend(target.iter().cloned());
+            full.extend(path[longest + 1..].iter().cloned());
+            if let Some(behind) = self.resolve_within(&full, depth + 1) {
+                return Some(behind);
             }
         }
         Some(file)
@@ -131,15 +133,13 @@ impl<'a> Modules<'a> {
                 if absolute.first() != own.first() {
                     continue;
                 }
-                if let Some(to) = self.resolve(&absolute) {
-                    if to != file {
-                        out.insert(Edge {
-                            from: file.clone(),
-                            to: to.to_string(),
-                            line,
-                            path,
-                        });
-                    }
+                if let Some(to) = self.resolve(&absolute).filter(|to| to != file) {
+                    out.insert(Edge {
+                        from: file.clone(),
+                        to: to.to_string(),
+                        line,
+                        path,
+                    });
                 }
             }
         }
@@ -239,8 +239,7 @@ pub fn cycles(edges: &[Edge]) -> Vec<(Vec<String>, Vec<Edge>)> {
         }
         seen
     };
-    let reachable: BTreeMap<&str, BTreeSet<String>> =
-        next.keys().map(|&n| (n, reach(n))).collect();
+    let reachable: BTreeMap<&str, BTreeSet<String>> = next.keys().map(|&n| (n, reach(n))).collect();
     let mut groups: Vec<Vec<String>> = Vec::new();
     for &n in next.keys() {
         if groups.iter().any(|g| g.iter().any(|f| f == n)) {
@@ -248,9 +247,7 @@ pub fn cycles(edges: &[Edge]) -> Vec<(Vec<String>, Vec<Edge>)> {
         }
         let group: Vec<String> = next
             .keys()
-            .filter(|&&m| {
-                m == n || (reachable[n].contains(m) && reachable[m].contains(n))
-            })
+            .filter(|&&m| m == n || (reachable[n].contains(m) && reachable[m].contains(n)))
             .map(|m| m.to_string())
             .collect();
         if group.len() > 1 {

@@ -69,7 +69,10 @@ pub fn from_markdown(markdown: &str) -> Result<RoleOrders, String> {
 /// -> `site`, `src/exec/error.rs` -> `error`; `None` for the stage's mod.rs
 /// and files of other stages.
 pub fn role_of<'a>(stage: &str, file: &'a str) -> Option<&'a str> {
-    let rest = file.strip_prefix("src/")?.strip_prefix(stage)?.strip_prefix('/')?;
+    let rest = file
+        .strip_prefix("src/")?
+        .strip_prefix(stage)?
+        .strip_prefix('/')?;
     match rest.split_once('/') {
         Some((folder, _)) => Some(folder),
         None if rest == "mod.rs" => None,

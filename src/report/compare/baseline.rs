@@ -10,7 +10,7 @@ use crate::report::error::ReportError;
 use crate::report::history::{self, HistorySettings};
 use crate::results::STATUS_FILE;
 use crate::results::model::CellStatus;
-use crate::results::run_data::RunData;
+use crate::results::read::run_data::RunData;
 use crate::stats::{ConfigRepeats, Metric, RunRepeats, run_repeats};
 
 /// The two sides of a comparison against the history.

@@ -1,0 +1,167 @@
+//! One keep-alive connection of the measured loop: send pre-encoded bytes,
+//! read and decode the whole response, classify every failure.
+
+use std::io;
+use std::net::SocketAddr;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::load::error::ErrorClass;
+use crate::load::http::wire::{Complete, ResponseDecoder};
+
+/// Read buffer per connection. Bodies stream through it; a response head
+/// must fit. Small on purpose: 200 connections cost 3 MB.
+const READ_BUFFER: usize = 16 * 1024;
+
+/// A request as sent on the wire, prepared once per run.
+#[derive(Debug, Clone)]
+pub struct EncodedRequest {
+    pub bytes: bytes::Bytes,
+    pub head: bool,
+    pub expect_status: u16,
+    /// Set when the path or body has `seq`/`rand` placeholders: the bytes
+    /// are then written per send from these pieces, not taken from `bytes`.
+    pub dynamic: Option<crate::load::http::dynamic::DynamicRequest>,
+}
+
+/// An open connection and its read state.
+pub struct Connection {
+    stream: TcpStream,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    decoder: ResponseDecoder,
+    /// Responses already read on this connection (0: fresh).
+    served: u64,
+}
+
+/// How an exchange failed, and whether a fresh connection may retry it.
+enum Failure {
+    /// The server closed a reused keep-alive connection before answering
+    /// anything: the request never reached it; retry once on a new connection.
+    StaleConnection,
+    Class(ErrorClass),
+}
+
+pub async fn connect(addr: SocketAddr) -> Result<Connection, ErrorClass> {
+    let stream = TcpStream::connect(addr).await.map_err(|e| match e.kind() {
+        io::ErrorKind::ConnectionRefused => ErrorClass::ConnectRefused,
+        io::ErrorKind::TimedOut => ErrorClass::ConnectTimeout,
+        _ => ErrorClass::Other,
+    })?;
+    // Without NODELAY, Nagle + delayed ACK add up to 40 ms to small requests.
+    stream.set_nodelay(true).map_err(|_| ErrorClass::Other)?;
+    Ok(Connection {
+        stream,
+        buf: vec![0u8; READ_BUFFER].into_boxed_slice(),
+        start: 0,
+        end: 0,
+        decoder: ResponseDecoder::new(),
+        served: 0,
+    })
+}
+
+/// Sends `req` on `slot` (connecting first if empty) and reads the whole
+/// response. Leaves `slot` empty when the connection cannot be reused.
+/// Returns the response status; the caller compares it with the expected one.
+pub async fn exchange(
+    slot: &mut Option<Connection>,
+    addr: SocketAddr,
+    req: &EncodedRequest,
+    wire: &[u8],
+) -> Result<u16, ErrorClass> {
+    for _attempt in 0..2 {
+        if slot.is_none() {
+            *slot = Some(connect(addr).await?);
+        }
+        let conn = slot.as_mut().expect("connected above");
+        match conn.round_trip(req, wire).await {
+            Ok(done) => {
+                if done.close {
+                    *slot = None;
+                }
+                return Ok(done.status);
+            }
+            Err(Failure::StaleConnection) => *slot = None,
+            Err(Failure::Class(class)) => {
+                *slot = None;
+                return Err(class);
+            }
+        }
+    }
+    Err(ErrorClass::Reset)
+}
+
+fn io_class(e: &io::Error) -> ErrorClass {
+    match e.kind() {
+        io::ErrorKind::ConnectionReset
+        | io::ErrorKind::ConnectionAborted
+        | io::ErrorKind::BrokenPipe
+        | io::ErrorKind::UnexpectedEof => ErrorClass::Reset,
+        _ => ErrorClass::Other,
+    }
+}
+
+impl Connection {
+    /// Sends `wire` (the bytes of `req` for this send) and reads the answer.
+    async fn round_trip(&mut self, req: &EncodedRequest, wire: &[u8]) -> Result<Complete, Failure> {
+        let reused = self.served > 0;
+        let stale_or = |class: ErrorClass, got_bytes: bool| {
+            if reused && !got_bytes && class == ErrorClass::Reset {
+                Failure::StaleConnection
+            } else {
+                Failure::Class(class)
+            }
+        };
+        if let Err(e) = self.stream.write_all(wire).await {
+            return Err(stale_or(io_class(&e), false));
+        }
+        self.decoder.start(req.head);
+        let mut got_bytes = self.end > self.start;
+        loop {
+            if self.end > self.start {
+                let (n, done) = self
+                    .decoder
+                    .feed(&self.buf[self.start..self.end])
+                    .map_err(|_| Failure::Class(ErrorClass::Malformed))?;
+                self.start += n;
+                if let Some(done) = done {
+                    self.served += 1;
+                    return Ok(done);
+                }
+            }
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+            } else if self.end == self.buf.len() {
+                if self.start == 0 {
+                    // A response head (or chunk line) larger than the whole buffer.
+                    return Err(Failure::Class(ErrorClass::Malformed));
+                }
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            match self.stream.read(&mut self.buf[self.end..]).await {
+                Ok(0) => {
+                    return match self.decoder.eof() {
+                        Some(done) => {
+                            self.served += 1;
+                            Ok(Complete {
+                                close: true,
+                                ..done
+                            })
+                        }
+                        None => Err(stale_or(ErrorClass::Reset, got_bytes)),
+                    };
+                }
+                Ok(n) => {
+                    self.end += n;
+                    got_bytes = true;
+                }
+                Err(e) => return Err(stale_or(io_class(&e), got_bytes)),
+            }
+        }
+    }
+}

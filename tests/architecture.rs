@@ -460,3 +460,32 @@ fn a_crowded_folder_is_named_with_its_count() {
     files.pop();
     assert_eq!(crowded_folders(&files, 15), Vec::<String>::new());
 }
+
+/// The stages whose role folders must be declared, in order, in
+/// docs/ARCHITECTURE.md (`role folders of <stage>, lowest first:`).
+const STAGES_WITH_ROLE_ORDER: &[&str] = &[];
+
+#[test]
+fn imports_across_role_folders_follow_their_declared_order() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let orders = roles::from_markdown(&doc).unwrap_or_else(|e| panic!("docs/ARCHITECTURE.md: {e}"));
+    let files = source_files();
+    let edges = Modules::new(&files).edges(&files);
+    let mut found = Vec::new();
+    for stage in STAGES_WITH_ROLE_ORDER {
+        if !orders.contains_key(*stage) {
+            found.push(format!(
+                "docs/ARCHITECTURE.md declares no `role folders of {stage}, lowest first:`"
+            ));
+        }
+    }
+    for (stage, layers) in &orders {
+        let present = role_names(&files, stage);
+        found.extend(roles::check(stage, layers, &present, &edges));
+    }
+    assert!(
+        found.is_empty(),
+        "role folders against their declared order:\n{}",
+        found.join("\n")
+    );
+}

@@ -25,6 +25,10 @@ pub struct Modules<'a> {
     /// Per `mod.rs` module: re-exported name -> the path it stands for,
     /// relative to that module (`Driver` -> `driver::Driver`).
     reexports: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+    /// Per `mod.rs` module: the modules it re-exports whole (`pub use
+    /// model::*;` -> `model`), relative to it.
+    globs: BTreeMap<Vec<String>, Vec<Vec<String>>>,
+    texts: BTreeMap<&'a str, &'a str>,
 }
 
 /// The module path of a file under src/ (`src/exec/site/mod.rs` ->
@@ -46,12 +50,23 @@ impl<'a> Modules<'a> {
         let mut by_module = BTreeMap::new();
         let mut module_of_file = BTreeMap::new();
         let mut reexports = BTreeMap::new();
+        let mut globs = BTreeMap::new();
+        let mut texts = BTreeMap::new();
         for (file, text) in files {
             let Some(module) = module_of(file) else {
                 continue;
             };
+            texts.insert(file.as_str(), text.as_str());
             if file.ends_with("/mod.rs") {
-                reexports.insert(module.clone(), pub_uses(text));
+                let mut uses = pub_uses(text);
+                let whole: Vec<Vec<String>> = uses
+                    .iter()
+                    .filter(|(name, _)| name.starts_with('*'))
+                    .map(|(_, path)| path[..path.len() - 1].to_vec())
+                    .collect();
+                uses.retain(|name, _| !name.starts_with('*'));
+                globs.insert(module.clone(), whole);
+                reexports.insert(module.clone(), uses);
             }
             by_module.insert(module.clone(), file.as_str());
             module_of_file.insert(file.as_str(), module);
@@ -60,6 +75,8 @@ impl<'a> Modules<'a> {
             by_module,
             module_of: module_of_file,
             reexports,
+            globs,
+            texts,
         }
     }
 
@@ -76,10 +93,10 @@ impl<'a> Modules<'a> {
         let file = self.by_module[module];
         // An item named through a facade: follow the re-export (bounded, in
         // case two facades name each other).
-        let target = path
-            .get(longest)
-            .filter(|_| depth < 8)
-            .and_then(|name| self.reexports.get(module)?.get(name));
+        let target = path.get(longest).filter(|_| depth < 8).and_then(|name| {
+            let named = self.reexports.get(module)?.get(name).cloned();
+            named.or_else(|| self.glob_source(module, name))
+        });
         if let Some(target) = target {
             let mut full = module.to_vec();
             full.extend(target.iter().cloned());
@@ -89,6 +106,21 @@ impl<'a> Modules<'a> {
             }
         }
         Some(file)
+    }
+
+    /// The item `name` of a module re-exported whole by `module`'s mod.rs
+    /// (`pub use model::*;`): found by its definition in that file.
+    fn glob_source(&self, module: &[String], name: &str) -> Option<Vec<String>> {
+        self.globs.get(module)?.iter().find_map(|inner| {
+            let mut full = module.to_vec();
+            full.extend(inner.iter().cloned());
+            let text = self.texts.get(self.by_module.get(&full)?)?;
+            defines(text, name).then(|| {
+                let mut relative = inner.clone();
+                relative.push(name.to_string());
+                relative
+            })
+        })
     }
 
     /// `path` as written in `file` (`super::x::Y`), made absolute.
@@ -166,6 +198,24 @@ fn pub_uses(text: &str) -> BTreeMap<String, Vec<String>> {
     out
 }
 
+/// Whether `text` defines a public item `name` at any depth (`pub struct
+/// Plan`, `pub(crate) fn build`, `pub enum`, ...).
+fn defines(text: &str, name: &str) -> bool {
+    let code = String::from_utf8(code_only(text)).unwrap_or_default();
+    let kinds = [
+        "struct", "enum", "fn", "type", "const", "static", "trait", "mod",
+    ];
+    code.split("pub").skip(1).any(|rest| {
+        let rest = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(')').map_or("", |(_, after)| after),
+            None => rest,
+        };
+        let mut words = rest.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let mut words = words.by_ref().filter(|w| !w.is_empty());
+        matches!((words.next(), words.next()), (Some(kind), Some(n)) if kinds.contains(&kind) && n == name)
+    })
+}
+
 /// `a::{b, c::{d as e}}` into its leaves, each with its full path.
 fn expand(tree: &str, prefix: &mut Vec<String>, out: &mut BTreeMap<String, Vec<String>>) {
     let tree = tree.trim();
@@ -193,7 +243,10 @@ fn expand(tree: &str, prefix: &mut Vec<String>, out: &mut BTreeMap<String, Vec<S
             let mut full = prefix.clone();
             full.extend(path.split("::").map(|s| s.trim().to_string()));
             let name = alias.or(full.last().map(String::as_str)).unwrap_or("");
-            if !name.is_empty() && name != "*" && name != "self" {
+            if name == "*" {
+                // A whole module re-exported: kept under a key no item has.
+                out.insert(format!("*{}", full.join("::")), full.clone());
+            } else if !name.is_empty() && name != "self" {
                 out.insert(name.to_string(), full.clone());
             }
         }

@@ -1,8 +1,8 @@
 //! What the gates judge, gathered from one measured cell: the load report,
 //! the service's samples and the host's CPU over the window; and the cell
 //! row's gate columns, so that a reader sees the figures behind each reason.
+use super::facts::CellFacts;
 use super::gates::describe_errors;
-use super::verdict::CellFacts;
 use crate::load::LoadReport;
 use crate::plan::{Cell, LoadMode};
 use crate::results::MeasurementRow;

@@ -3,7 +3,7 @@
 //! successful workload request, then stopped. One start gives no spread; a
 //! few show whether the 12 ms against 78 ms of two runtimes is a difference
 //! or noise.
-use super::cell::CellContext;
+use super::context::CellContext;
 use super::first_requests::record as record_first_requests;
 use super::lifecycle::{first_success, millis};
 use super::verdict::one_line;

@@ -3,7 +3,7 @@
 //! the dependencies it needs, and the readings written to
 //! dependency-usage.csv and dependency-stats.csv (taken here or on a service
 //! host over SSH).
-use super::cell::CellContext;
+use super::context::CellContext;
 use crate::dependency::stats::rows_of;
 use crate::dependency::{Dependencies, DependencyError, DependencyReading, Site, Window};
 use crate::plan::DependencyPlan;

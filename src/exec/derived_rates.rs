@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use indexmap::IndexMap;
 
 use super::ExecError;
-use super::cell::base_row;
+use super::row::base_row;
 use crate::plan::{Cell, LoadMode};
 use crate::results::rows::derived_rates::{
     DERIVED_RATES_FILE, DerivedRates, FractionRate, RateGroup, RuntimePeak, group_of,

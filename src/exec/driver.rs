@@ -8,8 +8,9 @@
 //! milliseconds and deterministically, without real services.
 use std::collections::BTreeSet;
 
-use super::cell::{CellContext, CellEnd};
 use super::cold_start::ColdStart;
+use super::context::{CellContext, CellEnd};
+use super::started::{Running, StartFailure};
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
@@ -103,22 +104,4 @@ pub trait Driver {
 
     /// Stops `dep` with grace and removes what it left; `Some(problem)`.
     fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String>;
-}
-
-/// A measured service that is up, with its lifecycle row so far.
-pub struct Running<S> {
-    pub service: S,
-    pub lifecycle: LifecycleRow,
-    /// The matching log line, or why none was found (when evidence is declared).
-    pub evidence: Option<Result<String, String>>,
-    /// What the service saw of its limits (`None` from drivers that start no process).
-    pub seen: Option<super::containment::Observed>,
-}
-
-/// Why a start failed: the message and the lifecycle row to record.
-pub struct StartFailure {
-    pub reason: String,
-    pub lifecycle: LifecycleRow,
-    /// The runner was interrupted during the start: nothing is skipped.
-    pub cancelled: bool,
 }

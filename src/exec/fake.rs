@@ -4,9 +4,11 @@
 //! as their script says (measured, the service dies, or a signal arrives).
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::cell::{CellContext, CellEnd, base_row};
 use super::cold_start::ColdStart;
-use super::driver::{Driver, Running, StartFailure};
+use super::context::{CellContext, CellEnd};
+use super::driver::Driver;
+use super::row::base_row;
+use super::started::{Running, StartFailure};
 use crate::build::BuildOutcome;
 use crate::plan::{Cell, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;

@@ -11,7 +11,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use super::cell::CellContext;
+use super::context::CellContext;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{CsvAppender, FIRST_REQUESTS_FILE, FirstRequestRow, Phase};
 use crate::service::http_status;

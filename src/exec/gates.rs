@@ -2,7 +2,7 @@
 //! generator held back by the host, the Nagle latency floor, Little's law.
 //! Each is a pure function of [`CellFacts`] and the run's [`Gates`], giving
 //! the verdict it calls for with the reason written into the cell row.
-use super::verdict::{CellFacts, GeneratorHost};
+use super::facts::{CellFacts, GeneratorHost};
 use crate::load::ErrorCounts;
 use crate::results::CellStatus;
 

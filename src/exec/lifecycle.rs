@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 
 use regex::Regex;
 
-use super::cell::{CellContext, guarded_run};
-use super::driver::{Running, StartFailure};
+use super::context::{CellContext, guarded_run};
 use super::first_requests::record as record_first_requests;
 use super::load_config::warmup_config;
+use super::started::{Running, StartFailure};
 use super::verdict::one_line;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::cell::{CellContext, guarded_run};
+use super::context::{CellContext, guarded_run};
 use super::load_config::measure_config;
 use super::verdict::one_line;
 use crate::load::{Arrival, LoadConfig, LoadReport, StopCondition};

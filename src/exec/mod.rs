@@ -19,6 +19,7 @@ pub mod cold_start;
 pub mod configurations;
 pub mod connections;
 pub mod containment;
+pub mod context;
 pub mod dependencies;
 pub mod dependency_schedule;
 #[cfg(test)]
@@ -29,6 +30,7 @@ pub mod driver;
 mod equal_load_tests;
 pub mod error;
 pub mod events;
+pub mod facts;
 #[cfg(test)]
 mod fake;
 pub mod first_requests;
@@ -52,6 +54,7 @@ pub mod remote_service;
 pub mod remote_training;
 pub mod repeats;
 pub mod request_mix;
+pub mod row;
 pub mod run;
 #[cfg(test)]
 mod scenario_tests;
@@ -59,15 +62,17 @@ pub mod search;
 pub mod search_rule;
 #[cfg(test)]
 mod start_variant_tests;
+pub mod started;
 pub mod training;
 pub mod verdict;
 pub mod warmup;
 pub mod warmup_rule;
 pub mod window;
 
-pub use driver::{Driver, Running, StartFailure};
+pub use driver::Driver;
 pub use error::ExecError;
 pub use events::Event;
 pub use processes::Processes;
 pub use real::run_for_real;
 pub use run::{RunOutcome, RunRequest, run};
+pub use started::{Running, StartFailure};

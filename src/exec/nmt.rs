@@ -3,7 +3,7 @@
 //! `detail`) read with the cell's own JDK's `jcmd` and appended to nmt.csv
 //! beside the window's largest RSS. A jcmd that fails is a `failed` row
 //! saying why; the cell is not touched.
-use super::cell::CellContext;
+use super::context::CellContext;
 use crate::plan::{Cell, RuntimePlan};
 use crate::profile::nmt::{NmtSummary, enabled_in, read};
 use crate::results::{CsvAppender, MeasurementRow, NMT_FILE, NmtRow, NmtStatus, ResultsError};

@@ -4,10 +4,12 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::cell::{CellContext, CellEnd, WindowObserver, measure_cell_observed};
+use super::cell::measure_cell_observed;
+use super::context::{CellContext, CellEnd, WindowObserver};
 use super::dependencies::{DependencyFiles, RunDependencies};
-use super::driver::{Driver, Running, StartFailure};
+use super::driver::Driver;
 use super::lifecycle::{start_measured, stop_measured};
+use super::started::{Running, StartFailure};
 use super::training::train;
 use crate::build::{BuildCache, BuildOutcome, build_runtime_unless};
 use crate::dependency::{Dependencies, Window};
@@ -68,7 +70,7 @@ impl Driver for Processes {
             .into_iter()
             .collect();
         let mut env = capture(&standard_probes(&jdks), VERSION_TIMEOUT);
-        env.hosts = crate::remote::fingerprint::hosts_environment(&plan.hosts);
+        env.hosts = super::remote_load::hosts_environment(plan);
         env
     }
 

@@ -4,7 +4,7 @@
 //! profiled repeat around its measured load, their artifacts in profiles.csv.
 use std::collections::BTreeMap;
 
-use super::cell::CellContext;
+use super::context::CellContext;
 use crate::load::LoadReport;
 use crate::plan::{Cell, RuntimePlan};
 use crate::profile::window::{GcWatch, gc_log_path};

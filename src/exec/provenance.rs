@@ -6,7 +6,7 @@
 //! evidence of the start, which the verdict already reads).
 use std::time::Instant;
 
-use super::cell::CellContext;
+use super::context::CellContext;
 use crate::build::{BuildError, run_logged};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::process::runtime_env;

@@ -3,8 +3,8 @@
 //! load-hosts/<cell>.csv.
 use std::sync::Mutex;
 
+use super::facts::GeneratorHost;
 use super::interrupt::Interrupt;
-use super::verdict::GeneratorHost;
 use crate::load::{self, LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::plan::Plan;
 use crate::remote::HostsLoad;
@@ -37,6 +37,12 @@ pub fn generator_host(plan: &Plan) -> GeneratorHost {
 }
 
 /// Runs `config` where the plan says the load runs.
+/// What each declared host is (fingerprint, RTT), for environment.json's
+/// `hosts`; empty without `hosts:`.
+pub fn hosts_environment(plan: &Plan) -> Vec<crate::results::HostEnvironment> {
+    crate::remote::fingerprint::hosts_environment(&plan.hosts)
+}
+
 pub fn run(
     plan: &Plan,
     config: &LoadConfig,

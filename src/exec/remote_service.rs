@@ -10,15 +10,17 @@
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::cell::CellContext;
+use super::context::CellContext;
+use super::events::Event;
 use super::interrupt::Interrupt;
 use super::memory_phases::{LoadOutcome, MemorySubject};
-use super::remote_cell::guarded_remote_run;
+use super::window::follow_window;
 use crate::dependency::DependencyReading;
-use crate::load::LoadConfig;
+use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::remote::RemoteError;
 use crate::remote::service_hosts::service_client::ServiceHostClient;
 use crate::remote::service_hosts::service_wire::{ServiceAnswer, ServiceCall};
@@ -233,6 +235,97 @@ impl MemorySubject for RemoteService {
     fn log_here(&mut self) -> PathBuf {
         self.fetch_log();
         self.log.clone()
+    }
+}
+
+/// How often the far side is asked whether the service still runs during a load.
+pub const ALIVE_EVERY: Duration = Duration::from_millis(500);
+
+/// What [`guarded_remote_run`] gave.
+pub struct RemoteRun {
+    pub result: Result<LoadReport, LoadError>,
+    /// The far side said the service is gone.
+    pub died: bool,
+    /// When asked to sample: what the far side read over the run's
+    /// measured window, or why not (`None`: the window never opened).
+    pub samples: Option<Result<FarSamples, String>>,
+}
+
+/// What the far side samples over a window, and how often.
+pub struct Sampling {
+    pub every: Duration,
+    /// The dependencies sampled with the service.
+    pub dependencies: Vec<String>,
+}
+
+/// Applies `config` (here or on the load hosts, as the plan says),
+/// cancelling it when the runner is interrupted or the far side says the
+/// service is gone. With `sampling`, the far side samples the service
+/// (and the dependencies named) and its host over the run's measured window alone,
+/// from [`LoadControl::window_start`] to [`LoadControl::window_end`], as
+/// exec::window does for a local service.
+pub fn guarded_remote_run(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    config: &LoadConfig,
+    events: Option<&std::sync::mpsc::Sender<Event>>,
+    sampling: Option<&Sampling>,
+) -> RemoteRun {
+    let control = LoadControl::new();
+    let done = AtomicBool::new(false);
+    let died = AtomicBool::new(false);
+    let service = Mutex::new(service);
+    let lock = || service.lock().unwrap_or_else(|p| p.into_inner());
+    let (result, samples) = std::thread::scope(|s| {
+        let follower = sampling.map(|sampling| {
+            let (control, done, lock) = (&control, &done, &lock);
+            s.spawn(move || {
+                follow_window(
+                    control,
+                    done,
+                    || lock().sample_start(sampling.every, &sampling.dependencies),
+                    |opened| opened.and_then(|()| lock().sample_stop()),
+                )
+            })
+        });
+        s.spawn(|| {
+            let mut last = (Instant::now(), 0u64);
+            let mut asked = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if ctx.interrupt.is_set() {
+                    control.cancel();
+                }
+                if asked.elapsed() >= ALIVE_EVERY {
+                    asked = Instant::now();
+                    if !lock().is_alive() {
+                        died.store(!ctx.interrupt.is_set(), Ordering::Relaxed);
+                        control.cancel();
+                    }
+                }
+                if let Some(tx) = events
+                    && last.0.elapsed() >= Duration::from_secs(1)
+                {
+                    let now = (Instant::now(), control.completed());
+                    let rps = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                    let _ = tx.send(Event::CellProgress {
+                        completed: now.1,
+                        rps,
+                    });
+                    last = now;
+                }
+            }
+        });
+        let result = super::remote_load::run(ctx.plan, config, &control);
+        done.store(true, Ordering::Relaxed);
+        super::remote_load::stop_if_host_lost(ctx.interrupt, &result);
+        let samples = follower.and_then(|f| f.join().ok().flatten());
+        (result, samples)
+    });
+    RemoteRun {
+        result,
+        died: died.load(Ordering::Relaxed),
+        samples,
     }
 }
 

@@ -7,7 +7,7 @@
 //! start is against a local record.
 use std::path::Path;
 
-use super::cell::CellContext;
+use super::context::CellContext;
 use super::provenance::{judge, write_record};
 use super::remote_service::{SharedClient, append, stop_if_lost};
 use super::training::{training_load, training_row};

@@ -7,9 +7,11 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::{Duration, Instant};
 
-use super::cell::{CellContext, CellEnd, base_row, died_row, guarded_run, row_of, write_timeline};
 use super::cell_facts::HostWindow;
+use super::context::{CellContext, CellEnd, guarded_run};
 use super::load_config::measure_config;
+use super::row::died_row;
+use super::row::{base_row, row_of, write_timeline};
 use super::search_rule::{Next, SearchEnd, StepFigures, judge, next_step};
 use super::verdict::one_line;
 use super::warmup::{Warmup, warm_up};

@@ -1,7 +1,7 @@
 //! Training of the runtimes that declare it, driven by the load generator.
 use std::net::SocketAddr;
 
-use super::cell::{CellContext, guarded_run};
+use super::context::{CellContext, guarded_run};
 use super::load_config::request_spec;
 use super::provenance::record_training;
 use crate::load::{Arrival, LoadConfig, StopCondition};

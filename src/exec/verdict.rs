@@ -2,67 +2,14 @@
 //! reason, or `failed` (never silently kept, never silently dropped). The
 //! gates on errors, host, latency floor and Little's law are in
 //! [`super::gates`].
+use super::facts::CellFacts;
 use super::gates::findings;
-use crate::plan::gates::Gates;
 use crate::results::CellStatus;
 
 /// Share of its CPU budget above which the generator may have limited the result.
 pub const GENERATOR_CPU_LIMIT: f64 = 0.80;
 /// Open loop: how far the achieved rate may be from the target.
 pub const RATE_TOLERANCE: f64 = 0.05;
-
-/// What the verdict is based on.
-#[derive(Debug, Clone, Default)]
-pub struct CellFacts<'a> {
-    /// The load generator's own saturation diagnosis, if any.
-    pub saturated: Option<&'a str>,
-    /// Generator CPU / (elapsed x threads).
-    pub gen_cpu_share: f64,
-    /// Open loop: (target, achieved) requests per second.
-    pub rates: Option<(f64, f64)>,
-    pub successes: u64,
-    pub errors: u64,
-    /// The training evidence was declared but not found in the service log.
-    pub evidence_missing: Option<&'a str>,
-    /// The thresholds of the gates.
-    pub gates: Gates,
-    /// The errors by class, in words (`status 500: 617, reset: 3`).
-    pub error_classes: String,
-    /// Generator threads' run-queue wait / (window x threads).
-    pub gen_wait_share: f64,
-    /// CPUs the service and the generator used together during the window.
-    pub host_cpus_used: f64,
-    pub host_cpus: u32,
-    /// Idle share of the host's CPU time over the window, when read.
-    pub host_idle_share: Option<f64>,
-    /// Successful answers' median and mean latency.
-    pub p50_ms: f64,
-    pub mean_latency_ms: f64,
-    /// Share of the successful answers inside the latency floor band.
-    pub floor_band_share: f64,
-    /// CPUs the service used during the window; `None` when not sampled.
-    pub service_cpus: Option<f64>,
-    /// Closed loop: the connections kept busy.
-    pub closed_connections: Option<u32>,
-    /// Answers (successes and errors) per second.
-    pub answered_rps: f64,
-    // --- Hosts (issue 17): which host the generator's figures are about. ---
-    /// Where the load generator ran, named in its reasons when the spec declares hosts.
-    pub generator_host: GeneratorHost,
-}
-
-/// Where a cell's load generator ran, as its reasons name it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum GeneratorHost {
-    /// Service and generator on this host, no `hosts:`: "the generator".
-    #[default]
-    Unnamed,
-    /// This host, with the service on the SSH service host: this host's
-    /// CPUs are the generator's alone.
-    Here,
-    /// A load host reached over SSH (with several: the one that waited most).
-    Remote(String),
-}
 
 /// `(Ok, "")`, `(Suspect, reasons)` or `(Failed, reason)`.
 pub fn verdict(f: &CellFacts) -> (CellStatus, String) {

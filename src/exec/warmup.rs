@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::cell::{CellContext, guarded_run};
+use super::context::{CellContext, guarded_run};
 use super::load_config::{warmup_config, warmup_requests_config};
 use super::warmup_rule::{WarmupState, warmup_state};
 use crate::load::LoadControl;

@@ -17,8 +17,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::cell::{CellContext, guarded_run_with, measure_sample_interval};
 use super::cell_facts::HostWindow;
+use super::context::{CellContext, guarded_run_with};
+use super::row::measure_sample_interval;
 use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::sample::{Sampler, SamplerOutput};
 use crate::service::Service;

@@ -371,9 +371,9 @@ fn role_folders_are_read_and_imports_across_them_follow_their_order() {
 }
 
 /// Where the SSH types (anything of `crate::remote`) may be named inside
-/// exec: the site that runs a service over SSH, and the load's split
-/// across remote load hosts.
-const SSH_ALLOWED_IN_EXEC: &[&str] = &["src/exec/site/ssh/", "src/exec/steps/remote_load.rs"];
+/// exec: the driver of a service over SSH, and the load's split across
+/// remote load hosts.
+const SSH_ALLOWED_IN_EXEC: &[&str] = &["src/exec/ssh/", "src/exec/measure/remote_load.rs"];
 
 /// The lines of exec's files outside `allowed` that name `crate::remote`.
 fn ssh_names_outside(files: &[(String, String)], allowed: &[&str]) -> Vec<String> {
@@ -463,7 +463,7 @@ fn a_crowded_folder_is_named_with_its_count() {
 
 /// The stages whose role folders must be declared, in order, in
 /// docs/ARCHITECTURE.md (`role folders of <stage>, lowest first:`).
-const STAGES_WITH_ROLE_ORDER: &[&str] = &[];
+const STAGES_WITH_ROLE_ORDER: &[&str] = &["exec"];
 
 #[test]
 fn imports_across_role_folders_follow_their_declared_order() {

@@ -1,5 +1,5 @@
 //! Why `runner exec` could not run (as opposed to a run that ran and
-//! recorded failures, which is an [`super::RunOutcome`]).
+//! recorded failures, which is an [`crate::exec::RunOutcome`]).
 use crate::results::ResultsError;
 use crate::spec::SpecErrors;
 

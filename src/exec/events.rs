@@ -1,5 +1,5 @@
 //! What the executor tells the outside world while it runs. The executor
-//! only sends events; [`super::progress`] decides how to show them.
+//! only sends events; [`crate::exec::progress`] decides how to show them.
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -11,68 +11,24 @@
 //! mark the run interrupted; `--resume` continues it. See docs/exec.md.
 //!
 //! Progress goes out as [`Event`]s; [`progress`] renders them.
-#[cfg(test)]
-mod adaptive_tests;
-pub mod cell;
-pub mod cell_facts;
-pub mod cold_start;
 pub mod configurations;
-pub mod connections;
-pub mod containment;
-pub mod context;
-pub mod dependencies;
-pub mod dependency_schedule;
-#[cfg(test)]
-mod dependency_tests;
-pub mod derived_rates;
-pub mod driver;
-#[cfg(test)]
-mod equal_load_tests;
 pub mod error;
 pub mod events;
-pub mod facts;
-#[cfg(test)]
-mod fake;
-pub mod first_requests;
-pub mod gates;
 pub mod interrupt;
-pub mod lifecycle;
-pub mod load_config;
-pub mod memory_phases;
-pub mod nmt;
-#[cfg(test)]
-mod orchestration_tests;
-pub mod processes;
-pub mod profiling;
+pub mod measure;
 pub mod progress;
-pub mod provenance;
-pub mod real;
-pub mod remote_cell;
-pub mod remote_driver;
-pub mod remote_load;
-pub mod remote_service;
-pub mod remote_training;
-pub mod repeats;
-pub mod request_mix;
-pub mod row;
-pub mod run;
+pub mod rules;
+pub mod site;
+pub mod ssh;
+pub mod start;
 #[cfg(test)]
-mod scenario_tests;
-pub mod search;
-pub mod search_rule;
-#[cfg(test)]
-mod start_variant_tests;
-pub mod started;
-pub mod training;
-pub mod verdict;
-pub mod warmup;
-pub mod warmup_rule;
-pub mod window;
+mod tests;
+pub mod walk;
 
-pub use driver::Driver;
 pub use error::ExecError;
 pub use events::Event;
-pub use processes::Processes;
-pub use real::run_for_real;
-pub use run::{RunOutcome, RunRequest, run};
-pub use started::{Running, StartFailure};
+pub use site::driver::Driver;
+pub use site::processes::Processes;
+pub use start::started::{Running, StartFailure};
+pub use walk::real::run_for_real;
+pub use walk::run::{RunOutcome, RunRequest, run};

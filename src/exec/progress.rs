@@ -8,7 +8,7 @@ use std::sync::mpsc::Receiver;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::events::Event;
+use crate::exec::events::Event;
 use crate::results::RepeatsStop;
 
 /// Shows every event until the channel closes: a bar when stderr is a

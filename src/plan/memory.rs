@@ -1,6 +1,6 @@
 //! The spec's `memory:` resolved: how many fresh processes per runtime, the
 //! settle time before the idle reading, and the load between the readings
-//! (see [`crate::spec::keys::memory`] and [`crate::exec::memory_phases`]).
+//! (see [`crate::spec::keys::memory`] and [`crate::exec::start::memory_phases`]).
 use std::time::Duration;
 
 use serde::Serialize;

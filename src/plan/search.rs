@@ -21,7 +21,7 @@ pub const DEFAULT_MAX_STEPS: u32 = 20;
 /// A step holds the rate when it achieves at least this share of its target.
 pub const RATE_HELD_SHARE: f64 = 0.95;
 
-/// How a search cell probes: see [`crate::exec::search`] for the rule.
+/// How a search cell probes: see [`crate::exec::measure::search`] for the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SearchPlan {
     /// First rate probed (req/s).

@@ -2,7 +2,7 @@
 //! `dependencies:`, a runtime's `needs`), run with exec's own machinery
 //! ([`crate::dependency`]: scratch folder, setup, server in its own
 //! process group and cgroup, readiness, seed, reset, graceful stop) and its
-//! rule of when to start or reset ([`crate::exec::dependency_schedule`]):
+//! rule of when to start or reset ([`crate::exec::rules::dependency_schedule`]):
 //! started before the first runtime that needs it, reset (a `kind:
 //! postgres` database dropped and seeded again) before each later one, so
 //! every runtime answers the same requests against the same fresh state,
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::dependency::{Dependencies, Site};
-use crate::exec::dependency_schedule::{Prepare, Tracker};
+use crate::exec::rules::dependency_schedule::{Prepare, Tracker};
 use crate::plan::{DependencyPlan, Plan, RuntimePlan};
 
 /// Why a runtime's dependency is not there for it: what, and the log to read.

@@ -3,7 +3,7 @@
 //! cells (the "Node.js vs Go for a JSON API" study's method). For every
 //! runtime, `repeats` times: a fresh start, the idle reading `settle` after
 //! it is healthy, a closed-loop load of `connections` for `duration`, the
-//! reading right after, stop. See [`crate::exec::memory_phases`].
+//! reading right after, stop. See [`crate::exec::start::memory_phases`].
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -1,0 +1,119 @@
+//! Measuring one cell: warmup, then the measured window with the service's
+//! resources sampled alongside; the row and per-cell files written at once.
+use std::time::Duration;
+
+use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
+use crate::exec::measure::load_config::measure_config;
+use crate::exec::measure::row::{Window, died_row, record_window};
+use crate::exec::measure::warmup::{Warmup, warm_up};
+use crate::exec::rules::verdict::one_line;
+use crate::plan::{Cell, LoadMode};
+use crate::results::{CellStatus, SAMPLES_DIR, rfc3339_now, write_csv};
+use crate::service::{Service, ServiceError};
+
+/// Runs warmup + measurement of `cell` against `service`.
+pub fn measure_cell(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    measure_cell_observed(ctx, service, cell, &mut NoObserver)
+}
+
+/// [`measure_cell`], telling `observer` when the measured window opens and closes.
+pub fn measure_cell_observed(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+    observer: &mut dyn WindowObserver,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    if let LoadMode::Search(plan) = &cell.load.mode {
+        return crate::exec::measure::search::measure_search(ctx, service, cell, plan);
+    }
+    let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+    let started_at = rfc3339_now();
+    let (warmup_s, warmup_end) = match warm_up(ctx, service, cell, load_cpus.clone()) {
+        Warmup::Done { seconds, end } => (seconds, end),
+        Warmup::Interrupted => return Ok(CellEnd::Interrupted),
+        Warmup::ServiceDied => {
+            return Ok(CellEnd::ServiceDied(Box::new(died_row(
+                service,
+                cell,
+                &started_at,
+                "warmup",
+            ))));
+        }
+    };
+    let config = measure_config(cell, service.addr(), load_cpus);
+    let profiling = crate::exec::measure::profiling::open(ctx, service, cell);
+    observer.window_opened();
+    let crate::exec::measure::window::SampledRun {
+        result,
+        died,
+        samples,
+        host,
+    } = crate::exec::measure::window::sampled_run(ctx, service, &config);
+    observer.window_closed();
+    if ctx.interrupt.is_set() {
+        return Ok(CellEnd::Interrupted);
+    }
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &samples.rows,
+    )?;
+    if died || samples.session_vanished || !service.is_alive() {
+        return Ok(CellEnd::ServiceDied(Box::new(died_row(
+            service,
+            cell,
+            &started_at,
+            "measurement",
+        ))));
+    }
+    let (report, mut row) = match record_window(
+        ctx,
+        cell,
+        &started_at,
+        result,
+        &samples,
+        &host,
+        (warmup_s, warmup_end),
+    )? {
+        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+        Window::Measured { report, row } => (*report, *row),
+    };
+    crate::exec::measure::profiling::close(ctx, profiling, &report, &mut row)?;
+    crate::exec::measure::nmt::record(ctx, service, cell, &row)?;
+    if let Some(why) = hung(ctx, service, cell) {
+        row.status = CellStatus::Failed;
+        row.reason = one_line(&format!(
+            "service stopped answering: {why} after the measurement ({} ok, {} errors); \
+             it is stopped and restarted; see {}",
+            row.ok,
+            row.errors,
+            service.log().display()
+        ));
+        return Ok(CellEnd::ServiceDied(Box::new(row)));
+    }
+    Ok(CellEnd::Recorded(Box::new(row)))
+}
+
+/// Longest wait for a health answer between cells: long enough for a
+/// service to drain the backlog a cell left, short enough not to stall a run.
+const HEALTH_RECHECK: Duration = Duration::from_secs(10);
+
+/// After a measured cell: `Some(what went wrong)` when the service no longer
+/// answers its health check within `min(health.timeout, HEALTH_RECHECK)`.
+/// Without this, a hung service (alive, answering nothing) would fail every
+/// later cell by timeouts instead of being restarted like a dead one.
+fn hung(ctx: &CellContext, service: &mut Service, cell: &Cell) -> Option<String> {
+    let rt = ctx.plan.runtimes.iter().find(|r| r.name == cell.runtime)?;
+    let within = rt.health.timeout.min(HEALTH_RECHECK);
+    match service.still_healthy(&rt.health, within) {
+        Ok(()) => None,
+        Err(ServiceError::HealthTimeout { last, .. }) => Some(format!(
+            "no 200 from GET {} within {within:?} (last answer: {last})",
+            rt.health.path
+        )),
+        Err(e) => Some(e.to_string()),
+    }
+}

@@ -1,0 +1,134 @@
+//! A cell's warmup: a fixed duration, a request count (`{ requests: N }`,
+//! at the cell's load shape), or `auto` — load until the throughput of
+//! consecutive windows stops trending ([`warmup_state`]), within the
+//! warmup's `max`. Either way the length used is returned, for the cell's
+//! row (`warmup_s`, `warmup_end`).
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::exec::measure::context::{CellContext, guarded_run};
+use crate::exec::measure::load_config::{warmup_config, warmup_requests_config};
+use crate::exec::rules::warmup_rule::{WarmupState, warmup_state};
+use crate::load::LoadControl;
+use crate::plan::{AutoWarmup, Cell, CellWarmup};
+use crate::results::WarmupEnd;
+use crate::service::Service;
+
+/// How a cell's warmup went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Warmup {
+    /// Done (or there was none): how long it ran and why it ended.
+    Done { seconds: f64, end: WarmupEnd },
+    /// The service died (or its process tree vanished) during it.
+    ServiceDied,
+    /// The runner was interrupted during it.
+    Interrupted,
+}
+
+/// How often the auto warmup's monitor looks at the interrupt flag and the
+/// service between window ends.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `cell`'s warmup against `service`.
+pub fn warm_up(
+    ctx: &CellContext,
+    service: &mut Service,
+    cell: &Cell,
+    load_cpus: Option<Vec<usize>>,
+) -> Warmup {
+    let started = Instant::now();
+    let (end, died) = match cell.warmup {
+        CellWarmup::Fixed { duration } if duration.is_zero() => {
+            return Warmup::Done {
+                seconds: 0.0,
+                end: WarmupEnd::None,
+            };
+        }
+        CellWarmup::Fixed { duration } => {
+            let config = warmup_config(cell, service.addr(), load_cpus, duration);
+            let (_, died) = guarded_run(ctx, service, &config, None);
+            (WarmupEnd::Fixed, died)
+        }
+        CellWarmup::Requests { count } => {
+            let config = warmup_requests_config(cell, service.addr(), load_cpus, count);
+            let (_, died) = guarded_run(ctx, service, &config, None);
+            (WarmupEnd::Requests, died)
+        }
+        CellWarmup::Auto(rule) => {
+            let sid = service.sid();
+            let dead = || !crate::sample::procfs::leader_live(sid);
+            auto(ctx, service.addr(), cell, rule, load_cpus, &dead)
+        }
+    };
+    if ctx.interrupt.is_set() {
+        return Warmup::Interrupted;
+    }
+    if died || !service.is_alive() {
+        return Warmup::ServiceDied;
+    }
+    Warmup::Done {
+        seconds: started.elapsed().as_secs_f64(),
+        end,
+    }
+}
+
+/// The auto warmup against the service at `addr` (here or on a service
+/// host): one load run of up to `rule.max`, a monitor counting successful
+/// answers per window and cancelling the run once the rule says stable or
+/// `dead()` says the service is gone (asked every 50 ms: make it cheap).
+/// Returns how it ended and whether the service died meanwhile.
+pub fn auto(
+    ctx: &CellContext,
+    addr: SocketAddr,
+    cell: &Cell,
+    rule: AutoWarmup,
+    load_cpus: Option<Vec<usize>>,
+    dead: &(dyn Fn() -> bool + Sync),
+) -> (WarmupEnd, bool) {
+    let config = warmup_config(cell, addr, load_cpus, rule.max);
+    let control = LoadControl::new();
+    let done = AtomicBool::new(false);
+    let died = AtomicBool::new(false);
+    let stable = AtomicBool::new(false);
+    let window = rule.window.max(Duration::from_millis(1));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let t0 = Instant::now();
+            let mut rates = Vec::new();
+            let mut last_count = 0u64;
+            let mut next_end = t0 + window;
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(POLL.min(next_end.saturating_duration_since(Instant::now())));
+                if ctx.interrupt.is_set() {
+                    control.cancel();
+                }
+                if dead() {
+                    died.store(true, Ordering::Relaxed);
+                    control.cancel();
+                }
+                if Instant::now() < next_end {
+                    continue;
+                }
+                let count = control.completed();
+                rates.push((count - last_count) as f64 / window.as_secs_f64());
+                last_count = count;
+                next_end += window;
+                let state = warmup_state(&rates, rule.windows as usize, rule.flat_within);
+                if state == WarmupState::Stable {
+                    stable.store(true, Ordering::Relaxed);
+                    control.cancel();
+                }
+            }
+        });
+        let result = crate::exec::measure::remote_load::run(ctx.plan, &config, &control);
+        crate::exec::measure::remote_load::stop_if_host_lost(ctx.interrupt, &result);
+        done.store(true, Ordering::Relaxed);
+    });
+    let end = if stable.load(Ordering::Relaxed) {
+        WarmupEnd::Stable
+    } else {
+        WarmupEnd::Max
+    };
+    (end, died.load(Ordering::Relaxed))
+}

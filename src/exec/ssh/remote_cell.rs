@@ -1,0 +1,259 @@
+//! One cell against a service on the SSH service host: the same steps and
+//! files as [`crate::exec::measure::cell::measure_cell`] (warmup, the measured window with
+//! the service sampled over it, samples/timelines/histograms/requests and
+//! load-hosts files, the row judged by the same gates), with the sampling
+//! done on the far side and its rows sent back, and liveness asked of the
+//! far side instead of read from this host's /proc.
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::exec::measure::context::{CellContext, CellEnd};
+use crate::exec::measure::load_config::{measure_config, warmup_config, warmup_requests_config};
+use crate::exec::measure::row::{Window, base_row, measure_sample_interval, record_window};
+use crate::exec::rules::verdict::one_line;
+use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
+use crate::exec::start::dependencies::needs_of_cell;
+use crate::plan::{Cell, CellWarmup};
+use crate::results::{CellStatus, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
+
+/// The `auto` warmup against the service there: the same rule and monitor
+/// as locally (`exec::warmup::auto`), whether it still runs asked of the far
+/// side at most every [`ALIVE_EVERY`] (the monitor polls every 50 ms).
+fn auto_warmup(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+    rule: crate::plan::AutoWarmup,
+) -> (WarmupEnd, bool) {
+    let addr = service.addr;
+    let asked = Mutex::new((Instant::now(), false));
+    let service = Mutex::new(service);
+    let dead = || {
+        let mut asked = asked.lock().unwrap_or_else(|p| p.into_inner());
+        if !asked.1 && asked.0.elapsed() >= ALIVE_EVERY {
+            let mut service = service.lock().unwrap_or_else(|p| p.into_inner());
+            *asked = (Instant::now(), !service.is_alive());
+        }
+        asked.1
+    };
+    crate::exec::measure::warmup::auto(ctx, addr, cell, rule, None, &dead)
+}
+
+/// Longest wait for a health answer between cells (as for a local service).
+const HEALTH_RECHECK: Duration = Duration::from_secs(10);
+
+/// Warmup and measurement of `cell` against the remote `service`.
+pub fn measure_remote_cell(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+) -> Result<CellEnd, crate::results::ResultsError> {
+    let started_at = rfc3339_now();
+    let warmup_started = Instant::now();
+    let (warmup_s, warmup_end) = match cell.warmup {
+        CellWarmup::Fixed { duration } if duration.is_zero() => (0.0, WarmupEnd::None),
+        warmup => {
+            let addr = service.addr;
+            let mut run = |config| guarded_remote_run(ctx, service, &config, None, None).died;
+            let (end, died) = match warmup {
+                CellWarmup::Fixed { duration } => (
+                    WarmupEnd::Fixed,
+                    run(warmup_config(cell, addr, None, duration)),
+                ),
+                CellWarmup::Requests { count } => (
+                    WarmupEnd::Requests,
+                    run(warmup_requests_config(cell, addr, None, count)),
+                ),
+                CellWarmup::Auto(rule) => auto_warmup(ctx, service, cell, rule),
+            };
+            if ctx.interrupt.is_set() {
+                return Ok(CellEnd::Interrupted);
+            }
+            if died {
+                return Ok(CellEnd::ServiceDied(Box::new(died_row(
+                    service,
+                    cell,
+                    &started_at,
+                    "warmup",
+                ))));
+            }
+            (warmup_started.elapsed().as_secs_f64(), end)
+        }
+    };
+    let config = measure_config(cell, service.addr, None);
+    // The far side samples the service, its host and the dependencies the
+    // cell uses over the run's measured window alone (exec::window).
+    let sampling = Sampling {
+        every: measure_sample_interval(ctx.plan),
+        dependencies: needs_of_cell(ctx.plan, cell),
+    };
+    let run = guarded_remote_run(ctx, service, &config, Some(ctx.events), Some(&sampling));
+    let (result, died) = (run.result, run.died);
+    let far = match run.samples {
+        Some(samples) => samples,
+        // A run that ended before its window opened: readings of nothing.
+        None => service
+            .sample_start(sampling.every, &sampling.dependencies)
+            .and_then(|()| service.sample_stop()),
+    };
+    service.fetch_log();
+    if ctx.interrupt.is_set() {
+        return Ok(CellEnd::Interrupted);
+    }
+    let far = match far {
+        Ok(far) => far,
+        Err(e) => return Ok(lost_or_failed(ctx, service, cell, &started_at, &e)),
+    };
+    // A far side of an older protocol sends no counters of its own host.
+    let (samples, host) = (far.samples, far.host.unwrap_or_default());
+    service.readings = far.dependencies;
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &samples.rows,
+    )?;
+    if died || samples.session_vanished || !service.is_alive() {
+        return Ok(CellEnd::ServiceDied(Box::new(died_row(
+            service,
+            cell,
+            &started_at,
+            "measurement",
+        ))));
+    }
+    let mut row = match record_window(
+        ctx,
+        cell,
+        &started_at,
+        result,
+        &samples,
+        &host,
+        (warmup_s, warmup_end),
+    )? {
+        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+        Window::Measured { row, .. } => *row,
+    };
+    let within = ctx
+        .plan
+        .runtimes
+        .iter()
+        .find(|r| r.name == cell.runtime)
+        .map_or(HEALTH_RECHECK, |r| r.health.timeout.min(HEALTH_RECHECK));
+    if let Some(why) = service.still_healthy(within) {
+        if ctx.interrupt.is_set() {
+            return Ok(CellEnd::Interrupted);
+        }
+        row.status = CellStatus::Failed;
+        row.reason = one_line(&format!(
+            "service stopped answering on the service host: {why} after the measurement \
+             ({} ok, {} errors); it is stopped and restarted; see {}",
+            row.ok,
+            row.errors,
+            service.log.display()
+        ));
+        return Ok(CellEnd::ServiceDied(Box::new(row)));
+    }
+    Ok(CellEnd::Recorded(Box::new(row)))
+}
+
+/// A failed call to the service host: the run stops when its session was
+/// lost (nothing recorded), else the cell fails saying why.
+fn lost_or_failed(
+    ctx: &CellContext,
+    service: &mut RemoteService,
+    cell: &Cell,
+    started_at: &str,
+    why: &str,
+) -> CellEnd {
+    if ctx.interrupt.is_set() {
+        return CellEnd::Interrupted;
+    }
+    let mut row = base_row(cell, started_at);
+    row.status = CellStatus::Failed;
+    row.reason = one_line(&format!(
+        "the service host could not sample the service: {why}"
+    ));
+    if service.is_alive() {
+        CellEnd::Recorded(Box::new(row))
+    } else {
+        CellEnd::ServiceDied(Box::new(row))
+    }
+}
+
+fn died_row(
+    service: &mut RemoteService,
+    cell: &Cell,
+    started_at: &str,
+    phase: &str,
+) -> MeasurementRow {
+    let (exit, tail) = (service.exit_text(), service.log_tail());
+    let mut row = base_row(cell, started_at);
+    row.status = CellStatus::Failed;
+    row.reason = one_line(&format!(
+        "service died on the service host during the {phase} ({exit}); see {}; last log lines: {tail}",
+        service.log.display(),
+    ));
+    row
+}
+
+/// The first success of a remote service's first request.
+pub struct RemoteFirst {
+    /// From the far side's health answer reaching this host to that success
+    /// (the caller adds the far side's spawn -> healthy time).
+    pub since_healthy: Duration,
+    /// The successful request's own latency (first-requests.csv request 1).
+    pub latency: Duration,
+}
+
+/// Sends the cell's first request to the remote service until it succeeds.
+pub fn first_success(
+    service: &mut RemoteService,
+    cell: &Cell,
+    timeout: Duration,
+    interrupt: &crate::exec::interrupt::Interrupt,
+) -> Result<RemoteFirst, String> {
+    let Some(req) = cell.requests.first() else {
+        return Ok(RemoteFirst {
+            since_healthy: Duration::ZERO,
+            latency: Duration::ZERO,
+        });
+    };
+    let path = crate::load::resolved_once(&req.path);
+    let body = req.body.as_deref().map(crate::load::resolved_once);
+    let first_try = Instant::now();
+    let mut last = String::new();
+    while first_try.elapsed() < timeout {
+        if interrupt.is_set() {
+            return Err("interrupted".into());
+        }
+        let sent = Instant::now();
+        match crate::service::http_status(
+            service.addr,
+            &req.method,
+            &path,
+            &req.headers,
+            body.as_deref().map(str::as_bytes),
+            Duration::from_secs(5),
+        ) {
+            Ok(code) if code == req.expect_status => {
+                return Ok(RemoteFirst {
+                    since_healthy: first_try.elapsed(),
+                    latency: sent.elapsed(),
+                });
+            }
+            Ok(code) => {
+                last = format!(
+                    "{} {} answered {code}, expected {}",
+                    req.method, path, req.expect_status
+                )
+            }
+            Err(e) => last = format!("{} {}: {e}", req.method, path),
+        }
+        if !service.is_alive() {
+            return Err(format!(
+                "the service exited on the service host ({})",
+                service.exit_text()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(last)
+}

@@ -3,7 +3,7 @@
 //! [`Plan`].
 use std::time::Duration;
 
-use super::{
+use crate::plan::{
     Affinity, Cell, DEFAULT_MAX_RESTARTS, DEFAULT_SAMPLE_INTERVAL, ExperimentInfo, Order, Plan,
     RuntimePlan,
 };
@@ -19,14 +19,14 @@ pub fn order(loaded: &LoadedSpec) -> Order {
 }
 
 /// The plan of `loaded` made of `runtimes` and `cells` (not `--quick`ened),
-/// pinned as `affinity` says (resolved for the host by `super::pinning`).
+/// pinned as `affinity` says (resolved for the host by `crate::plan::pinning`).
 pub fn assemble(
     loaded: &LoadedSpec,
     runtimes: Vec<RuntimePlan>,
     mut cells: Vec<Cell>,
     affinity: Option<Affinity>,
 ) -> Plan {
-    super::pinning::default_threads(
+    crate::plan::pinning::default_threads(
         &mut cells,
         affinity.as_ref(),
         loaded.spec.load.threads.is_some(),
@@ -72,7 +72,7 @@ pub fn assemble(
         repeats_cap: None,
         // Read (vectors files included) before the runtimes; set by `build_on`.
         verify: Vec::new(),
-        gates: super::gates::Gates::of(spec),
+        gates: crate::plan::gates::Gates::of(spec),
         // Planned before the runtimes; set by `build_on`.
         dependencies: Vec::new(),
         sample_during_measure: spec
@@ -80,10 +80,10 @@ pub fn assemble(
             .as_ref()
             .and_then(|s| s.during_measure)
             .unwrap_or(true),
-        memory: spec.memory.as_ref().map(super::memory::MemoryPlan::of),
-        hosts: super::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
-        scenarios: super::scenarios::scenario_plans(loaded),
-        // Set by `build_on` from `super::variant`.
+        memory: spec.memory.as_ref().map(crate::plan::memory::MemoryPlan::of),
+        hosts: crate::plan::hosts::Hosts::of(spec.hosts.as_ref(), &loaded.base_dir),
+        scenarios: crate::plan::scenarios::scenario_plans(loaded),
+        // Set by `build_on` from `crate::plan::variant`.
         skipped_cells: Vec::new(),
     }
 }

@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use minijinja::Environment;
 
-use super::draft::RuntimeDraft;
-use super::render::Renderer;
-use super::template::{self, Hints, Vars};
-use super::{
+use crate::plan::draft::RuntimeDraft;
+use crate::plan::render::Renderer;
+use crate::plan::template::{self, Hints, Vars};
+use crate::plan::{
     Cell, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan, Measure,
     Order, RequestPlan, matrix, runtime,
 };
@@ -30,7 +30,7 @@ pub fn render_cells<'s>(
     problems: &mut Collector,
 ) -> Vec<Cell> {
     let spec = &loaded.spec;
-    let warmup = super::adaptive::cell_warmup(loaded);
+    let warmup = crate::plan::adaptive::cell_warmup(loaded);
     let repeats: Vec<u32> = runtimes.iter().map(|r| r.repeats().max()).collect();
     let measure = match (spec.measure.duration, spec.measure.requests) {
         (_, Some(n)) => Measure::Requests(n),
@@ -48,12 +48,12 @@ pub fn render_cells<'s>(
             .iter()
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
-        let (load_spec, load_at) = super::scenarios::load_of(loaded, scenario);
+        let (load_spec, load_at) = crate::plan::scenarios::load_of(loaded, scenario);
         let load = load_plan(
             loaded, load_spec, &load_at, env, &vars, hints, point, problems,
         );
-        let measure = super::search::measure_of(&load.mode).unwrap_or(measure);
-        let limits = super::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
+        let measure = crate::plan::search::measure_of(&load.mode).unwrap_or(measure);
+        let limits = crate::plan::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
         let config_id = matrix::config_id(rt.name(), point);
         cells.push(Cell {
             id: format!("{config_id}/r{repeat}"),
@@ -109,11 +109,11 @@ pub fn render_request<'s>(
         problems,
     };
     // `seq` and `rand` vary per request: placeholders for the load generator.
-    let dynamic = super::dynamic::request_vars(vars);
-    let path = super::dynamic::canonical(&r.one(&at("path"), &request.path, &dynamic));
+    let dynamic = crate::plan::dynamic::request_vars(vars);
+    let path = crate::plan::dynamic::canonical(&r.one(&at("path"), &request.path, &dynamic));
     let headers = r.map(&at("headers"), &request.headers, vars);
     let body = (request.body.as_deref())
-        .map(|b| super::dynamic::canonical(&r.one(&at("body"), b, &dynamic)));
+        .map(|b| crate::plan::dynamic::canonical(&r.one(&at("body"), b, &dynamic)));
     if !path.is_empty() && !path.starts_with('/') {
         r.problems.add(
             loaded,
@@ -211,7 +211,7 @@ pub fn load_plan<'s>(
                 .or(concurrency)
                 .unwrap_or(DEFAULT_OPEN_CONNECTIONS),
         },
-        LoadModeSpec::Search => LoadMode::Search(super::search::search_plan(
+        LoadModeSpec::Search => LoadMode::Search(crate::plan::search::search_plan(
             load,
             connections
                 .or(concurrency)

@@ -1,18 +1,18 @@
 //! `dependencies:` -> [`DependencyPlan`]s: each rendered with its own port
 //! (`{{ port }}`, `{{ host.cpus }}`), the `postgres` kind expanded into its
-//! commands ([`super::postgres`]); and what a runtime sees of the
+//! commands ([`crate::plan::postgres`]); and what a runtime sees of the
 //! dependencies it `needs` (`{{ deps.<name>.port }}`, ...).
 use std::collections::BTreeMap;
 
 use minijinja::{Environment, Value};
 
-use super::dependency_plan::{
+use crate::plan::dependency_plan::{
     DependencyHealthPlan, DependencyKindPlan, DependencyPlan, HealthCheck, ResetPlan,
 };
-use super::render::Renderer;
-use super::runtime::{DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT, DEFAULT_STOP_GRACE};
-use super::template::{Hints, Vars};
-use super::{Collector, StopPlan};
+use crate::plan::render::Renderer;
+use crate::plan::runtime::{DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT, DEFAULT_STOP_GRACE};
+use crate::plan::template::{Hints, Vars};
+use crate::plan::{Collector, StopPlan};
 use crate::cgroup::Limits;
 use crate::spec::keys::dependencies::{DependencyKind, DependencySpec};
 use crate::spec::model::RuntimeSpec;
@@ -144,7 +144,7 @@ fn plan_one<'s>(
         limits,
         vars: BTreeMap::new(),
         run_as: None,
-        log_cap_bytes: super::gates::log_cap(&loaded.spec),
+        log_cap_bytes: crate::plan::gates::log_cap(&loaded.spec),
     };
     match dep.kind {
         Some(DependencyKind::Postgres) => {
@@ -157,7 +157,7 @@ fn plan_one<'s>(
             let refs: Vec<&std::path::Path> = schema.iter().map(|p| p.as_path()).collect();
             // SAFETY: geteuid has no preconditions and cannot fail.
             let as_root = unsafe { libc::geteuid() } == 0;
-            let recipe = super::postgres::recipe(&pg, port, &refs, as_root);
+            let recipe = crate::plan::postgres::recipe(&pg, port, &refs, as_root);
             DependencyPlan {
                 kind: DependencyKindPlan::Postgres,
                 setup: recipe.setup,

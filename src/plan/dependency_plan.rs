@@ -1,4 +1,4 @@
-//! The plan of a dependency (part of the [`super::Plan`] contract): every
+//! The plan of a dependency (part of the [`crate::plan::Plan`] contract): every
 //! command rendered, the port chosen, what its runtimes' templates see.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub struct DependencyPlan {
     pub env: BTreeMap<String, String>,
     pub port: u16,
     pub health: DependencyHealthPlan,
-    pub stop: super::StopPlan,
+    pub stop: crate::plan::StopPlan,
     /// `GET` path of its own latency figures (`POST <stats>/reset` zeroes them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<String>,
@@ -57,7 +57,7 @@ pub struct DependencyPlan {
 pub enum DependencyKindPlan {
     /// The spec's own `start` command.
     Command,
-    /// The built-in PostgreSQL recipe ([`super::postgres`]).
+    /// The built-in PostgreSQL recipe ([`crate::plan::postgres`]).
     Postgres,
 }
 

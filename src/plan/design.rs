@@ -1,5 +1,5 @@
 //! What a plan can detect, said before it runs: from the repeat-to-repeat
-//! noise of the last comparable run of the experiment ([`super::last_run`]),
+//! noise of the last comparable run of the experiment ([`crate::plan::last_run`]),
 //! per runtime and judged metric, the smallest change a `runner compare` of
 //! two runs of this plan would detect in one configuration, and the repeats
 //! per side it would need to detect the threshold. "Cannot detect 5% with 2
@@ -21,8 +21,8 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::Plan;
-use super::last_run::{UnusedRuns, last_comparable_run};
+use crate::plan::Plan;
+use crate::plan::last_run::{UnusedRuns, last_comparable_run};
 use crate::results::RunData;
 use crate::stats::effect::{PooledVariance, detectable_change, repeats_needed, se_with_repeats};
 use crate::stats::{

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::runtime::RuntimeContext;
-use super::{RequestPlan, RuntimePlan, TrainPlan};
+use crate::plan::runtime::RuntimeContext;
+use crate::plan::{RequestPlan, RuntimePlan, TrainPlan};
 
 /// A runtime with every field rendered except its training requests.
 pub struct RuntimeDraft {
@@ -64,7 +64,7 @@ impl RuntimeDraft {
     }
 
     /// How many repeats its configurations get (the cells render up to the max).
-    pub fn repeats(&self) -> super::RepeatPolicy {
+    pub fn repeats(&self) -> crate::plan::RepeatPolicy {
         self.runtime.repeats
     }
 

@@ -6,7 +6,7 @@
 //! else in the template is resolved here, with the usual errors.
 use minijinja::{Error, ErrorKind, Value};
 
-use super::template::Vars;
+use crate::plan::template::Vars;
 
 /// Marks a placeholder in minijinja's output until [`canonical`] rewrites it
 /// (a control character no rendered path or body of a spec can contain).

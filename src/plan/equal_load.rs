@@ -8,7 +8,7 @@
 //! the 2026 follow-up study derives its rates. The plan only lays them out,
 //! after every closed-loop cell; exec derives the rates once those have run
 //! (`exec::derived_rates`) and records them in derived-rates.json.
-use super::{
+use crate::plan::{
     Cell, Collector, DEFAULT_OPEN_CONNECTIONS, DerivedRate, LoadMode, LoadPlan, Order, matrix,
 };
 use crate::results::rows::derived_rates::OF_PEAK_AXIS;

@@ -1,7 +1,7 @@
 //! How long a plan takes, and `--quick` shortening.
 //!
 //! The estimate counts what the plan fixes: per service start (as many as
-//! the restart policies ask for, see [`super::restart`]), the service
+//! the restart policies ask for, see [`crate::plan::restart`]), the service
 //! warmup plus [`START_ALLOWANCE`] (start, health wait, stop); per cold start
 //! (`startup.repeats` of each runtime with cells), [`START_ALLOWANCE`]; per cell, its
 //! warmup and measure duration. Builds and training depend on the machine
@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::restart::{Slot, needs_fresh_start};
-use super::{Cell, CellWarmup, Measure, Plan, RepeatPolicy, Restart};
+use crate::plan::restart::{Slot, needs_fresh_start};
+use crate::plan::{Cell, CellWarmup, Measure, Plan, RepeatPolicy, Restart};
 
 /// Time assumed per service start for starting, the health wait and stopping.
 pub const START_ALLOWANCE: Duration = Duration::from_secs(5);
@@ -164,7 +164,7 @@ impl Plan {
         self.runtimes
             .iter()
             .find(|r| r.name == name)
-            .map_or(super::runtime::DEFAULT_RESTART, |r| r.restart)
+            .map_or(crate::plan::runtime::DEFAULT_RESTART, |r| r.restart)
     }
 
     /// The same plan with every warmup and duration divided by `factor`
@@ -190,7 +190,7 @@ impl Plan {
             cell.measure = match cell.measure {
                 // A profiled window stays long enough for its samplers.
                 Measure::Duration(d) if cell.profiled => {
-                    Measure::Duration(shorten(d).max(super::profile::QUICK_PROFILED_WINDOW.min(d)))
+                    Measure::Duration(shorten(d).max(crate::plan::profile::QUICK_PROFILED_WINDOW.min(d)))
                 }
                 Measure::Duration(d) => Measure::Duration(shorten(d)),
                 Measure::Requests(n) => Measure::Requests((n / u64::from(factor)).max(1)),
@@ -199,7 +199,7 @@ impl Plan {
             cell.load.ramp = shorten(cell.load.ramp);
             // A search's steps are its measurement: shortened alike, so a
             // quick run's search stays as short as its other cells.
-            if let super::LoadMode::Search(search) = &mut cell.load.mode {
+            if let crate::plan::LoadMode::Search(search) = &mut cell.load.mode {
                 search.step_warmup = shorten(search.step_warmup);
                 search.step_window = shorten(search.step_window);
             }

@@ -1,8 +1,8 @@
 //! Which axis points each runtime is planned for: `include` keeps points
 //! matching a rule (when there are rules), `exclude` drops points matching
 //! one, `--only` keeps the values it lists (see [`matrix`] for the matching).
-use super::PlanErrors;
-use super::matrix::{self, OnlyFilter, Point};
+use crate::plan::PlanErrors;
+use crate::plan::matrix::{self, OnlyFilter, Point};
 use crate::spec::error::suggestion;
 use crate::spec::model::Spec;
 use crate::spec::values::AxisValue;

@@ -1,14 +1,14 @@
 //! A runtime's `limits` rendered for one cell: `cpus: "{{ cpus }}"` with an
 //! axis `cpus: [1, 2]` gives each cell its own limits. Cells whose limits
-//! differ never share a service start ([`super::restart`]): a runtime sizes
+//! differ never share a service start ([`crate::plan::restart`]): a runtime sizes
 //! itself for the limit it starts under (Go's GOMAXPROCS, the JVM's
 //! processor count and heap), so applying a new limit to a live service
 //! would measure a service sized for another one.
 use minijinja::Environment;
 
-use super::Collector;
-use super::render::Renderer;
-use super::template::{Hints, Vars};
+use crate::plan::Collector;
+use crate::plan::render::Renderer;
+use crate::plan::template::{Hints, Vars};
 use crate::cgroup::Limits;
 use crate::cgroup::size::{SIZE_HELP, parse_bytes};
 use crate::spec::LoadedSpec;

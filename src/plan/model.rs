@@ -51,22 +51,22 @@ pub struct Plan {
     /// Requests `runner verify` sends to every runtime, comparing answers.
     pub verify: Vec<VerifyPlan>,
     /// Thresholds by which a cell is judged (the spec's `gates:`).
-    pub gates: super::gates::Gates,
+    pub gates: crate::plan::gates::Gates,
     /// The services the run starts for its runtimes, in spec order.
-    pub dependencies: Vec<super::DependencyPlan>,
+    pub dependencies: Vec<crate::plan::DependencyPlan>,
     /// `sample.during_measure`: false leaves a measured window unsampled
     /// (one reading at its start, one at its end).
     pub sample_during_measure: bool,
     /// `memory:`: memory phases on fresh processes, after the cells.
-    pub memory: Option<super::memory::MemoryPlan>,
+    pub memory: Option<crate::plan::memory::MemoryPlan>,
     /// Where the services and the load generator run (the spec's `hosts:`).
-    pub hosts: super::hosts::Hosts,
+    pub hosts: crate::plan::hosts::Hosts,
     /// The spec's `scenarios:`, in spec order (empty: none); a cell's is
     /// its `scenario` axis value ([`Plan::needs_of`] reads their `needs`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scenarios: Vec<super::scenarios::ScenarioPlan>,
+    pub scenarios: Vec<crate::plan::scenarios::ScenarioPlan>,
     /// Cells planned but not run: the JDK they resolve to is older than
-    /// their runtime's `java.min`, or not installed ([`super::variant`]).
+    /// their runtime's `java.min`, or not installed ([`crate::plan::variant`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_cells: Vec<crate::results::SkippedCell>,
 }
@@ -115,7 +115,7 @@ pub enum Order {
 
 /// When a runtime's service is started anew, beyond the starts every
 /// policy has: the first cell of a run of consecutive cells of the runtime,
-/// and the cell after a death. [`super::restart::needs_fresh_start`] is the
+/// and the cell after a death. [`crate::plan::restart::needs_fresh_start`] is the
 /// one place that applies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -168,7 +168,7 @@ pub struct RuntimePlan {
     /// When its service is started anew (the runtime's `lifecycle`, else the spec's).
     pub restart: Restart,
     /// How many repeats its configurations get (its own `repeats`, else the spec's).
-    pub repeats: super::RepeatPolicy,
+    pub repeats: crate::plan::RepeatPolicy,
     pub health: HealthPlan,
     pub stop: StopPlan,
     pub train: Option<TrainPlan>,
@@ -192,7 +192,7 @@ pub struct RuntimePlan {
     pub needs: Vec<String>,
     /// What its `profile:` collects (`None`: not profiled).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub profile: Option<super::profile::ProfilePlan>,
+    pub profile: Option<crate::plan::profile_plan::ProfilePlan>,
     /// The first workload requests timed one by one on each fresh start
     /// (`startup.first_requests`; 0: none), into first-requests.csv.
     pub first_requests: u32,
@@ -277,7 +277,7 @@ pub struct Cell {
     pub requests: Vec<RequestPlan>,
     pub load: LoadPlan,
     /// Load applied before measuring, not recorded.
-    pub warmup: super::CellWarmup,
+    pub warmup: crate::plan::CellWarmup,
     pub measure: Measure,
     /// The runtime's `limits` rendered for this cell (empty: none).
     pub limits: crate::cgroup::Limits,
@@ -290,9 +290,9 @@ pub struct Cell {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub profiled: bool,
     /// The runtime's start fields resolved for this cell, when they use an
-    /// axis (`None`: the runtime's own apply; see [`super::variant`]).
+    /// axis (`None`: the runtime's own apply; see [`crate::plan::variant`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<super::variant::StartVariant>,
+    pub variant: Option<crate::plan::start_variant::StartVariant>,
 }
 
 /// Where an `equal_load` cell's rate comes from.
@@ -349,7 +349,7 @@ pub enum LoadMode {
     /// measured from each request's intended send time.
     Open { rate: f64, connections: u32 },
     /// Open-loop steps searching the highest rate that holds the SLO.
-    Search(super::search::SearchPlan),
+    Search(crate::plan::search::SearchPlan),
 }
 
 /// When a measurement ends.

@@ -8,7 +8,7 @@
 //! make that share fixed and visible. Below four CPUs there is no split that
 //! leaves both sides enough (on 2 CPUs, one each halves the service), so a
 //! small host stays unpinned and the report states the generator's share.
-use super::{Affinity, AffinitySource, Cell};
+use crate::plan::{Affinity, AffinitySource, Cell};
 use crate::spec::keys::affinity::AffinitySetting;
 
 /// Hosts with at least this many usable CPUs are pinned by default.

@@ -13,7 +13,7 @@ use std::io;
 use std::net::{Ipv4Addr, TcpListener};
 use std::ops::Range;
 
-use super::PlanErrors;
+use crate::plan::PlanErrors;
 use crate::spec::values::PortSpec;
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 

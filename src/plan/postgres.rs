@@ -70,7 +70,7 @@ pub fn missing_user_help(user: &str) -> String {
 }
 
 /// The PostgreSQL programs a `kind: postgres` dependency runs (absolute).
-pub fn programs(dep: &super::DependencyPlan) -> Vec<String> {
+pub fn programs(dep: &crate::plan::DependencyPlan) -> Vec<String> {
     let bin = dep.vars.get("bin").cloned().unwrap_or_default();
     ["initdb", "postgres", "pg_isready", "psql"]
         .iter()

@@ -2,12 +2,11 @@
 //! library, the Go pprof port, and the extra profiled repeat of each chosen
 //! configuration. The profiled cells come after every measured cell, each on
 //! a fresh start, so profiling never perturbs a measured repeat.
-use std::path::PathBuf;
 
-use serde::Serialize;
 
-use super::draft::RuntimeDraft;
-use super::{Cell, Collector as Problems, ports};
+use crate::plan::draft::RuntimeDraft;
+use crate::plan::profile_plan::ProfilePlan;
+use crate::plan::{Cell, Collector as Problems, ports};
 use crate::spec::LoadedSpec;
 use crate::spec::keys::profile::{Collector, ProfileSpec};
 use crate::spec::values::PortSpec;
@@ -16,24 +15,6 @@ use crate::spec::values::PortSpec;
 /// stays as planned): async-profiler's CPU and allocation halves each need
 /// load after two `jcmd` attaches, which take a second each on a busy host.
 pub const QUICK_PROFILED_WINDOW: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// What is collected for one runtime.
-#[derive(Debug, Clone, Serialize)]
-pub struct ProfilePlan {
-    /// Sorted, without duplicates.
-    pub collect: Vec<Collector>,
-    /// `libasyncProfiler.so`, absolute (for `async_cpu` / `async_alloc`).
-    pub async_profiler: Option<PathBuf>,
-    /// The port of the Go service's pprof listener (`PPROF_PORT`), for the
-    /// pprof and `go_gc` collectors.
-    pub pprof_port: Option<u16>,
-}
-
-impl ProfilePlan {
-    pub fn has(&self, c: Collector) -> bool {
-        self.collect.contains(&c)
-    }
-}
 
 /// The spec's profile of runtime `name`: its own, else the spec-wide one.
 fn spec_of<'s>(loaded: &'s LoadedSpec, name: &str) -> Option<(&'s ProfileSpec, String)> {

@@ -4,8 +4,8 @@
 //! every problem of the spec.
 use minijinja::Environment;
 
-use super::Collector;
-use super::template::{self, Hints, Vars};
+use crate::plan::Collector;
+use crate::plan::template::{self, Hints, Vars};
 use crate::spec::LoadedSpec;
 
 /// Renders the fields of one context (a runtime, or a cell of it).

@@ -5,7 +5,7 @@
 //! are rendered, so the cells, the profiled repeat's number and the
 //! estimate all follow from the capped policy, as they would from a spec
 //! that said N.
-use super::{Plan, RepeatPolicy, RuntimePlan};
+use crate::plan::{Plan, RepeatPolicy, RuntimePlan};
 
 impl RepeatPolicy {
     /// The policy with no more than `cap` repeats (an adaptive policy keeps

@@ -2,8 +2,8 @@
 //! exec applies it while walking the cells, the estimate counts starts with
 //! it, so what `runner plan` predicts is what `runner exec` does (deaths
 //! aside: a service that died is always started anew, whatever the policy).
-use super::variant::StartVariant;
-use super::{Cell, Restart};
+use crate::plan::start_variant::StartVariant;
+use crate::plan::{Cell, Restart};
 use crate::cgroup::Limits;
 
 /// What the restart rule looks at in a cell: its runtime, repeat, limits
@@ -37,11 +37,11 @@ impl<'a> Slot<'a> {
 ///
 /// Another runtime's service is always replaced: one service runs at a time.
 /// So is a service whose limits differ from the next cell's: a runtime sizes
-/// itself for the limits it starts under (see [`super::limits`]). So is
+/// itself for the limits it starts under (see [`crate::plan::limits`]). So is
 /// a service of another scenario: a scenario has dependencies of its own,
 /// and a service opens its pools to them as it starts. So is one whose
 /// resolved start (command, env, JVM flags, JDK) differs from the next
-/// cell's: that cell measures another process (see [`super::variant`]).
+/// cell's: that cell measures another process (see [`crate::plan::variant`]).
 /// Otherwise `run` keeps the service, `repeat` starts anew when the repeat
 /// changes, `cell` starts anew for every cell.
 pub fn needs_fresh_start(policy: Restart, up: Option<Slot>, next: Slot) -> bool {

@@ -1,16 +1,16 @@
 //! One runtime of the spec -> a [`RuntimeDraft`]: templates rendered,
 //! defaults applied, JDK found, port chosen, tools listed. The draft
-//! becomes a [`super::RuntimePlan`] once its training requests are known.
+//! becomes a [`crate::plan::RuntimePlan`] once its training requests are known.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use minijinja::{Environment, Value};
 
-use super::draft::{RuntimeDraft, TrainDraft};
-use super::render::Renderer;
-use super::template::{Hints, Vars};
-use super::{Collector, HealthPlan, JavaPlan, Restart, RuntimePlan, StopPlan, tools};
+use crate::plan::draft::{RuntimeDraft, TrainDraft};
+use crate::plan::render::Renderer;
+use crate::plan::template::{Hints, Vars};
+use crate::plan::{Collector, HealthPlan, JavaPlan, Restart, RuntimePlan, StopPlan, tools};
 use crate::spec::model::{RestartSpec, RuntimeSpec};
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};
@@ -57,10 +57,10 @@ fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
 /// free), and the dependencies, planned first so that `deps.*` is known.
 pub struct Placed<'a> {
     pub port: u16,
-    pub dependencies: &'a [super::DependencyPlan],
+    pub dependencies: &'a [crate::plan::DependencyPlan],
     /// The axis points its cells are planned at (after the filters): a
     /// templated `java.version` builds with the highest JDK they resolve to.
-    pub points: Vec<&'a super::matrix::Point>,
+    pub points: Vec<&'a crate::plan::matrix::Point>,
 }
 
 /// Plans runtime `name` at `placed`.
@@ -81,20 +81,20 @@ pub fn plan_runtime<'s>(
         points,
     } = placed;
     let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
-    // Start fields that use an axis are rendered per cell (super::variant).
-    let per_cell = super::variant::varies(loaded, rt, env);
-    super::variant::check_training(loaded, name, rt, per_cell, problems);
+    // Start fields that use an axis are rendered per cell (crate::plan::variant).
+    let per_cell = crate::plan::variant::varies(loaded, rt, env);
+    crate::plan::variant::check_training(loaded, name, rt, per_cell, problems);
 
     let mut vars = Vars::default();
     vars.set_map("host", &[("cpus", Value::from(host.cpus))]);
     vars.set_map("runtime", &[("name", Value::from(name))]);
     vars.set("port", port);
     vars.set("work_dir", dir.display().to_string());
-    let needs = super::dependencies::needs_of(loaded, rt);
+    let needs = crate::plan::dependencies::needs_of(loaded, rt);
     if !dependencies.is_empty() {
         vars.set(
             "deps",
-            super::dependencies::deps_value(dependencies, &needs),
+            crate::plan::dependencies::deps_value(dependencies, &needs),
         );
     }
     let hints = Hints {
@@ -109,21 +109,21 @@ pub fn plan_runtime<'s>(
         hints: &hints,
         problems,
     };
-    let mut jdks = super::variant::JdkFinder::new(&loaded.base_dir, host.java_home, host.jvm_root);
+    let mut jdks = crate::plan::variant::JdkFinder::new(&loaded.base_dir, host.java_home, host.jvm_root);
     // With a templated version, the runtime's JDK is the one it builds with.
     let java: Option<JavaPlan> = rt.java.as_ref().map(|j| {
-        if super::variant::templated_version(rt) {
-            super::variant::build_jdk(&mut r, &at("java.version"), j, &vars, &points, &mut jdks)
+        if crate::plan::variant::templated_version(rt) {
+            crate::plan::variant::build_jdk(&mut r, &at("java.version"), j, &vars, &points, &mut jdks)
         } else {
-            super::java::resolve(j, &loaded.base_dir, host.java_home, host.jvm_root)
+            crate::plan::java::resolve(j, &loaded.base_dir, host.java_home, host.jvm_root)
         }
     });
-    let java_bin = java.as_ref().map(super::variant::java_bin);
+    let java_bin = java.as_ref().map(crate::plan::variant::java_bin);
     if let Some(bin) = &java_bin {
         vars.set("java", bin.clone());
     }
 
-    // Per cell: rendered by super::variant, the first cell's copied here.
+    // Per cell: rendered by crate::plan::variant, the first cell's copied here.
     let (jvm_flags, start, env_out) = if per_cell {
         (Vec::new(), String::new(), BTreeMap::new())
     } else {
@@ -242,7 +242,7 @@ pub fn plan_runtime<'s>(
         java,
         port,
         restart: restart_policy(rt, loaded),
-        repeats: super::adaptive::repeat_policy(rt, loaded),
+        repeats: crate::plan::adaptive::repeat_policy(rt, loaded),
         health,
         stop,
         train: None,
@@ -250,11 +250,11 @@ pub fn plan_runtime<'s>(
         artifact,
         deployable,
         tools,
-        startup_repeats: super::gates::startup_repeats(&loaded.spec, rt),
-        log_cap_bytes: super::gates::log_cap(&loaded.spec),
+        startup_repeats: crate::plan::gates::startup_repeats(&loaded.spec, rt),
+        log_cap_bytes: crate::plan::gates::log_cap(&loaded.spec),
         needs,
         profile: None,
-        first_requests: super::gates::first_requests(&loaded.spec, rt),
+        first_requests: crate::plan::gates::first_requests(&loaded.spec, rt),
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

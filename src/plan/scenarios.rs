@@ -10,7 +10,7 @@
 //! runtimes.
 use serde::Serialize;
 
-use super::{Cell, Plan, RuntimePlan};
+use crate::plan::{Cell, Plan, RuntimePlan};
 use crate::spec::LoadedSpec;
 use crate::spec::keys::scenarios::scenario_of;
 use crate::spec::model::LoadSpec;

@@ -52,9 +52,9 @@ impl SearchPlan {
 /// A search cell's `measure`: its longest search, so that the plan's
 /// estimate and the progress line count it at its upper bound (the spec's
 /// `measure` does not apply to search cells). `None` for other modes.
-pub fn measure_of(mode: &super::LoadMode) -> Option<super::Measure> {
+pub fn measure_of(mode: &crate::plan::LoadMode) -> Option<crate::plan::Measure> {
     match mode {
-        super::LoadMode::Search(s) => Some(super::Measure::Duration(s.longest())),
+        crate::plan::LoadMode::Search(s) => Some(crate::plan::Measure::Duration(s.longest())),
         _ => None,
     }
 }

@@ -3,9 +3,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::design::{self, Design, Detectability};
-use super::estimate::human;
-use super::{CellWarmup, Estimate, LoadMode, Measure, Plan, RepeatPolicy, Restart};
+use crate::plan::design::{self, Design, Detectability};
+use crate::plan::estimate::human;
+use crate::plan::{CellWarmup, Estimate, LoadMode, Measure, Plan, RepeatPolicy, Restart};
 
 /// The JSON shape of `runner plan --format json`: the plan plus its
 /// estimate, and what it can detect when a previous run says.
@@ -51,7 +51,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     }
     match &plan.affinity {
         Some(a) => {
-            let _ = writeln!(out, "  pinning: {}", super::pinning::describe(a));
+            let _ = writeln!(out, "  pinning: {}", crate::plan::pinning::describe(a));
         }
         None => {
             let _ = writeln!(
@@ -60,7 +60,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             );
         }
     }
-    super::show_dependencies::write_dependencies(plan, &mut out);
+    crate::plan::show_dependencies::write_dependencies(plan, &mut out);
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);
@@ -108,7 +108,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
                 }
             }
         }
-        if let Some(note) = super::show_variants::runtime_note(plan, rt) {
+        if let Some(note) = crate::plan::show_variants::runtime_note(plan, rt) {
             let _ = writeln!(out, "{note}");
         }
         if let Some(t) = &rt.train {
@@ -150,7 +150,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         plan.repeats
     );
     let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
-    let fresh = super::show_variants::fresh_starts(plan);
+    let fresh = crate::plan::show_variants::fresh_starts(plan);
     for (i, cell) in plan.cells.iter().enumerate() {
         let load = match (&cell.load.mode, &cell.derived_rate) {
             (LoadMode::Closed { connections }, _) if !cell.load.ramp.is_zero() => format!(
@@ -190,11 +190,11 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             cell.id,
             warmup_words(cell.warmup)
         );
-        if let Some(line) = super::show_variants::start_line(plan, i, fresh[i]) {
+        if let Some(line) = crate::plan::show_variants::start_line(plan, i, fresh[i]) {
             let _ = writeln!(out, "{line}");
         }
     }
-    super::show_variants::write_skipped(plan, &mut out);
+    crate::plan::show_variants::write_skipped(plan, &mut out);
     match &e.least {
         None => {
             let _ = writeln!(out, "\n{} cells", plan.cells.len());
@@ -227,7 +227,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         plural(e.service_starts, "service start"),
         human(e.per_start),
         human(plan.service_warmup),
-        human(super::estimate::START_ALLOWANCE),
+        human(crate::plan::estimate::START_ALLOWANCE),
         human(e.cells_time)
     );
     if e.cold_starts > 0 {
@@ -235,7 +235,7 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             out,
             "  + {} x {} (startup.repeats)",
             plural(e.cold_starts, "cold start"),
-            human(super::estimate::START_ALLOWANCE)
+            human(crate::plan::estimate::START_ALLOWANCE)
         );
     }
     if e.memory_processes > 0 {

@@ -2,7 +2,7 @@
 //! execute for each one, its port, readiness, reset and what runtimes see.
 use std::fmt::Write;
 
-use super::{DependencyPlan, HealthCheck, Plan};
+use crate::plan::{DependencyPlan, HealthCheck, Plan};
 
 /// Appends the dependencies section to `out` (nothing without dependencies).
 pub fn write_dependencies(plan: &Plan, out: &mut String) {
@@ -23,8 +23,8 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
         .map(|r| r.name.as_str())
         .collect();
     let kind = match dep.kind {
-        super::DependencyKindPlan::Command => "started by its `start`",
-        super::DependencyKindPlan::Postgres => "kind postgres: the built-in recipe",
+        crate::plan::DependencyKindPlan::Command => "started by its `start`",
+        crate::plan::DependencyKindPlan::Postgres => "kind postgres: the built-in recipe",
     };
     let _ = writeln!(out, "  {}: {kind}", dep.name);
     let _ = writeln!(out, "    dir     {}", dep.dir.display());
@@ -51,8 +51,8 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
     }
     if let Some(reset) = &dep.reset {
         let when = match reset.when {
-            super::ResetWhen::Runtime => "between runtimes",
-            super::ResetWhen::Repeat => "between runtimes and repeats",
+            crate::plan::ResetWhen::Runtime => "between runtimes",
+            crate::plan::ResetWhen::Repeat => "between runtimes and repeats",
         };
         let _ = writeln!(out, "    reset   {when}: {}", reset.command);
     }
@@ -87,7 +87,7 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
         }
     );
     if !plan.scenarios.is_empty() {
-        let scenarios = super::scenarios::scenarios_using(plan, &dep.name);
+        let scenarios = crate::plan::scenarios::scenarios_using(plan, &dep.name);
         let _ = writeln!(out, "    only in scenarios {}", scenarios.join(", "));
     }
 }

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::restart::{Slot, needs_fresh_start};
-use super::variant::StartVariant;
-use super::{Cell, Plan};
+use crate::plan::restart::{Slot, needs_fresh_start};
+use crate::plan::start_variant::StartVariant;
+use crate::plan::{Cell, Plan};
 
 /// For each cell of `plan`, whether it starts its service anew (the rule
 /// exec applies, deaths aside).
@@ -21,7 +21,7 @@ pub fn fresh_starts(plan: &Plan) -> Vec<bool> {
                 .runtimes
                 .iter()
                 .find(|r| r.name == cell.runtime)
-                .map_or(super::runtime::DEFAULT_RESTART, |r| r.restart);
+                .map_or(crate::plan::runtime::DEFAULT_RESTART, |r| r.restart);
             let fresh = needs_fresh_start(policy, up.map(Slot::of), Slot::of(cell));
             up = Some(cell);
             fresh
@@ -95,7 +95,7 @@ pub fn write_skipped(plan: &Plan, out: &mut String) {
 }
 
 /// The note under a runtime whose start fields vary per cell.
-pub fn runtime_note(plan: &Plan, runtime: &super::RuntimePlan) -> Option<String> {
+pub fn runtime_note(plan: &Plan, runtime: &crate::plan::RuntimePlan) -> Option<String> {
     plan.cells
         .iter()
         .any(|c| c.runtime == runtime.name && c.variant.is_some())

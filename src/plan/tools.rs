@@ -11,7 +11,7 @@
 //! tools); the other programs of a runtime with a build only after its
 //! build, which may be what writes them (`go build -o /srv/bench/server`,
 //! `start: /srv/bench/server`). Without build commands, all before.
-use super::RuntimePlan;
+use crate::plan::RuntimePlan;
 
 const BUILTINS: &[&str] = &[
     "cd", "export", "set", "unset", "echo", "true", "false", "test", "[", "exit", "source", ".",

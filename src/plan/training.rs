@@ -3,9 +3,9 @@
 //! for, each distinct request (method, path, body) once.
 use minijinja::Environment;
 
-use super::draft::RuntimeDraft;
-use super::matrix::Point;
-use super::{Collector, RequestPlan, cell};
+use crate::plan::draft::RuntimeDraft;
+use crate::plan::matrix::Point;
+use crate::plan::{Collector, RequestPlan, cell};
 use crate::spec::LoadedSpec;
 use crate::spec::model::RequestSpec;
 use crate::spec::validate::request_name;

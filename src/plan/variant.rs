@@ -3,7 +3,7 @@
 //! and `start` itself may use axis variables, e.g. `java: { version:
 //! "{{ jdk }}" }` with `axes: { jdk: [17, 25] }`. When any of them does,
 //! every cell of the runtime gets its own [`StartVariant`]; cells whose
-//! variants differ never share a service start (`super::restart`), and the
+//! variants differ never share a service start (`crate::plan::restart`), and the
 //! cells of one runtime and repeat are ordered so that those sharing a
 //! variant are adjacent ([`group_by_start`]).
 //!
@@ -15,49 +15,20 @@
 //! cell: cold starts, memory phases and `runner verify` use that variant.
 //!
 //! A cell whose JDK is older than `java.min`, or not installed, is not
-//! run: it is listed in [`super::Plan::skipped_cells`] with why.
-use std::borrow::Cow;
+//! run: it is listed in [`crate::plan::Plan::skipped_cells`] with why.
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use minijinja::Environment;
-use serde::Serialize;
+use crate::plan::start_variant::StartVariant;
 
-use super::draft::RuntimeDraft;
-use super::render::Renderer;
-use super::template::Vars;
-use super::{Cell, Collector, JavaPlan, RuntimePlan};
+use crate::plan::draft::RuntimeDraft;
+use crate::plan::render::Renderer;
+use crate::plan::template::Vars;
+use crate::plan::{Cell, Collector, JavaPlan, RuntimePlan};
 use crate::results::SkippedCell;
 use crate::spec::LoadedSpec;
 use crate::spec::model::{JavaSpec, RuntimeSpec};
-
-/// A runtime's start fields as one cell resolves them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StartVariant {
-    pub start: String,
-    /// The full environment added for the service (spec-wide, the
-    /// runtime's, `PORT`), as [`RuntimePlan::env`].
-    pub env: BTreeMap<String, String>,
-    pub jvm_flags: Vec<String>,
-    pub java: Option<JavaPlan>,
-}
-
-impl RuntimePlan {
-    /// The runtime as `cell` starts it: its own fields, or the cell's
-    /// resolved start fields when they vary per cell.
-    pub fn for_cell(&self, cell: &Cell) -> Cow<'_, RuntimePlan> {
-        match &cell.variant {
-            None => Cow::Borrowed(self),
-            Some(v) => Cow::Owned(RuntimePlan {
-                start: v.start.clone(),
-                env: v.env.clone(),
-                jvm_flags: v.jvm_flags.clone(),
-                java: v.java.clone(),
-                ..self.clone()
-            }),
-        }
-    }
-}
 
 /// Where JDKs are looked for, with each version resolved once.
 pub struct JdkFinder<'h> {
@@ -77,7 +48,7 @@ impl<'h> JdkFinder<'h> {
         }
     }
 
-    /// The JDK of major `version` (as `super::java::resolve` finds it).
+    /// The JDK of major `version` (as `crate::plan::java::resolve` finds it).
     pub fn version(&mut self, version: &str) -> JavaPlan {
         let spec = JavaSpec {
             version: Some(version.trim().to_owned()),
@@ -86,7 +57,7 @@ impl<'h> JdkFinder<'h> {
         let (base, home, root) = (self.base_dir, self.java_home, self.jvm_root);
         self.found
             .entry(version.trim().to_owned())
-            .or_insert_with(|| super::java::resolve(&spec, base, home, root))
+            .or_insert_with(|| crate::plan::java::resolve(&spec, base, home, root))
             .clone()
     }
 }
@@ -149,7 +120,7 @@ pub fn build_jdk<'s>(
     field: &str,
     java: &'s JavaSpec,
     vars: &Vars,
-    points: &[&super::matrix::Point],
+    points: &[&crate::plan::matrix::Point],
     jdks: &mut JdkFinder,
 ) -> JavaPlan {
     if let Some(build) = &java.build {
@@ -168,9 +139,9 @@ pub fn build_jdk<'s>(
     resolved.pop().unwrap_or_else(|| jdks.version(""))
 }
 
-fn with_point(vars: &Vars, point: &super::matrix::Point) -> Vars {
+fn with_point(vars: &Vars, point: &crate::plan::matrix::Point) -> Vars {
     let mut vars = vars.clone();
-    super::cell::set_axes(&mut vars, point);
+    crate::plan::cell::set_axes(&mut vars, point);
     vars
 }
 
@@ -233,11 +204,11 @@ pub fn skip_reason(cell: &Cell, java: &JavaPlan, min: Option<u32>) -> Option<Str
             "{}: JDK {} is not installed on this host (looked in JAVA_HOME and {}); cell {cell_words}: skipped",
             cell.runtime,
             java.requested,
-            super::java::JVM_ROOT
+            crate::plan::java::JVM_ROOT
         ));
     };
     let version = java.version.as_deref().unwrap_or("?");
-    let major: u32 = super::java::major(version).parse().ok()?;
+    let major: u32 = crate::plan::java::major(version).parse().ok()?;
     let min = min?;
     (major < min).then(|| {
         format!(
@@ -271,7 +242,7 @@ pub fn apply<'s>(
             continue;
         };
         if draft.context.hints.per_cell_start {
-            let vars = super::cell::cell_vars(&draft.context, &cell.axes);
+            let vars = crate::plan::cell::cell_vars(&draft.context, &cell.axes);
             let mut r = Renderer {
                 loaded,
                 env,
@@ -327,7 +298,7 @@ pub fn apply<'s>(
             runtime.env = first.env.clone();
             runtime.jvm_flags = first.jvm_flags.clone();
         }
-        for program in super::tools::programs(starts.iter().map(|v| v.start.as_str())) {
+        for program in crate::plan::tools::programs(starts.iter().map(|v| v.start.as_str())) {
             if !runtime.tools.contains(&program) {
                 runtime.tools.push(program);
             }
@@ -387,7 +358,7 @@ pub fn check_training(
 }
 
 /// The JDK folders of `java_home`, for tests and callers holding a `Host`.
-pub fn finder_of<'h>(loaded: &'h LoadedSpec, host: &'h super::runtime::Host) -> JdkFinder<'h> {
+pub fn finder_of<'h>(loaded: &'h LoadedSpec, host: &'h crate::plan::runtime::Host) -> JdkFinder<'h> {
     JdkFinder::new(&loaded.base_dir, host.java_home, host.jvm_root)
 }
 

@@ -1,13 +1,13 @@
 //! The spec's `verify:` list -> the requests `runner verify` sends, in
 //! order: an inline request as written, a vectors entry as its file's cases
-//! ([`super::vectors`]), each with the entry's defaults (method, path,
+//! ([`crate::plan::vectors`]), each with the entry's defaults (method, path,
 //! headers, name prefix) and every member of its `response` to be matched.
 //! Read at plan time, so that `runner validate` finds a missing file, a
 //! wrong `cases` path or a duplicate name before anything is built.
 use std::collections::HashMap;
 
-use super::vectors::{self, Case};
-use super::{Collector, ExpectedField, VerifyPlan};
+use crate::plan::vectors::{self, Case};
+use crate::plan::{Collector, ExpectedField, VerifyPlan};
 use crate::spec::LoadedSpec;
 use crate::spec::model::VerifySpec;
 use crate::spec::validate::METHODS;

@@ -201,7 +201,7 @@ struct Up<S> {
     /// The scenario of the cell it was started for (`scenarios:`).
     scenario: Option<String>,
     /// The start fields it was started with, when they vary per cell.
-    variant: Option<crate::plan::variant::StartVariant>,
+    variant: Option<crate::plan::start_variant::StartVariant>,
     running: Running<S>,
 }
 

@@ -97,7 +97,7 @@ fn main() {
         port,
         cpus: None,
         limits: Default::default(),
-        log_cap: runner::plan::gates::DEFAULT_LOG_CAP,
+        log_cap: runner::plan::contract::gates::DEFAULT_LOG_CAP,
     };
     let service = match Service::start(&service, &log) {
         Ok(s) => s,

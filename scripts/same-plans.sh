@@ -17,7 +17,7 @@ set -euo pipefail
 out=${1:?usage: scripts/same-plans.sh OUT_DIR}
 runner=${RUNNER:-target/debug/runner}
 mkdir -p "$out"
-floor=$(sed -n 's/^.*AUTO_FLOOR: u16 = \([0-9_]*\);.*$/\1/p' src/plan/ports.rs | tr -d _)
+floor=$(grep -rh 'const AUTO_FLOOR: u16' src/plan | sed 's/.*= *//; s/[^0-9]//g')
 ephemeral=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 
 # Auto ports start at a random place in their window (src/plan/ports.rs), so

@@ -463,7 +463,7 @@ fn a_crowded_folder_is_named_with_its_count() {
 
 /// The stages whose role folders must be declared, in order, in
 /// docs/ARCHITECTURE.md (`role folders of <stage>, lowest first:`).
-const STAGES_WITH_ROLE_ORDER: &[&str] = &["exec"];
+const STAGES_WITH_ROLE_ORDER: &[&str] = &["exec", "plan"];
 
 #[test]
 fn imports_across_role_folders_follow_their_declared_order() {

@@ -73,13 +73,13 @@ impl Dependencies {
             }
             self.built.insert(dep.name.clone());
         }
-        let owner = match &dep.run_as {
-            Some(user) => Some(
-                system_user(user)
-                    .ok_or_else(|| error(dep, crate::plan::postgres::missing_user_help(user)))?,
-            ),
-            None => None,
-        };
+        let owner =
+            match &dep.run_as {
+                Some(user) => Some(system_user(user).ok_or_else(|| {
+                    error(dep, crate::plan::keys::postgres::missing_user_help(user))
+                })?),
+                None => None,
+            };
         let scratch_path = site.scratch.clone();
         let scratch = Scratch::create(scratch_path.clone(), owner).map_err(|e| {
             error(

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{self, PlanOptions, design, show};
+use crate::plan::{self, PlanOptions, analysis::design, present::show};
 use crate::spec::{self, SpecErrors, model::Spec};
 
 /// Exit status when a spec has problems (0 = fine).

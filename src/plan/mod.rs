@@ -7,58 +7,25 @@
 //! [`Plan::quick`] shortens every duration for `--quick` runs and
 //! [`Plan::estimate`] predicts the wall time ([`estimate`]), counting the
 //! service starts with the rule exec applies ([`restart`]).
-pub mod adaptive;
-pub mod assemble;
-pub mod cell;
+pub mod analysis;
 pub mod commands;
-pub mod dependencies;
-pub mod dependency_plan;
-pub mod design;
-pub mod draft;
-pub mod dynamic;
-pub mod equal_load;
-pub mod estimate;
-pub mod filter;
-pub mod gates;
-pub mod hosts;
-pub mod java;
-pub mod last_run;
-pub mod limits;
-pub mod matrix;
-pub mod memory;
-pub mod model;
-pub mod pinning;
-pub mod ports;
-pub mod postgres;
-pub mod profile;
-pub mod profile_plan;
-pub mod render;
-pub mod repeats_cap;
-pub mod restart;
-pub mod runtime;
-pub mod scenarios;
-pub mod search;
-pub mod show;
-pub mod show_dependencies;
-pub mod show_variants;
-pub mod start_variant;
-pub mod template;
-pub mod tools;
-pub mod training;
-pub mod variant;
-pub mod vectors;
-pub mod verify_requests;
+pub mod contract;
+pub mod keys;
+pub mod present;
+pub mod steps;
+pub mod templating;
+pub mod toolchains;
 
 use std::path::Path;
 use std::time::Duration;
 
-pub use adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
-pub use dependency_plan::*;
-pub use estimate::Estimate;
-pub use model::*;
+pub use analysis::estimate::Estimate;
+pub use contract::adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
+pub use contract::dependency_plan::*;
+pub use contract::model::*;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
-use draft::RuntimeDraft;
+use steps::draft::RuntimeDraft;
 
 /// Plan problems are spec problems (templates, filters), shown the same way.
 pub type PlanErrors = SpecErrors;
@@ -127,10 +94,10 @@ impl Collector {
 pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErrors> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let java_home = std::env::var_os("JAVA_HOME").map(std::path::PathBuf::from);
-    let host = runtime::Host {
+    let host = steps::runtime::Host {
         cpus,
         java_home: java_home.as_deref(),
-        jvm_root: Path::new(java::JVM_ROOT),
+        jvm_root: Path::new(toolchains::java::JVM_ROOT),
         allowed_cpus: crate::affinity::allowed_cpus(),
     };
     build_on(loaded, options, &host)
@@ -145,18 +112,23 @@ pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErr
 pub fn build_on(
     loaded: &LoadedSpec,
     options: &PlanOptions,
-    host: &runtime::Host,
+    host: &steps::runtime::Host,
 ) -> Result<Plan, PlanErrors> {
-    let only = filter::parse_only_filters(loaded, &options.only)?;
-    let (ports, dependency_ports) = ports::runtime_and_dependency_ports(loaded)?;
-    let env = template::environment();
+    let only = steps::filter::parse_only_filters(loaded, &options.only)?;
+    let (ports, dependency_ports) = keys::ports::runtime_and_dependency_ports(loaded)?;
+    let env = templating::template::environment();
     let mut problems = Collector::default();
-    let dependencies =
-        dependencies::plan_dependencies(loaded, &dependency_ports, host.cpus, &env, &mut problems);
+    let dependencies = steps::dependencies::plan_dependencies(
+        loaded,
+        &dependency_ports,
+        host.cpus,
+        &env,
+        &mut problems,
+    );
 
-    let points = matrix::points(&loaded.spec.axes);
+    let points = steps::matrix::points(&loaded.spec.axes);
     let names: Vec<&str> = loaded.runtimes.keys().map(String::as_str).collect();
-    let kept = filter::kept_points(&loaded.spec, &names, &points, &only);
+    let kept = steps::filter::kept_points(&loaded.spec, &names, &points, &only);
 
     let mut drafts: Vec<RuntimeDraft> = loaded
         .runtimes
@@ -164,18 +136,18 @@ pub fn build_on(
         .zip(ports)
         .zip(&kept)
         .map(|(((name, rt), port), kept)| {
-            let placed = runtime::Placed {
+            let placed = steps::runtime::Placed {
                 port,
                 dependencies: &dependencies,
                 points: kept.iter().map(|&p| &points[p]).collect(),
             };
-            runtime::plan_runtime(loaded, name, rt, placed, host, &env, &mut problems)
+            steps::runtime::plan_runtime(loaded, name, rt, placed, host, &env, &mut problems)
         })
         .collect();
-    profile::apply(loaded, &mut drafts, &mut problems);
+    steps::profile::apply(loaded, &mut drafts, &mut problems);
     if let Some(cap) = options.repeats {
         for draft in &mut drafts {
-            repeats_cap::cap_runtime(draft.runtime_mut(), cap);
+            keys::repeats_cap::cap_runtime(draft.runtime_mut(), cap);
         }
     }
 
@@ -183,23 +155,24 @@ pub fn build_on(
         .iter()
         .zip(&kept)
         .map(|(draft, kept)| {
-            training::training_requests(loaded, &env, draft, &points, kept, &mut problems)
+            steps::training::training_requests(loaded, &env, draft, &points, kept, &mut problems)
         })
         .collect();
-    let order = assemble::order(loaded);
-    let mut cells = cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
-    scenarios::scenario_by_scenario(loaded, &mut cells);
-    let mut jdks = variant::finder_of(loaded, host);
+    let order = steps::assemble::order(loaded);
+    let mut cells =
+        steps::cell::render_cells(loaded, &env, &drafts, &points, &kept, order, &mut problems);
+    contract::scenarios::scenario_by_scenario(loaded, &mut cells);
+    let mut jdks = steps::variant::finder_of(loaded, host);
     let (mut cells, skipped_cells) =
-        variant::apply(loaded, &env, &mut drafts, cells, &mut jdks, &mut problems);
-    let equal_load = equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
+        steps::variant::apply(loaded, &env, &mut drafts, cells, &mut jdks, &mut problems);
+    let equal_load = steps::equal_load::equal_load_cells(loaded, &cells, order, &mut problems);
     cells.extend(equal_load);
-    let profiled = profile::profiled_cells(loaded, &drafts, &cells);
+    let profiled = steps::profile::profiled_cells(loaded, &drafts, &cells);
     cells.extend(profiled);
-    let verify = verify_requests::plan_verify(loaded, &mut problems);
+    let verify = keys::verify_requests::plan_verify(loaded, &mut problems);
 
     if cells.is_empty() && skipped_cells.is_empty() && problems.is_empty() {
-        return Err(SpecErrors::one(filter::nothing_kept(loaded)));
+        return Err(SpecErrors::one(steps::filter::nothing_kept(loaded)));
     }
     problems.into_result()?;
 
@@ -208,13 +181,13 @@ pub fn build_on(
         .zip(train_requests)
         .map(|(draft, requests)| draft.finish(requests))
         .collect();
-    let affinity = pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
-    let mut plan = assemble::assemble(loaded, runtimes, cells, affinity);
+    let affinity = keys::pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
+    let mut plan = steps::assemble::assemble(loaded, runtimes, cells, affinity);
     plan.dependencies = dependencies;
     plan.verify = verify;
     plan.skipped_cells = skipped_cells;
     if let Some(cap) = options.repeats {
-        repeats_cap::cap_plan(&mut plan, cap);
+        keys::repeats_cap::cap_plan(&mut plan, cap);
     }
     Ok(match options.quick {
         Some(factor) => plan.quick(factor),

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{command_path, program_found};
-use crate::plan::{RuntimePlan, tools};
+use crate::plan::{RuntimePlan, toolchains::tools};
 
 /// Programs of a runtime's start or training commands still missing after
 /// the build that should have produced them.

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::plan::{DependencyKindPlan, DependencyPlan, Plan, postgres};
+use crate::plan::{DependencyKindPlan, DependencyPlan, Plan, keys::postgres};
 use crate::service::scratch::system_user;
 
 /// Why `dep` cannot start on this host, if it cannot.

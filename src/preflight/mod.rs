@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::affinity::allowed_cpus;
-use crate::plan::{Plan, RuntimePlan, tools};
+use crate::plan::{Plan, RuntimePlan, toolchains::tools};
 use crate::process::runtime_env;
 use crate::service::check_port_free;
 
@@ -108,7 +108,7 @@ pub fn toolchain_problems(rt: &RuntimePlan) -> Vec<String> {
             None => problems.push(format!(
                 "no JDK {} found (looked at JAVA_HOME and {}); install it or point `java:` at its home",
                 java.requested,
-                crate::plan::java::JVM_ROOT
+                crate::plan::toolchains::java::JVM_ROOT
             )),
             Some(home) if !is_executable(&home.join("bin/java")) => problems.push(format!(
                 "JDK home {} has no bin/java; point `java:` at a complete JDK",

@@ -11,7 +11,7 @@ use super::folded::{Colours, Folded, flame_graph};
 use super::jvm::{self, AsyncEvent};
 use super::pauses::{PauseFacts, summarise};
 use super::{gc_log, go, perf, pprof};
-use crate::plan::profile_plan::ProfilePlan;
+use crate::plan::contract::profile_plan::ProfilePlan;
 use crate::results::cell_file_stem;
 use crate::results::rows::profiles::{
     ArtifactKind, ArtifactState, Collector, PROFILES_DIR, ProfileRow,

@@ -2,7 +2,7 @@
 //! for environment.json (and so for compare and history).
 use std::thread;
 
-use crate::plan::hosts::{Host, Hosts};
+use crate::plan::contract::hosts::{Host, Hosts};
 use crate::remote::connect::install::own_binary;
 use crate::remote::connect::session::Session;
 use crate::remote::load_hosts::drive::best_ping;

@@ -10,7 +10,7 @@ pub struct CratePath {
     pub line: usize,
     /// The path after `crate::`, up to a group or the end of the path:
     /// `plan::AxisValue`, `results::run_dir::write_atomic`, or `plan` for
-    /// `crate::plan::{self, show}`. Its first segment is the stage.
+    /// `crate::plan::{self, present::show}`. Its first segment is the stage.
     pub path: String,
 }
 

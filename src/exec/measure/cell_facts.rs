@@ -25,7 +25,7 @@ fn ms(us: u64) -> f64 {
 pub fn gate_facts<'a>(
     row: &mut MeasurementRow,
     cell: &Cell,
-    gates: &crate::plan::gates::Gates,
+    gates: &crate::plan::contract::gates::Gates,
     r: &'a LoadReport,
     samples: &SamplerOutput,
     host: &HostWindow,

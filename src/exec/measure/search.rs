@@ -17,7 +17,7 @@ use crate::exec::rules::search_rule::{Next, SearchEnd, StepFigures, judge, next_
 use crate::exec::rules::verdict::one_line;
 use crate::load::{Arrival, LoadReport, StopCondition};
 use crate::plan::Cell;
-use crate::plan::search::SearchPlan;
+use crate::plan::contract::search::SearchPlan;
 use crate::results::{
     CellStatus, HISTOGRAMS_DIR, MeasurementRow, ResultsError, SAMPLES_DIR, SEARCH_DIR,
     SearchStepRow, rfc3339_now, write_csv,

@@ -1,7 +1,7 @@
 //! What a cell's verdict is based on: the figures the gates judge, and
 //! where the generator ran (named in its reasons). Plain data, below both
 //! the gates and the verdict that reads their findings.
-use crate::plan::gates::Gates;
+use crate::plan::contract::gates::Gates;
 
 /// What the verdict is based on.
 #[derive(Debug, Clone, Default)]

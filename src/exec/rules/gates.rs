@@ -205,7 +205,7 @@ pub fn littles_law(f: &CellFacts) -> Option<GateFinding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::gates::Gates;
+    use crate::plan::contract::gates::Gates;
 
     fn facts() -> CellFacts<'static> {
         CellFacts {

@@ -8,7 +8,7 @@
 //! `precision` of the held one, or `max_steps` steps were taken.
 use std::time::Duration;
 
-use crate::plan::search::{RATE_HELD_SHARE, SearchPlan};
+use crate::plan::contract::search::{RATE_HELD_SHARE, SearchPlan};
 
 /// What one measured step showed.
 #[derive(Debug, Clone, Copy, PartialEq)]

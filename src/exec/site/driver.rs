@@ -62,7 +62,7 @@ pub trait Driver {
         rt: &RuntimePlan,
         index: u32,
         first_cell: &Cell,
-        memory: &crate::plan::memory::MemoryPlan,
+        memory: &crate::plan::contract::memory::MemoryPlan,
     ) -> crate::results::MemoryPhaseRow;
 
     /// Starts `rt` for measuring (health, first request, service warmup with

@@ -112,7 +112,7 @@ impl Driver for Processes {
         rt: &RuntimePlan,
         index: u32,
         first_cell: &Cell,
-        memory: &crate::plan::memory::MemoryPlan,
+        memory: &crate::plan::contract::memory::MemoryPlan,
     ) -> crate::results::MemoryPhaseRow {
         crate::exec::start::memory_phases::memory_phase(ctx, rt, index, first_cell, memory)
     }

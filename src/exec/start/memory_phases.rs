@@ -17,7 +17,7 @@ use crate::exec::measure::context::{CellContext, guarded_run};
 use crate::exec::measure::load_config::measure_config;
 use crate::exec::rules::verdict::one_line;
 use crate::load::{Arrival, LoadConfig, LoadReport, StopCondition};
-use crate::plan::memory::MemoryPlan;
+use crate::plan::contract::memory::MemoryPlan;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{MemoryPhaseRow, MemoryPhaseStatus};
 pub use crate::sample::MemoryReading;

@@ -140,7 +140,7 @@ impl Driver for Fake {
         rt: &RuntimePlan,
         index: u32,
         _first_cell: &Cell,
-        memory: &crate::plan::memory::MemoryPlan,
+        memory: &crate::plan::contract::memory::MemoryPlan,
     ) -> crate::results::MemoryPhaseRow {
         self.calls.push(format!("memory {} #{index}", rt.name));
         // A scripted process: 10 MiB idle, 20 MiB after, one process.

@@ -25,7 +25,7 @@ use crate::exec::start::cold_start::ColdStart;
 use crate::exec::start::started::Running;
 use crate::exec::walk::derived_rates::RateBook;
 use crate::exec::walk::repeats::Repeats;
-use crate::plan::restart::{Slot, needs_fresh_start};
+use crate::plan::steps::restart::{Slot, needs_fresh_start};
 use crate::plan::{Cell, Plan, RuntimePlan};
 use crate::results::write::resume::{check_spec, recorded_rows};
 use crate::results::{
@@ -201,7 +201,7 @@ struct Up<S> {
     /// The scenario of the cell it was started for (`scenarios:`).
     scenario: Option<String>,
     /// The start fields it was started with, when they vary per cell.
-    variant: Option<crate::plan::start_variant::StartVariant>,
+    variant: Option<crate::plan::contract::start_variant::StartVariant>,
     running: Running<S>,
 }
 
@@ -666,7 +666,7 @@ impl<'a, D: Driver> Executor<'a, D> {
     fn memory_phases(
         &mut self,
         runtimes: &[&RuntimePlan],
-        memory: &crate::plan::memory::MemoryPlan,
+        memory: &crate::plan::contract::memory::MemoryPlan,
     ) -> Result<(), ExecError> {
         let path = self.ctx.run.file(MEMORY_PHASES_FILE);
         let done = crate::exec::start::memory_phases::recorded(&path);

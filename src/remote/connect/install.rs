@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 use crate::remote::connect::ssh::{command, quote};
 use crate::remote::error::RemoteError;
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 use crate::remote::connect::session::Session;
 use crate::remote::error::RemoteError;
 

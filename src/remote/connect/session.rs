@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 use crate::remote::connect::install::{OwnBinary, install, own_binary, remote_path};
 use crate::remote::connect::ssh::{command, quote};
 use crate::remote::error::RemoteError;

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 
 /// Seconds between keepalives, and how many may go unanswered: a dropped
 /// path is noticed within about `INTERVAL * COUNT` seconds, on both sides.

@@ -14,7 +14,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport, StopCondition};
-use crate::plan::hosts::{Host, Hosts};
+use crate::plan::contract::hosts::{Host, Hosts};
 use crate::remote::connect::session::Session;
 use crate::remote::error::RemoteError;
 use crate::remote::load_hosts::merge::merge;

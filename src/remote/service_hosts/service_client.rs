@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 use crate::remote::connect::session::Session;
 use crate::remote::error::RemoteError;
 use crate::remote::protocol::{Request, Response};

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::build::input_hash::{input_hash, source_files};
-use crate::plan::hosts::SshTarget;
+use crate::plan::contract::hosts::SshTarget;
 use crate::remote::connect::ssh::{command, quote};
 use crate::remote::error::RemoteError;
 

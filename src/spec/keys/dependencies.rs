@@ -1,6 +1,6 @@
 //! `dependencies:`: services the run itself starts for the runtimes under
 //! test (a PostgreSQL database, a downstream stub), and each runtime's
-//! `needs:`. The spec side only: [`crate::plan::dependencies`] renders them
+//! `needs:`. The spec side only: [`crate::plan::steps::dependencies`] renders them
 //! and [`crate::dependency`] starts, resets, samples and stops them.
 use indexmap::IndexMap;
 use schemars::JsonSchema;

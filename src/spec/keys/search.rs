@@ -1,6 +1,6 @@
 //! `load: { mode: search, slo: { p99: 50ms, errors: 0.1% }, from: 1000, to: 100000 }`:
 //! the spec side of the maximum sustainable rate search (see
-//! [`crate::exec::measure::search`] for the rule and [`crate::plan::search`] for the defaults).
+//! [`crate::exec::measure::search`] for the rule and [`crate::plan::contract::search`] for the defaults).
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -1,0 +1,10 @@
+//! Per-key resolvers above the contract: limits per cell, the built-in
+//! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors
+//! and the `verify:` requests.
+pub mod limits;
+pub mod pinning;
+pub mod ports;
+pub mod postgres;
+pub mod repeats_cap;
+pub mod vectors;
+pub mod verify_requests;

@@ -1,0 +1,309 @@
+//! `runner plan` output: a readable table, or JSON for scripts.
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::plan::analysis::design::{self, Design, Detectability};
+use crate::plan::analysis::estimate::human;
+use crate::plan::{CellWarmup, Estimate, LoadMode, Measure, Plan, RepeatPolicy, Restart};
+
+/// The JSON shape of `runner plan --format json`: the plan plus its
+/// estimate, and what it can detect when a previous run says.
+#[derive(Serialize)]
+pub struct PlanJson<'a> {
+    #[serde(flatten)]
+    pub plan: &'a Plan,
+    pub estimate: Estimate,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub design: Option<&'a Design>,
+}
+
+/// The plan as JSON (pretty).
+pub fn json(plan: &Plan, detectability: &Detectability) -> String {
+    serde_json::to_string_pretty(&PlanJson {
+        plan,
+        estimate: plan.estimate(),
+        design: detectability.design(),
+    })
+    .unwrap_or_default()
+}
+
+/// The plan as text: runtimes, cells, count, estimate, what it can detect.
+pub fn table(plan: &Plan, detectability: &Detectability) -> String {
+    let mut out = String::new();
+    let e = plan.estimate();
+    let _ = writeln!(
+        out,
+        "experiment {}  ({})",
+        plan.experiment.name,
+        plan.spec_path.display()
+    );
+    if !plan.experiment.title.is_empty() {
+        let _ = writeln!(out, "  {}", plan.experiment.title);
+    }
+    let _ = writeln!(out, "  spec sha256 {}", plan.spec_hash);
+    let _ = writeln!(out, "  results in {}", plan.results_dir.display());
+    if let Some(factor) = plan.quick_factor {
+        let _ = writeln!(out, "  quick: every duration divided by {factor}");
+    }
+    if let Some(cap) = plan.repeats_cap {
+        let _ = writeln!(out, "  repeats: at most {cap} (--repeats)");
+    }
+    match &plan.affinity {
+        Some(a) => {
+            let _ = writeln!(
+                out,
+                "  pinning: {}",
+                crate::plan::keys::pinning::describe(a)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  pinning: none (service and load generator share every CPU)"
+            );
+        }
+    }
+    crate::plan::present::show_dependencies::write_dependencies(plan, &mut out);
+    let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
+    for rt in &plan.runtimes {
+        let _ = writeln!(out, "  {}", rt.name);
+        let _ = writeln!(out, "    dir     {}", rt.dir.display());
+        for b in &rt.build {
+            let _ = writeln!(out, "    build   {b}");
+        }
+        let _ = writeln!(out, "    start   {}", rt.start);
+        let _ = writeln!(out, "    port    {}", rt.port);
+        let _ = writeln!(out, "    restart {}", restart_words(rt.restart));
+        if let RepeatPolicy::Adaptive {
+            min,
+            max,
+            target_ci,
+        } = rt.repeats
+        {
+            let _ = writeln!(
+                out,
+                "    repeats {min} to {max} per configuration, until the 95% interval of its throughput is within +-{:.1}%",
+                target_ci * 100.0
+            );
+        }
+        if !plan.dependencies.is_empty() {
+            let _ = writeln!(out, "    needs   {}", rt.needs.join(", "));
+        }
+        let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(out, "    env     {}", env.join(" "));
+        if let Some(java) = &rt.java {
+            match &java.home {
+                Some(home) => {
+                    let version = java.version.as_deref().unwrap_or("?");
+                    let _ = writeln!(
+                        out,
+                        "    java    {} -> {} ({version})",
+                        java.requested,
+                        home.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "    java    {} -> NOT FOUND: this runtime will be skipped (install the JDK or set JAVA_HOME)",
+                        java.requested
+                    );
+                }
+            }
+        }
+        if let Some(note) = crate::plan::present::show_variants::runtime_note(plan, rt) {
+            let _ = writeln!(out, "{note}");
+        }
+        if let Some(t) = &rt.train {
+            let _ = writeln!(
+                out,
+                "    train   {} for {} ({} requests, {} connections)",
+                t.start,
+                human(t.duration),
+                t.requests.len(),
+                t.connections
+            );
+            for (k, v) in &t.env {
+                let _ = writeln!(out, "      env   {k}={v}");
+            }
+            for a in &t.after {
+                let _ = writeln!(out, "      after {a}");
+            }
+            for p in &t.produces {
+                let _ = writeln!(out, "      makes {}", p.display());
+            }
+        }
+        let _ = writeln!(
+            out,
+            "    health  GET {} (timeout {}), stop SIG{} (grace {})",
+            rt.health.path,
+            human(rt.health.timeout),
+            rt.stop.signal_name,
+            human(rt.stop.grace)
+        );
+        if !rt.tools.is_empty() {
+            let _ = writeln!(out, "    tools   {}", rt.tools.join(" "));
+        }
+    }
+    let order = format!("{:?}", plan.order).to_lowercase();
+    let _ = writeln!(
+        out,
+        "\ncells ({}, {order}, {} repeats):",
+        plan.cells.len(),
+        plan.repeats
+    );
+    let width = plan.cells.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    let fresh = crate::plan::present::show_variants::fresh_starts(plan);
+    for (i, cell) in plan.cells.iter().enumerate() {
+        let load = match (&cell.load.mode, &cell.derived_rate) {
+            (LoadMode::Closed { connections }, _) if !cell.load.ramp.is_zero() => format!(
+                "closed {connections} conn (ramp 1 -> {connections} over {})",
+                human(cell.load.ramp)
+            ),
+            (LoadMode::Closed { connections }, _) => format!("closed {connections} conn"),
+            (LoadMode::Open { connections, .. }, Some(derived)) => format!(
+                "open {:.0}% of the slowest closed-loop peak (derived at run time) over {connections} conn",
+                derived.of_peak * 100.0
+            ),
+            (LoadMode::Open { rate, connections }, None) => {
+                format!("open {rate} req/s over {connections} conn")
+            }
+            (LoadMode::Search(s), _) => format!(
+                "search {}..{} req/s over {} conn ({} steps at most, {} each)",
+                s.from,
+                s.to,
+                s.connections,
+                s.max_steps,
+                human(s.step_warmup + s.step_window)
+            ),
+        };
+        let measure = match cell.measure {
+            Measure::Duration(d) => human(d),
+            Measure::Requests(n) => format!("{n} requests"),
+        };
+        let optional = if cell.repeat > plan.repeats_of(&cell.runtime).min() {
+            " (if needed)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<width$}  {load}, warmup {}, measure {measure}{optional}",
+            i + 1,
+            cell.id,
+            warmup_words(cell.warmup)
+        );
+        if let Some(line) = crate::plan::present::show_variants::start_line(plan, i, fresh[i]) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    crate::plan::present::show_variants::write_skipped(plan, &mut out);
+    match &e.least {
+        None => {
+            let _ = writeln!(out, "\n{} cells", plan.cells.len());
+            let _ = writeln!(out, "estimated wall time: {}", human(e.total));
+        }
+        Some(least) => {
+            let _ = writeln!(
+                out,
+                "\n{} to {} cells (adaptive: each configuration stops when its interval is narrow enough)",
+                least.cells,
+                plan.cells.len()
+            );
+            let _ = writeln!(
+                out,
+                "estimated wall time: {} to {}",
+                human(least.total),
+                human(e.total)
+            );
+            let _ = writeln!(
+                out,
+                "  at least: {}, every configuration at its min repeats, every auto warmup at its shortest",
+                plural(least.service_starts, "service start"),
+            );
+            let _ = writeln!(out, "  at most:");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  = {} x {} (warmup {} + {} start/stop allowance) + {} of cell warmups and measurements",
+        plural(e.service_starts, "service start"),
+        human(e.per_start),
+        human(plan.service_warmup),
+        human(crate::plan::analysis::estimate::START_ALLOWANCE),
+        human(e.cells_time)
+    );
+    if e.cold_starts > 0 {
+        let _ = writeln!(
+            out,
+            "  + {} x {} (startup.repeats)",
+            plural(e.cold_starts, "cold start"),
+            human(crate::plan::analysis::estimate::START_ALLOWANCE)
+        );
+    }
+    if e.memory_processes > 0 {
+        let _ = writeln!(
+            out,
+            "  + {} x {} (memory phases, one fresh process each: start allowance + settle + load)",
+            plural(e.memory_processes, "memory start"),
+            human(e.per_memory_process)
+        );
+    }
+    if e.cells_by_requests > 0 {
+        let _ = writeln!(
+            out,
+            "  not counted: {} measured by request count",
+            plural(e.cells_by_requests, "cell")
+        );
+    }
+    let training: Vec<String> = e
+        .training
+        .iter()
+        .map(|(n, d)| format!("{n} trains for {}", human(*d)))
+        .collect();
+    let mut uncounted = Vec::new();
+    if e.builds > 0 {
+        uncounted.push(format!("builds ({})", plural(e.builds, "runtime")));
+    }
+    if !training.is_empty() {
+        uncounted.push(format!("training ({})", training.join(", ")));
+    }
+    if !uncounted.is_empty() {
+        let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
+    }
+    out.push_str(&design::text(detectability));
+    out
+}
+
+/// A cell's warmup in words: `3s`, `auto (5 x 1s windows, max 30s)`.
+fn warmup_words(warmup: CellWarmup) -> String {
+    match warmup {
+        CellWarmup::Fixed { duration } => human(duration),
+        CellWarmup::Auto(a) => format!(
+            "auto ({} x {} windows, max {})",
+            a.windows,
+            human(a.window),
+            human(a.max)
+        ),
+        CellWarmup::Requests { count } => format!("{count} requests"),
+    }
+}
+
+/// A runtime's `lifecycle.restart`, and what it means for its starts.
+fn restart_words(restart: Restart) -> &'static str {
+    match restart {
+        Restart::Run => "run: one service start for its consecutive cells",
+        Restart::Repeat => "repeat: a fresh service start for every repeat",
+        Restart::Cell => "cell: a fresh service start for every cell",
+    }
+}
+
+/// `1 service start`, `3 service starts`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}

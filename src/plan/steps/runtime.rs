@@ -1,0 +1,278 @@
+//! One runtime of the spec -> a [`RuntimeDraft`]: templates rendered,
+//! defaults applied, JDK found, port chosen, tools listed. The draft
+//! becomes a [`crate::plan::RuntimePlan`] once its training requests are known.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use minijinja::{Environment, Value};
+
+use crate::plan::steps::draft::{RuntimeDraft, TrainDraft};
+use crate::plan::templating::render::Renderer;
+use crate::plan::templating::template::{Hints, Vars};
+use crate::plan::{
+    Collector, HealthPlan, JavaPlan, Restart, RuntimePlan, StopPlan, toolchains::tools,
+};
+use crate::spec::model::{RestartSpec, RuntimeSpec};
+use crate::spec::validate::signal_number;
+use crate::spec::{LoadedSpec, absolute};
+
+/// Defaults of the runtime settings (documented in docs/spec.md).
+pub const DEFAULT_HEALTH_PATH: &str = "/health";
+pub const DEFAULT_HEALTH_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_HEALTH_INTERVAL: Duration = Duration::from_millis(100);
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
+pub const DEFAULT_TRAIN_CONNECTIONS: u32 = 4;
+pub const DEFAULT_TRAIN_DURATION: Duration = Duration::from_secs(30);
+/// A fresh service start per repeat: the repeat is the unit of analysis
+/// (docs/compare.md), so each one samples startup, JIT and memory layout anew.
+pub const DEFAULT_RESTART: Restart = Restart::Repeat;
+
+/// What a runtime's templates are rendered with; cells add the axes to it.
+pub struct RuntimeContext {
+    pub vars: Vars,
+    pub hints: Hints,
+}
+
+/// Everything the runtime stage needs from outside the spec.
+pub struct Host<'a> {
+    pub cpus: usize,
+    pub java_home: Option<&'a Path>,
+    pub jvm_root: &'a Path,
+    /// The CPUs the runner may use (sched_getaffinity), for the default pinning.
+    pub allowed_cpus: Vec<usize>,
+}
+
+/// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
+fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
+    let own = rt.lifecycle.and_then(|l| l.restart);
+    let written = own.or(loaded.spec.lifecycle.and_then(|l| l.restart));
+    match written {
+        Some(RestartSpec::Run) => Restart::Run,
+        Some(RestartSpec::Repeat) => Restart::Repeat,
+        Some(RestartSpec::Cell) => Restart::Cell,
+        None => DEFAULT_RESTART,
+    }
+}
+
+/// What the plan chose before rendering a runtime: its port (fixed or
+/// free), and the dependencies, planned first so that `deps.*` is known.
+pub struct Placed<'a> {
+    pub port: u16,
+    pub dependencies: &'a [crate::plan::DependencyPlan],
+    /// The axis points its cells are planned at (after the filters): a
+    /// templated `java.version` builds with the highest JDK they resolve to.
+    pub points: Vec<&'a crate::plan::steps::matrix::Point>,
+}
+
+/// Plans runtime `name` at `placed`.
+/// Template problems go to `problems`; the returned draft is then partial.
+pub fn plan_runtime<'s>(
+    loaded: &'s LoadedSpec,
+    name: &str,
+    rt: &'s RuntimeSpec,
+    placed: Placed,
+    host: &Host,
+    env: &Environment<'s>,
+    problems: &mut Collector,
+) -> RuntimeDraft {
+    let at = |field: &str| format!("runtimes.{name}.{field}");
+    let Placed {
+        port,
+        dependencies,
+        points,
+    } = placed;
+    let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
+    // Start fields that use an axis are rendered per cell (crate::plan::steps::variant).
+    let per_cell = crate::plan::steps::variant::varies(loaded, rt, env);
+    crate::plan::steps::variant::check_training(loaded, name, rt, per_cell, problems);
+
+    let mut vars = Vars::default();
+    vars.set_map("host", &[("cpus", Value::from(host.cpus))]);
+    vars.set_map("runtime", &[("name", Value::from(name))]);
+    vars.set("port", port);
+    vars.set("work_dir", dir.display().to_string());
+    let needs = crate::plan::steps::dependencies::needs_of(loaded, rt);
+    if !dependencies.is_empty() {
+        vars.set(
+            "deps",
+            crate::plan::steps::dependencies::deps_value(dependencies, &needs),
+        );
+    }
+    let hints = Hints {
+        axes: loaded.spec.axes.keys().cloned().collect(),
+        has_java: rt.java.is_some(),
+        dependencies: loaded.spec.dependencies.keys().cloned().collect(),
+        per_cell_start: per_cell,
+    };
+    let mut r = Renderer {
+        loaded,
+        env,
+        hints: &hints,
+        problems,
+    };
+    let mut jdks = crate::plan::steps::variant::JdkFinder::new(
+        &loaded.base_dir,
+        host.java_home,
+        host.jvm_root,
+    );
+    // With a templated version, the runtime's JDK is the one it builds with.
+    let java: Option<JavaPlan> = rt.java.as_ref().map(|j| {
+        if crate::plan::steps::variant::templated_version(rt) {
+            crate::plan::steps::variant::build_jdk(
+                &mut r,
+                &at("java.version"),
+                j,
+                &vars,
+                &points,
+                &mut jdks,
+            )
+        } else {
+            crate::plan::toolchains::java::resolve(
+                j,
+                &loaded.base_dir,
+                host.java_home,
+                host.jvm_root,
+            )
+        }
+    });
+    let java_bin = java.as_ref().map(crate::plan::steps::variant::java_bin);
+    if let Some(bin) = &java_bin {
+        vars.set("java", bin.clone());
+    }
+
+    // Per cell: rendered by crate::plan::steps::variant, the first cell's copied here.
+    let (jvm_flags, start, env_out) = if per_cell {
+        (Vec::new(), String::new(), BTreeMap::new())
+    } else {
+        let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
+        vars.set("jvm_flags", jvm_flags.join(" "));
+        let start = rt
+            .start
+            .as_deref()
+            .map(|s| r.one(&at("start"), s, &vars))
+            .unwrap_or_default();
+        let mut env_out: BTreeMap<String, String> = BTreeMap::new();
+        env_out.extend(r.map("env", &loaded.spec.env, &vars));
+        env_out.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
+        env_out.insert("PORT".into(), port.to_string());
+        (jvm_flags, start, env_out)
+    };
+    let build = r.list(&at("build"), rt.build.as_ref(), &vars);
+
+    let health_spec = rt.health.as_ref();
+    let health = HealthPlan {
+        path: health_spec
+            .and_then(|h| h.path.as_deref())
+            .map_or(DEFAULT_HEALTH_PATH.to_owned(), |p| {
+                r.one(&at("health.path"), p, &vars)
+            }),
+        timeout: health_spec
+            .and_then(|h| h.timeout)
+            .map_or(DEFAULT_HEALTH_TIMEOUT, |d| d.0),
+        interval: health_spec
+            .and_then(|h| h.interval)
+            .map_or(DEFAULT_HEALTH_INTERVAL, |d| d.0),
+    };
+    let stop_spec = rt.stop.clone().unwrap_or_default();
+    let signal_name = stop_spec.signal.as_deref().unwrap_or("TERM");
+    let stop = StopPlan {
+        signal: signal_number(signal_name).unwrap_or(libc::SIGTERM),
+        signal_name: signal_name
+            .strip_prefix("SIG")
+            .unwrap_or(signal_name)
+            .to_owned(),
+        grace: stop_spec.grace.map_or(DEFAULT_STOP_GRACE, |d| d.0),
+    };
+
+    let train = rt.train.as_ref().map(|t| TrainDraft {
+        workload: t.workload.clone(),
+        start: t
+            .start
+            .as_deref()
+            .map_or_else(|| start.clone(), |s| r.one(&at("train.start"), s, &vars)),
+        env: r
+            .map(&at("train.env"), t.env.iter().flatten(), &vars)
+            .into_iter()
+            .collect(),
+        connections: t.connections.unwrap_or(DEFAULT_TRAIN_CONNECTIONS),
+        duration: t.duration.map_or(DEFAULT_TRAIN_DURATION, |d| d.0),
+        after: r.list(&at("train.after"), t.after.as_ref(), &vars),
+        produces: r
+            .list(&at("train.produces"), t.produces.as_ref(), &vars)
+            .into_iter()
+            .map(|p| dir.join(p))
+            .collect(),
+        evidence: t.evidence.clone(),
+        inputs: Vec::new(),
+        probe: t
+            .probe
+            .as_deref()
+            .map(|p| r.one(&at("train.probe"), p, &vars)),
+    });
+    let artifact = rt
+        .artifact
+        .as_deref()
+        .map(|a| dir.join(r.one(&at("artifact"), a, &vars)));
+    let deployable: Vec<PathBuf> = match rt.deployable.as_ref() {
+        Some(list) => r
+            .list(&at("deployable"), Some(list), &vars)
+            .into_iter()
+            .map(|p| dir.join(p))
+            .collect(),
+        None => artifact.iter().cloned().collect(),
+    };
+    // Training inputs: as declared, else the build's artifact.
+    let train = train.map(|mut t| {
+        t.inputs = match rt.train.as_ref().and_then(|s| s.inputs.as_ref()) {
+            Some(inputs) => r
+                .list(&at("train.inputs"), Some(inputs), &vars)
+                .into_iter()
+                .map(|p| dir.join(p))
+                .collect(),
+            None => artifact.iter().cloned().collect(),
+        };
+        t
+    });
+
+    let mut commands: Vec<&str> = build.iter().map(String::as_str).collect();
+    commands.push(&start);
+    if let Some(t) = &train {
+        commands.push(&t.start);
+        commands.extend(t.after.iter().map(String::as_str));
+        commands.extend(t.probe.as_deref());
+    }
+    let unresolved_java = java_bin
+        .as_deref()
+        .filter(|_| java.as_ref().is_some_and(|j| j.home.is_none()));
+    let tools = tools::programs(commands)
+        .into_iter()
+        .filter(|t| unresolved_java != Some(t.as_str()))
+        .collect();
+
+    let runtime = RuntimePlan {
+        name: name.to_owned(),
+        dir,
+        build,
+        start,
+        env: env_out,
+        jvm_flags,
+        java,
+        port,
+        restart: restart_policy(rt, loaded),
+        repeats: crate::plan::contract::adaptive::repeat_policy(rt, loaded),
+        health,
+        stop,
+        train: None,
+        tags: rt.tags.clone().unwrap_or_default(),
+        artifact,
+        deployable,
+        tools,
+        startup_repeats: crate::plan::contract::gates::startup_repeats(&loaded.spec, rt),
+        log_cap_bytes: crate::plan::contract::gates::log_cap(&loaded.spec),
+        needs,
+        profile: None,
+        first_requests: crate::plan::contract::gates::first_requests(&loaded.spec, rt),
+    };
+    RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
+}

@@ -31,7 +31,17 @@ pub fn json(plan: &Plan, detectability: &Detectability) -> String {
 /// The plan as text: runtimes, cells, count, estimate, what it can detect.
 pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     let mut out = String::new();
-    let e = plan.estimate();
+    write_header(&mut out, plan);
+    write_runtimes(&mut out, plan);
+    write_cells(&mut out, plan);
+    write_estimate(&mut out, plan);
+    out.push_str(&design::text(detectability));
+    out
+}
+
+/// The experiment, its spec and results, the smoke options, pinning and
+/// dependencies.
+fn write_header(out: &mut String, plan: &Plan) {
     let _ = writeln!(
         out,
         "experiment {}  ({})",
@@ -64,7 +74,11 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             );
         }
     }
-    crate::plan::present::show_dependencies::write_dependencies(plan, &mut out);
+    crate::plan::present::show_dependencies::write_dependencies(plan, out);
+}
+
+/// Every runtime as it will be built, started, trained and checked.
+fn write_runtimes(out: &mut String, plan: &Plan) {
     let _ = writeln!(out, "\nruntimes ({}):", plan.runtimes.len());
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);
@@ -93,46 +107,13 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if let Some(java) = &rt.java {
-            match &java.home {
-                Some(home) => {
-                    let version = java.version.as_deref().unwrap_or("?");
-                    let _ = writeln!(
-                        out,
-                        "    java    {} -> {} ({version})",
-                        java.requested,
-                        home.display()
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    java    {} -> NOT FOUND: this runtime will be skipped (install the JDK or set JAVA_HOME)",
-                        java.requested
-                    );
-                }
-            }
+            write_java(out, java);
         }
         if let Some(note) = crate::plan::present::show_variants::runtime_note(plan, rt) {
             let _ = writeln!(out, "{note}");
         }
         if let Some(t) = &rt.train {
-            let _ = writeln!(
-                out,
-                "    train   {} for {} ({} requests, {} connections)",
-                t.start,
-                human(t.duration),
-                t.requests.len(),
-                t.connections
-            );
-            for (k, v) in &t.env {
-                let _ = writeln!(out, "      env   {k}={v}");
-            }
-            for a in &t.after {
-                let _ = writeln!(out, "      after {a}");
-            }
-            for p in &t.produces {
-                let _ = writeln!(out, "      makes {}", p.display());
-            }
+            write_training(out, t);
         }
         let _ = writeln!(
             out,
@@ -146,6 +127,11 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             let _ = writeln!(out, "    tools   {}", rt.tools.join(" "));
         }
     }
+}
+
+/// Every cell in run order with its load, warmup and measure, and the
+/// cells the plan skips.
+fn write_cells(out: &mut String, plan: &Plan) {
     let order = format!("{:?}", plan.order).to_lowercase();
     let _ = writeln!(
         out,
@@ -198,7 +184,12 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    crate::plan::present::show_variants::write_skipped(plan, &mut out);
+    crate::plan::present::show_variants::write_skipped(plan, out);
+}
+
+/// The estimated wall time, with what it counts and what it does not.
+fn write_estimate(out: &mut String, plan: &Plan) {
+    let e = plan.estimate();
     match &e.least {
         None => {
             let _ = writeln!(out, "\n{} cells", plan.cells.len());
@@ -272,8 +263,49 @@ pub fn table(plan: &Plan, detectability: &Detectability) -> String {
     if !uncounted.is_empty() {
         let _ = writeln!(out, "  not counted: {}", uncounted.join(", "));
     }
-    out.push_str(&design::text(detectability));
-    out
+}
+
+/// A runtime's JDK as resolved (or why it will be skipped).
+fn write_java(out: &mut String, java: &crate::plan::JavaPlan) {
+    match &java.home {
+        Some(home) => {
+            let version = java.version.as_deref().unwrap_or("?");
+            let _ = writeln!(
+                out,
+                "    java    {} -> {} ({version})",
+                java.requested,
+                home.display()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "    java    {} -> NOT FOUND: this runtime will be skipped (install the JDK or set JAVA_HOME)",
+                java.requested
+            );
+        }
+    }
+}
+
+/// A runtime's training run: its start, length, load, env, after and products.
+fn write_training(out: &mut String, t: &crate::plan::TrainPlan) {
+    let _ = writeln!(
+        out,
+        "    train   {} for {} ({} requests, {} connections)",
+        t.start,
+        human(t.duration),
+        t.requests.len(),
+        t.connections
+    );
+    for (k, v) in &t.env {
+        let _ = writeln!(out, "      env   {k}={v}");
+    }
+    for a in &t.after {
+        let _ = writeln!(out, "      after {a}");
+    }
+    for p in &t.produces {
+        let _ = writeln!(out, "      makes {}", p.display());
+    }
 }
 
 /// A cell's warmup in words: `3s`, `auto (5 x 1s windows, max 30s)`.

@@ -14,6 +14,7 @@
 pub mod configurations;
 pub mod error;
 pub mod events;
+pub mod handle;
 pub mod interrupt;
 pub mod measure;
 pub mod progress;

@@ -1,15 +1,13 @@
 //! Measuring one cell: warmup, then the measured window with the service's
 //! resources sampled alongside; the row and per-cell files written at once.
-use std::time::Duration;
-
+use crate::exec::handle::{died_row, hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
 use crate::exec::measure::load_config::measure_config;
-use crate::exec::measure::row::{Window, died_row, record_window};
+use crate::exec::measure::row::{Window, base_row, record_window};
 use crate::exec::measure::warmup::{Warmup, warm_up};
-use crate::exec::rules::verdict::one_line;
 use crate::plan::{Cell, LoadMode};
-use crate::results::{CellStatus, SAMPLES_DIR, rfc3339_now, write_csv};
-use crate::service::{Service, ServiceError};
+use crate::results::{SAMPLES_DIR, rfc3339_now, write_csv};
+use crate::service::Service;
 
 /// Runs warmup + measurement of `cell` against `service`.
 pub fn measure_cell(
@@ -38,8 +36,7 @@ pub fn measure_cell_observed(
         Warmup::ServiceDied => {
             return Ok(CellEnd::ServiceDied(Box::new(died_row(
                 service,
-                cell,
-                &started_at,
+                base_row(cell, &started_at),
                 "warmup",
             ))));
         }
@@ -64,8 +61,7 @@ pub fn measure_cell_observed(
     if died || samples.session_vanished || !service.is_alive() {
         return Ok(CellEnd::ServiceDied(Box::new(died_row(
             service,
-            cell,
-            &started_at,
+            base_row(cell, &started_at),
             "measurement",
         ))));
     }
@@ -83,37 +79,8 @@ pub fn measure_cell_observed(
     };
     crate::exec::measure::profiling::close(ctx, profiling, &report, &mut row)?;
     crate::exec::measure::nmt::record(ctx, service, cell, &row)?;
-    if let Some(why) = hung(ctx, service, cell) {
-        row.status = CellStatus::Failed;
-        row.reason = one_line(&format!(
-            "service stopped answering: {why} after the measurement ({} ok, {} errors); \
-             it is stopped and restarted; see {}",
-            row.ok,
-            row.errors,
-            service.log().display()
-        ));
-        return Ok(CellEnd::ServiceDied(Box::new(row)));
+    if let Some(why) = hung(service, ctx.plan, cell) {
+        return Ok(CellEnd::ServiceDied(Box::new(hung_row(service, row, &why))));
     }
     Ok(CellEnd::Recorded(Box::new(row)))
-}
-
-/// Longest wait for a health answer between cells: long enough for a
-/// service to drain the backlog a cell left, short enough not to stall a run.
-const HEALTH_RECHECK: Duration = Duration::from_secs(10);
-
-/// After a measured cell: `Some(what went wrong)` when the service no longer
-/// answers its health check within `min(health.timeout, HEALTH_RECHECK)`.
-/// Without this, a hung service (alive, answering nothing) would fail every
-/// later cell by timeouts instead of being restarted like a dead one.
-fn hung(ctx: &CellContext, service: &mut Service, cell: &Cell) -> Option<String> {
-    let rt = ctx.plan.runtimes.iter().find(|r| r.name == cell.runtime)?;
-    let within = rt.health.timeout.min(HEALTH_RECHECK);
-    match service.still_healthy(&rt.health, within) {
-        Ok(()) => None,
-        Err(ServiceError::HealthTimeout { last, .. }) => Some(format!(
-            "no 200 from GET {} within {within:?} (last answer: {last})",
-            rt.health.path
-        )),
-        Err(e) => Some(e.to_string()),
-    }
 }

@@ -5,7 +5,7 @@
 //! or on a service host.
 use std::fs::File;
 use std::io::BufWriter;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::exec::measure::cell_facts::{HostWindow, gate_facts};
 use crate::exec::measure::context::CellContext;
@@ -17,7 +17,6 @@ use crate::results::{
     CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, TIMELINES_DIR, TimelineRow, write_csv,
 };
 use crate::sample::SamplerOutput;
-use crate::service::Service;
 use crate::spec::values::AxisValue;
 
 /// The sampler's interval inside a measured window. With
@@ -219,29 +218,5 @@ pub(crate) fn row_of(
     let (status, reason) = verdict(&facts);
     row.status = status;
     row.reason = reason;
-    row
-}
-
-/// The failed row of a service here that died during the cell's `phase`,
-/// with its exit and last log lines.
-pub(crate) fn died_row(
-    service: &mut Service,
-    cell: &Cell,
-    started_at: &str,
-    phase: &str,
-) -> MeasurementRow {
-    // Give the start shell a moment to exit so its status is known.
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while service.exited().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut row = base_row(cell, started_at);
-    row.status = CellStatus::Failed;
-    row.reason = one_line(&format!(
-        "service died during the {phase} ({}); see {}; last log lines: {}",
-        service.exit_text(),
-        service.log().display(),
-        service.log_tail()
-    ));
     row
 }

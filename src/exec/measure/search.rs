@@ -7,10 +7,10 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::{Duration, Instant};
 
+use crate::exec::handle::died_row;
 use crate::exec::measure::cell_facts::HostWindow;
 use crate::exec::measure::context::{CellContext, CellEnd, guarded_run};
 use crate::exec::measure::load_config::measure_config;
-use crate::exec::measure::row::died_row;
 use crate::exec::measure::row::{base_row, row_of, write_timeline};
 use crate::exec::measure::warmup::{Warmup, warm_up};
 use crate::exec::rules::search_rule::{Next, SearchEnd, StepFigures, judge, next_step};
@@ -51,7 +51,7 @@ pub fn measure_search(
         Warmup::Done { seconds, end } => (seconds, end),
         Warmup::Interrupted => return Ok(CellEnd::Interrupted),
         Warmup::ServiceDied => {
-            let row = died_row(service, cell, &started_at, "warmup");
+            let row = died_row(service, base_row(cell, &started_at), "warmup");
             return Ok(CellEnd::ServiceDied(Box::new(row)));
         }
     };
@@ -146,7 +146,7 @@ fn run_step(
     let started_at = rfc3339_now();
     if died || samples.session_vanished || !service.is_alive() {
         let what = format!("search step at {rate:.0} req/s");
-        let row = died_row(service, cell, &started_at, &what);
+        let row = died_row(service, base_row(cell, &started_at), &what);
         return Ok(StepRun::End(CellEnd::ServiceDied(Box::new(row))));
     }
     match result {

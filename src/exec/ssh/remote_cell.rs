@@ -7,6 +7,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::exec::handle::{died_row, hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd};
 use crate::exec::measure::load_config::{measure_config, warmup_config, warmup_requests_config};
 use crate::exec::measure::row::{Window, base_row, measure_sample_interval, record_window};
@@ -14,7 +15,7 @@ use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
 use crate::plan::{Cell, CellWarmup};
-use crate::results::{CellStatus, MeasurementRow, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
+use crate::results::{CellStatus, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
 
 /// The `auto` warmup against the service there: the same rule and monitor
 /// as locally (`exec::warmup::auto`), whether it still runs asked of the far
@@ -38,9 +39,6 @@ fn auto_warmup(
     };
     crate::exec::measure::warmup::auto(ctx, addr, cell, rule, None, &dead)
 }
-
-/// Longest wait for a health answer between cells (as for a local service).
-const HEALTH_RECHECK: Duration = Duration::from_secs(10);
 
 /// Warmup and measurement of `cell` against the remote `service`.
 pub fn measure_remote_cell(
@@ -72,8 +70,7 @@ pub fn measure_remote_cell(
             if died {
                 return Ok(CellEnd::ServiceDied(Box::new(died_row(
                     service,
-                    cell,
-                    &started_at,
+                    base_row(cell, &started_at),
                     "warmup",
                 ))));
             }
@@ -114,12 +111,11 @@ pub fn measure_remote_cell(
     if died || samples.session_vanished || !service.is_alive() {
         return Ok(CellEnd::ServiceDied(Box::new(died_row(
             service,
-            cell,
-            &started_at,
+            base_row(cell, &started_at),
             "measurement",
         ))));
     }
-    let mut row = match record_window(
+    let row = match record_window(
         ctx,
         cell,
         &started_at,
@@ -131,25 +127,11 @@ pub fn measure_remote_cell(
         Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
         Window::Measured { row, .. } => *row,
     };
-    let within = ctx
-        .plan
-        .runtimes
-        .iter()
-        .find(|r| r.name == cell.runtime)
-        .map_or(HEALTH_RECHECK, |r| r.health.timeout.min(HEALTH_RECHECK));
-    if let Some(why) = service.still_healthy(within) {
+    if let Some(why) = hung(service, ctx.plan, cell) {
         if ctx.interrupt.is_set() {
             return Ok(CellEnd::Interrupted);
         }
-        row.status = CellStatus::Failed;
-        row.reason = one_line(&format!(
-            "service stopped answering on the service host: {why} after the measurement \
-             ({} ok, {} errors); it is stopped and restarted; see {}",
-            row.ok,
-            row.errors,
-            service.log.display()
-        ));
-        return Ok(CellEnd::ServiceDied(Box::new(row)));
+        return Ok(CellEnd::ServiceDied(Box::new(hung_row(service, row, &why))));
     }
     Ok(CellEnd::Recorded(Box::new(row)))
 }
@@ -176,22 +158,6 @@ fn lost_or_failed(
     } else {
         CellEnd::ServiceDied(Box::new(row))
     }
-}
-
-fn died_row(
-    service: &mut RemoteService,
-    cell: &Cell,
-    started_at: &str,
-    phase: &str,
-) -> MeasurementRow {
-    let (exit, tail) = (service.exit_text(), service.log_tail());
-    let mut row = base_row(cell, started_at);
-    row.status = CellStatus::Failed;
-    row.reason = one_line(&format!(
-        "service died on the service host during the {phase} ({exit}); see {}; last log lines: {tail}",
-        service.log.display(),
-    ));
-    row
 }
 
 /// The first success of a remote service's first request.

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::dependency::DependencyReading;
 use crate::exec::events::Event;
+use crate::exec::handle::ServiceHandle;
 use crate::exec::interrupt::Interrupt;
 use crate::exec::measure::context::CellContext;
 use crate::exec::measure::window::follow_window;
@@ -346,5 +347,30 @@ pub fn stop_if_lost(interrupt: &Interrupt, e: &RemoteError) {
         RemoteError::ConnectionLost { .. } | RemoteError::Timeout { .. }
     ) {
         interrupt.stop_because(format!("service host: {e}"));
+    }
+}
+
+impl ServiceHandle for RemoteService {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+    fn site_words(&self) -> &'static str {
+        " on the service host"
+    }
+    fn is_alive(&mut self) -> bool {
+        RemoteService::is_alive(self)
+    }
+    fn exit_text(&mut self) -> String {
+        RemoteService::exit_text(self)
+    }
+    fn log_tail(&mut self) -> String {
+        RemoteService::log_tail(self)
+    }
+    fn log_path(&self) -> &std::path::Path {
+        &self.log
+    }
+    /// The far side checks `health` as the start declared it.
+    fn unhealthy(&mut self, _health: &crate::plan::HealthPlan, within: Duration) -> Option<String> {
+        self.still_healthy(within)
     }
 }

@@ -3,7 +3,6 @@
 //! and the service's death watched, live progress sent each second. Every
 //! step that drives load against a service here (warmup, window, search,
 //! first requests) goes through it.
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -73,10 +72,35 @@ pub(crate) fn guarded_run_with(
     events: Option<&Sender<Event>>,
     control: &LoadControl,
 ) -> (Result<LoadReport, LoadError>, bool) {
-    let done = AtomicBool::new(false);
-    let died = Arc::new(AtomicBool::new(false));
+    let died = AtomicBool::new(false);
     let sid = service.sid();
-    let result = std::thread::scope(|s| {
+    // One small read: the start shell (the session leader) exits when the
+    // service dies, whether it forked or exec'd it.
+    let gone = || {
+        let gone = !crate::sample::procfs::leader_live(sid);
+        if gone {
+            died.store(true, Ordering::Relaxed);
+        }
+        gone
+    };
+    let result = guarded_load(ctx, config, events, control, gone);
+    (result, died.load(Ordering::Relaxed))
+}
+
+/// Applies `config` (here or on the load hosts, as the plan says) with a
+/// watcher beside it that cancels the load when the runner is interrupted
+/// or `gone()` says the service is gone (asked every 100 ms; it may ask the
+/// service less often), and sends live progress each second with `events`.
+/// The one watched load, for a service here and on a service host.
+pub fn guarded_load(
+    ctx: &CellContext,
+    config: &load::LoadConfig,
+    events: Option<&Sender<Event>>,
+    control: &LoadControl,
+    mut gone: impl FnMut() -> bool + Send,
+) -> Result<LoadReport, LoadError> {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
         s.spawn(|| {
             let mut last = (Instant::now(), 0u64);
             while !done.load(Ordering::Relaxed) {
@@ -84,10 +108,7 @@ pub(crate) fn guarded_run_with(
                 if ctx.interrupt.is_set() {
                     control.cancel();
                 }
-                // One small read: the start shell (the session leader) exits
-                // when the service dies, whether it forked or exec'd it.
-                if !crate::sample::procfs::leader_live(sid) {
-                    died.store(true, Ordering::Relaxed);
+                if gone() {
                     control.cancel();
                 }
                 if let Some(tx) = events
@@ -107,6 +128,5 @@ pub(crate) fn guarded_run_with(
         done.store(true, Ordering::Relaxed);
         crate::exec::measure::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         result
-    });
-    (result, died.load(Ordering::Relaxed))
+    })
 }

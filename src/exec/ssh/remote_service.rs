@@ -18,7 +18,7 @@ use crate::dependency::DependencyReading;
 use crate::exec::events::Event;
 use crate::exec::handle::ServiceHandle;
 use crate::exec::interrupt::Interrupt;
-use crate::exec::measure::context::CellContext;
+use crate::exec::measure::context::{CellContext, guarded_load};
 use crate::exec::measure::window::follow_window;
 use crate::exec::start::memory_phases::{LoadOutcome, MemorySubject};
 use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
@@ -289,37 +289,20 @@ pub fn guarded_remote_run(
                 )
             })
         });
-        s.spawn(|| {
-            let mut last = (Instant::now(), 0u64);
-            let mut asked = Instant::now();
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if ctx.interrupt.is_set() {
-                    control.cancel();
-                }
-                if asked.elapsed() >= ALIVE_EVERY {
-                    asked = Instant::now();
-                    if !lock().is_alive() {
-                        died.store(!ctx.interrupt.is_set(), Ordering::Relaxed);
-                        control.cancel();
-                    }
-                }
-                if let Some(tx) = events
-                    && last.0.elapsed() >= Duration::from_secs(1)
-                {
-                    let now = (Instant::now(), control.completed());
-                    let rps = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
-                    let _ = tx.send(Event::CellProgress {
-                        completed: now.1,
-                        rps,
-                    });
-                    last = now;
-                }
+        let mut asked = Instant::now();
+        let gone = || {
+            if asked.elapsed() < ALIVE_EVERY {
+                return false;
             }
-        });
-        let result = crate::exec::measure::remote_load::run(ctx.plan, config, &control);
+            asked = Instant::now();
+            let gone = !lock().is_alive();
+            if gone {
+                died.store(!ctx.interrupt.is_set(), Ordering::Relaxed);
+            }
+            gone
+        };
+        let result = guarded_load(ctx, config, events, &control, gone);
         done.store(true, Ordering::Relaxed);
-        crate::exec::measure::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         let samples = follower.and_then(|f| f.join().ok().flatten());
         (result, samples)
     });

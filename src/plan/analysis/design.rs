@@ -5,7 +5,7 @@
 //! per side it would need to detect the threshold. "Cannot detect 5% with 2
 //! repeats: need >= 9" is said before the hour is spent, not after.
 //!
-//! The rule is compare's (src/report/compare/judge.rs, docs/compare.md):
+//! The rule is compare's (src/stats/judge.rs, docs/compare.md):
 //! - one value per repeat; the variance of log repeat values is pooled over a
 //!   runtime's configurations, and both sides of the future comparison are
 //!   assumed to be as noisy as the last run;

@@ -5,45 +5,29 @@
 //! can be re-rendered (`runner report RUN_DIR`) without running anything.
 //! The win rule, the pair effect, the significance test and the template context are
 //! documented in docs/templates.md.
-mod adaptive;
-pub mod axis_effects;
-mod charts;
-pub mod cold_starts;
+pub mod analysis;
+pub mod charts;
 pub mod compare;
-mod connections;
-mod context;
-mod csv_out;
-mod dependencies;
-pub mod efficiency;
-pub mod equal_load;
 mod error;
-pub mod first_requests;
-mod format;
 pub mod history;
-mod latency_charts;
-pub mod memory_phases;
-pub mod nmt;
-pub mod outliers;
-pub mod pairs;
-
-pub mod profiles;
-mod request_mix;
-pub mod scenarios;
-pub mod search;
-pub mod summary;
-mod templating;
-pub mod wins;
+pub mod render;
+pub mod sections;
 
 use std::path::{Path, PathBuf};
 
 use crate::results::RunData;
 
+pub use analysis::summary::Summary;
 pub use compare::{
     CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
     parse_latency_threshold, parse_threshold,
 };
 pub use error::ReportError;
-pub use summary::Summary;
+use render::{context, csv_out, templating};
+use sections::{
+    connections, dependencies, first_requests, memory_phases, outliers, request_mix, scenarios,
+    search,
+};
 
 /// Directory of the chart files inside a run directory.
 pub const CHARTS_DIR: &str = "charts";

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use super::judge::{SeriesReport, Verdict};
 use super::series::Metric;
 use crate::report::ReportError;
-use crate::report::format;
+use crate::report::analysis::format;
 
 const WIDTH: u32 = 600;
 const HEIGHT: u32 = 300;

@@ -10,7 +10,7 @@ use super::History;
 use super::chart;
 use super::series::Metric;
 use crate::report::ReportError;
-use crate::report::format;
+use crate::report::analysis::format;
 use crate::report::templating::{self, TemplateSource};
 
 const MD: (&str, &str) = (

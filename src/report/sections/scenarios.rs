@@ -6,7 +6,7 @@
 //! the run had no scenarios, so other reports are unchanged.
 use serde::Serialize;
 
-use super::summary::{CellSummary, Summary};
+use crate::report::analysis::summary::{CellSummary, Summary};
 use crate::results::LoopMode;
 use crate::results::model::MeasurementRow;
 use crate::results::read::run_data::RunData;

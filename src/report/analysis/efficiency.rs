@@ -6,12 +6,12 @@
 //! What a service does with the CPU it got barely moves: requests per
 //! service CPU-second (and its inverse, CPU-ms per request), and memory per
 //! connection. This module computes those per cell, their run-level ratio per
-//! pair of runtimes (the same rule as [`super::pairs`]), and how much of the
+//! pair of runtimes (the same rule as [`crate::report::analysis::pairs`]), and how much of the
 //! host the generator took, with advice when it took too much.
 use serde::Serialize;
 
-use super::pairs::pair_figures;
-use super::summary::CellSummary;
+use crate::report::analysis::pairs::pair_figures;
+use crate::report::analysis::summary::CellSummary;
 use crate::results::model::{CellStatus, MeasurementRow};
 use crate::results::rows::derived_rates::group_of;
 use crate::stats::Better;
@@ -87,7 +87,7 @@ pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
 /// Requests per service CPU-second of runtime `b` over runtime `a`, over the
 /// cells both ran: the geometric mean of the cells' ratios with a 95% t
 /// interval over the cells, and per cell a lead only beyond the cell's own
-/// 95% interval from the repeats ([`super::pairs`]' rule, on this figure).
+/// 95% interval from the repeats ([`crate::report::analysis::pairs`]' rule, on this figure).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EfficiencyPair {
     pub a: String,
@@ -432,7 +432,7 @@ fn advice(over: usize, cells: usize, max: f64, pinning: Option<&str>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::tests::row;
+    use crate::report::analysis::summary::tests::row;
     use crate::results::CellStatus::{Failed, Ok};
 
     #[test]
@@ -482,7 +482,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut cells = crate::report::summary::summarize_cells(&rows);
+        let mut cells = crate::report::analysis::summary::summarize_cells(&rows);
         fill_rss_per_1k_connections(&mut cells);
         let figure = |axes: &str| {
             cells

@@ -6,7 +6,7 @@
 //! other reports are unchanged.
 use serde::Serialize;
 
-use super::error::ReportError;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,

@@ -7,15 +7,15 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::axis_effects::{AxisEffect, axis_effects};
-use super::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
-use super::efficiency::{
+use crate::report::analysis::axis_effects::{AxisEffect, axis_effects};
+use crate::report::analysis::cold_starts::{ColdStartRow, LogCapRow, cold_starts, log_caps};
+use crate::report::analysis::efficiency::{
     CellEfficiency, EfficiencyPair, HostLayout, HostShare, efficiency_pairs, efficiency_repeats,
     fill_rss_per_1k_connections,
 };
-use super::equal_load::{EqualLoadGroup, equal_load};
-use super::pairs::{PairEffect, pairs};
-use super::wins::{WinCount, WinRow, win_counts, wins};
+use crate::report::analysis::equal_load::{EqualLoadGroup, equal_load};
+use crate::report::analysis::pairs::{PairEffect, pairs};
+use crate::report::analysis::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
 use crate::results::read::run_data::RunData;
 use crate::stats::spread::{Spread, median, median_of_some, round_to};

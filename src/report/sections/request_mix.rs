@@ -4,7 +4,7 @@
 //! requests, so other reports are unchanged.
 use serde::Serialize;
 
-use super::error::ReportError;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{
     CellStatus, REQUESTS_DIR, RequestMixRow, cell_file_stem, model::MeasurementRow, read_csv,

@@ -2,12 +2,12 @@
 use minijinja::{Value, context};
 use serde::Serialize;
 
-use super::adaptive::AdaptiveView;
-use super::charts::Chart;
-use super::pairs::PAIR_RULE;
-use super::profiles::ProfilesView;
-use super::summary::Summary;
-use super::wins::TIE_RULE;
+use crate::report::analysis::pairs::PAIR_RULE;
+use crate::report::analysis::summary::Summary;
+use crate::report::analysis::wins::TIE_RULE;
+use crate::report::charts::draw::Chart;
+use crate::report::sections::adaptive::AdaptiveView;
+use crate::report::sections::profiles::ProfilesView;
 use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
 use crate::results::read::run_data::RunData;
 use crate::results::read::training_view::TrainingView;
@@ -49,7 +49,7 @@ struct Data<'a> {
     /// Profiled repeats, their artifacts, and GC pauses beside the tail.
     profiles: ProfilesView,
     /// Native Memory Tracking beside RSS (nmt.csv).
-    nmt: super::nmt::NmtView,
+    nmt: crate::report::sections::nmt::NmtView,
     /// Some point has axes beyond payload and concurrency (a scenario, `log`,
     /// `jdk`...): the wins and pivot tables then name them in a column.
     axes_beyond_load: bool,
@@ -97,11 +97,11 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         schedule_caveat: run.schedule.caveat(),
         adaptive: AdaptiveView::of(run),
         profiles: ProfilesView::of(run),
-        nmt: super::nmt::NmtView::of(run),
+        nmt: crate::report::sections::nmt::NmtView::of(run),
         axes_beyond_load: summary
             .cells
             .iter()
-            .any(|c| !super::format::beyond_load(&c.axes).is_empty()),
+            .any(|c| !crate::report::analysis::format::beyond_load(&c.axes).is_empty()),
         summary,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is

@@ -197,8 +197,8 @@ fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::analysis::cells::tests::row;
     use crate::report::analysis::efficiency::efficiency_repeats;
-    use crate::report::analysis::summary::tests::row;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
     use crate::stats::run_repeats;

@@ -3,6 +3,7 @@
 //! starts), rolled up in `summary::Summary`; `format` is the number
 //! formatting every table and chart shares.
 pub mod axis_effects;
+pub mod cells;
 pub mod cold_starts;
 pub mod efficiency;
 pub mod equal_load;

@@ -292,7 +292,7 @@ fn pair_sentence(a: &str, b: &str, throughput: &PairMetric, p99: &PairMetric) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::analysis::summary::tests::row;
+    use crate::report::analysis::cells::tests::row;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
     use crate::stats::run_repeats;

@@ -7,8 +7,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
+use crate::report::analysis::cells::CellSummary;
 use crate::report::analysis::format;
-use crate::report::analysis::summary::{CellSummary, Summary};
+use crate::report::analysis::summary::Summary;
 use crate::report::error::ReportError;
 
 /// Okabe-Ito, most distinct first (black last: it reads as an axis).

@@ -6,7 +6,8 @@
 //! the run had no scenarios, so other reports are unchanged.
 use serde::Serialize;
 
-use crate::report::analysis::summary::{CellSummary, Summary};
+use crate::report::analysis::cells::CellSummary;
+use crate::report::analysis::summary::Summary;
 use crate::results::LoopMode;
 use crate::results::model::MeasurementRow;
 use crate::results::read::run_data::RunData;

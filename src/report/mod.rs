@@ -24,10 +24,6 @@ pub use compare::{
 };
 pub use error::ReportError;
 use render::{context, csv_out, templating};
-use sections::{
-    connections, dependencies, first_requests, memory_phases, outliers, request_mix, scenarios,
-    search,
-};
 
 /// Directory of the chart files inside a run directory.
 pub const CHARTS_DIR: &str = "charts";
@@ -48,23 +44,17 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let run = RunData::load(run_dir)?;
     let summary = Summary::of(&run);
     let mut charts = charts::all(&summary)?;
-    let search = search::views(&run)?;
-    charts.extend(search::chart(&search, &summary.runtimes)?);
-    let memory = memory_phases::view(&run)?;
-    charts.extend(memory_phases::chart(memory.as_ref(), &summary.runtimes)?);
+    let (sections, section_charts) = sections::registry::build_all(&run, &summary)?;
+    charts.extend(section_charts);
     let templates = templating::load_templates(templates)?;
     let env = templating::environment(&templates)?;
-    let ctx = context::build(&run, &summary, &charts, &context::generated_now());
-    let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
-    let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
-    let ctx = dependencies::DependenciesView::of(&run)?.added_to(ctx);
-    let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
-    let ctx = scenarios::ScenariosView::of(&run, &summary).added_to(ctx);
-    let max_latency = outliers::views(&run);
-    let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
-    let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
-    let first_requests = first_requests::view(&run, &summary.runtimes)?;
-    let ctx = minijinja::context! { first_requests => minijinja::Value::from(minijinja::value::Serde(&first_requests)), ..ctx };
+    let ctx = context::build(
+        &run,
+        &summary,
+        &charts,
+        &sections,
+        &context::generated_now(),
+    );
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

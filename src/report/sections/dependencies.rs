@@ -47,10 +47,6 @@ pub struct StatsLine {
 
 impl DependenciesView {
     /// The report context `ctx` with this view as its `dependencies`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { dependencies => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData) -> Result<Self, ReportError> {
         let usage_rows: Vec<DependencyUsageRow> =
             read_csv(&run.dir.join(DEPENDENCY_USAGE_FILE))?.unwrap_or_default();

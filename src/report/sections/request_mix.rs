@@ -50,10 +50,6 @@ pub struct MixFigures {
 
 impl RequestMixView {
     /// The report context `ctx` with this view as its `request_mix`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { request_mix => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData) -> Result<Self, ReportError> {
         let mut gathered: Vec<Gathered> = Vec::new();
         for m in run

@@ -61,10 +61,6 @@ pub struct ScenarioRow {
 
 impl ScenariosView {
     /// The report context `ctx` with this view as its `scenarios`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { scenarios => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData, summary: &Summary) -> Self {
         let descriptions = descriptions(run);
         let mut scenarios: Vec<ScenarioTable> = Vec::new();

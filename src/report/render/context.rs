@@ -45,8 +45,9 @@ struct Data<'a> {
     /// Some point has axes beyond payload and concurrency (a scenario, `log`,
     /// `jdk`...): the wins and pivot tables then name them in a column.
     axes_beyond_load: bool,
-    #[serde(flatten)]
-    summary: &'a Summary,
+    /// Runtimes with measurements, in configuration order, and the payloads.
+    runtimes: &'a [String],
+    payloads: &'a [Option<i64>],
 }
 
 /// The generation time, RFC 3339 UTC (the one volatile part of a report).
@@ -61,7 +62,7 @@ pub fn generated_now() -> String {
         .unwrap_or_default()
 }
 
-/// The context: the run, its summary (flattened), the charts and every
+/// The context: the run, its runtimes and payloads, the charts and every
 /// section of the registry under its name.
 pub fn build(
     run: &RunData,
@@ -99,7 +100,8 @@ pub fn build(
             .cells
             .iter()
             .any(|c| !crate::report::analysis::format::beyond_load(&c.axes).is_empty()),
-        summary,
+        runtimes: &summary.runtimes,
+        payloads: &summary.payloads,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is
     // marked safe; everything else goes through auto-escaping.

@@ -1,5 +1,6 @@
-//! The registry: every section of the report that is read from the run
-//! beyond the summary, in the order report.md and report.html show them.
+//! The registry: every section of the report, those rolled up in the
+//! summary and those read from the run beyond it, in the order report.md
+//! shows them.
 //! Each entry names its context key (the name its template block tests:
 //! `{% if <name> %}`) and computes its data, and the charts it draws, from
 //! the run and its summary; `render_run` folds the registry into the
@@ -40,8 +41,36 @@ pub struct Section {
 /// Every section, in report order.
 pub const SECTIONS: &[Section] = &[
     Section {
+        name: "win_counts",
+        build: |_, summary| Built::data(&summary.win_counts),
+    },
+    Section {
+        name: "pairs",
+        build: |_, summary| Built::data(&summary.pairs),
+    },
+    Section {
+        name: "efficiency_pairs",
+        build: |_, summary| Built::data(&summary.efficiency_pairs),
+    },
+    Section {
+        name: "axis_effects",
+        build: |_, summary| Built::data(&summary.axis_effects),
+    },
+    Section {
+        name: "host_share",
+        build: |_, summary| Built::data(&summary.host_share),
+    },
+    Section {
         name: "scenarios",
         build: |run, summary| Built::data(&scenarios::ScenariosView::of(run, summary)),
+    },
+    Section {
+        name: "peaks",
+        build: |_, summary| Built::data(&summary.peaks),
+    },
+    Section {
+        name: "equal_load",
+        build: |_, summary| Built::data(&summary.equal_load),
     },
     Section {
         name: "search",
@@ -72,6 +101,18 @@ pub const SECTIONS: &[Section] = &[
         },
     },
     Section {
+        name: "wins",
+        build: |_, summary| Built::data(&summary.wins),
+    },
+    Section {
+        name: "pivot",
+        build: |_, summary| Built::data(&summary.pivot),
+    },
+    Section {
+        name: "cells",
+        build: |_, summary| Built::data(&summary.cells),
+    },
+    Section {
         name: "adaptive",
         build: |run, _| Built::data(&adaptive::AdaptiveView::of(run)),
     },
@@ -92,8 +133,28 @@ pub const SECTIONS: &[Section] = &[
         build: |run, _| Built::data(&profiles::ProfilesView::of(run)),
     },
     Section {
+        name: "suspect",
+        build: |_, summary| Built::data(&summary.suspect),
+    },
+    Section {
+        name: "failed",
+        build: |_, summary| Built::data(&summary.failed),
+    },
+    Section {
+        name: "startup",
+        build: |_, summary| Built::data(&summary.startup),
+    },
+    Section {
+        name: "cold_starts",
+        build: |_, summary| Built::data(&summary.cold_starts),
+    },
+    Section {
         name: "nmt",
         build: |run, _| Built::data(&nmt::NmtView::of(run)),
+    },
+    Section {
+        name: "log_caps",
+        build: |_, summary| Built::data(&summary.log_caps),
     },
     Section {
         name: "first_requests",

@@ -38,40 +38,29 @@ pub struct Section {
     pub build: fn(&RunData, &Summary) -> Result<Built, ReportError>,
 }
 
+/// A section that is one field of the summary, under the field's name.
+macro_rules! summary_section {
+    ($field:ident) => {
+        Section {
+            name: stringify!($field),
+            build: |_, summary| Built::data(&summary.$field),
+        }
+    };
+}
+
 /// Every section, in report order.
 pub const SECTIONS: &[Section] = &[
-    Section {
-        name: "win_counts",
-        build: |_, summary| Built::data(&summary.win_counts),
-    },
-    Section {
-        name: "pairs",
-        build: |_, summary| Built::data(&summary.pairs),
-    },
-    Section {
-        name: "efficiency_pairs",
-        build: |_, summary| Built::data(&summary.efficiency_pairs),
-    },
-    Section {
-        name: "axis_effects",
-        build: |_, summary| Built::data(&summary.axis_effects),
-    },
-    Section {
-        name: "host_share",
-        build: |_, summary| Built::data(&summary.host_share),
-    },
+    summary_section!(win_counts),
+    summary_section!(pairs),
+    summary_section!(efficiency_pairs),
+    summary_section!(axis_effects),
+    summary_section!(host_share),
     Section {
         name: "scenarios",
         build: |run, summary| Built::data(&scenarios::ScenariosView::of(run, summary)),
     },
-    Section {
-        name: "peaks",
-        build: |_, summary| Built::data(&summary.peaks),
-    },
-    Section {
-        name: "equal_load",
-        build: |_, summary| Built::data(&summary.equal_load),
-    },
+    summary_section!(peaks),
+    summary_section!(equal_load),
     Section {
         name: "search",
         build: |run, summary| {
@@ -100,18 +89,9 @@ pub const SECTIONS: &[Section] = &[
             })
         },
     },
-    Section {
-        name: "wins",
-        build: |_, summary| Built::data(&summary.wins),
-    },
-    Section {
-        name: "pivot",
-        build: |_, summary| Built::data(&summary.pivot),
-    },
-    Section {
-        name: "cells",
-        build: |_, summary| Built::data(&summary.cells),
-    },
+    summary_section!(wins),
+    summary_section!(pivot),
+    summary_section!(cells),
     Section {
         name: "adaptive",
         build: |run, _| Built::data(&adaptive::AdaptiveView::of(run)),
@@ -132,30 +112,15 @@ pub const SECTIONS: &[Section] = &[
         name: "profiles",
         build: |run, _| Built::data(&profiles::ProfilesView::of(run)),
     },
-    Section {
-        name: "suspect",
-        build: |_, summary| Built::data(&summary.suspect),
-    },
-    Section {
-        name: "failed",
-        build: |_, summary| Built::data(&summary.failed),
-    },
-    Section {
-        name: "startup",
-        build: |_, summary| Built::data(&summary.startup),
-    },
-    Section {
-        name: "cold_starts",
-        build: |_, summary| Built::data(&summary.cold_starts),
-    },
+    summary_section!(suspect),
+    summary_section!(failed),
+    summary_section!(startup),
+    summary_section!(cold_starts),
     Section {
         name: "nmt",
         build: |run, _| Built::data(&nmt::NmtView::of(run)),
     },
-    Section {
-        name: "log_caps",
-        build: |_, summary| Built::data(&summary.log_caps),
-    },
+    summary_section!(log_caps),
     Section {
         name: "first_requests",
         build: |run, summary| Built::data(&first_requests::view(run, &summary.runtimes)?),

@@ -5,45 +5,25 @@
 //! can be re-rendered (`runner report RUN_DIR`) without running anything.
 //! The win rule, the pair effect, the significance test and the template context are
 //! documented in docs/templates.md.
-mod adaptive;
-pub mod axis_effects;
-mod charts;
-pub mod cold_starts;
+pub mod analysis;
+pub mod charts;
 pub mod compare;
-mod connections;
-mod context;
-mod csv_out;
-mod dependencies;
-pub mod efficiency;
-pub mod equal_load;
 mod error;
-pub mod first_requests;
-mod format;
 pub mod history;
-mod latency_charts;
-pub mod memory_phases;
-pub mod nmt;
-pub mod outliers;
-pub mod pairs;
-
-pub mod profiles;
-mod request_mix;
-pub mod scenarios;
-pub mod search;
-pub mod summary;
-mod templating;
-pub mod wins;
+pub mod render;
+pub mod sections;
 
 use std::path::{Path, PathBuf};
 
 use crate::results::RunData;
 
+pub use analysis::summary::Summary;
 pub use compare::{
     CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
     parse_latency_threshold, parse_threshold,
 };
 pub use error::ReportError;
-pub use summary::Summary;
+use render::{context, csv_out, templating};
 
 /// Directory of the chart files inside a run directory.
 pub const CHARTS_DIR: &str = "charts";
@@ -64,23 +44,17 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     let run = RunData::load(run_dir)?;
     let summary = Summary::of(&run);
     let mut charts = charts::all(&summary)?;
-    let search = search::views(&run)?;
-    charts.extend(search::chart(&search, &summary.runtimes)?);
-    let memory = memory_phases::view(&run)?;
-    charts.extend(memory_phases::chart(memory.as_ref(), &summary.runtimes)?);
+    let (sections, section_charts) = sections::registry::build_all(&run, &summary)?;
+    charts.extend(section_charts);
     let templates = templating::load_templates(templates)?;
     let env = templating::environment(&templates)?;
-    let ctx = context::build(&run, &summary, &charts, &context::generated_now());
-    let ctx = minijinja::context! { search => minijinja::Value::from(minijinja::value::Serde(&search)), ..ctx };
-    let ctx = request_mix::RequestMixView::of(&run)?.added_to(ctx);
-    let ctx = dependencies::DependenciesView::of(&run)?.added_to(ctx);
-    let ctx = connections::ConnectionsView::of(&run).added_to(ctx);
-    let ctx = scenarios::ScenariosView::of(&run, &summary).added_to(ctx);
-    let max_latency = outliers::views(&run);
-    let ctx = minijinja::context! { max_latency => minijinja::Value::from(minijinja::value::Serde(&max_latency)), ..ctx };
-    let ctx = minijinja::context! { memory => minijinja::Value::from(minijinja::value::Serde(&memory)), ..ctx };
-    let first_requests = first_requests::view(&run, &summary.runtimes)?;
-    let ctx = minijinja::context! { first_requests => minijinja::Value::from(minijinja::value::Serde(&first_requests)), ..ctx };
+    let ctx = context::build(
+        &run,
+        &summary,
+        &charts,
+        &sections,
+        &context::generated_now(),
+    );
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     let charts_dir = run_dir.join(CHARTS_DIR);

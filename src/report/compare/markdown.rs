@@ -1,8 +1,8 @@
 //! The Markdown rendering of a comparison: the outcome first, then what the
 //! design could detect, then one row per matched configuration with the
 //! ratio and interval of each metric.
-use super::super::format;
 use super::{CellChange, Comparison, DesignRow, Outcome};
+use crate::report::analysis::format;
 use crate::stats::{Judged, Metric, Verdict};
 
 fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {

@@ -10,8 +10,8 @@ use plotters::prelude::*;
 
 use super::judge::{SeriesReport, Verdict};
 use super::series::Metric;
-use crate::report::ReportError;
-use crate::report::format;
+use crate::report::analysis::format;
+use crate::report::error::ReportError;
 
 const WIDTH: u32 = 600;
 const HEIGHT: u32 = 300;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 
 #[derive(Debug, Error)]
 pub enum HistoryError {

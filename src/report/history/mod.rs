@@ -30,7 +30,7 @@ pub use judge::{
 pub use runs::{Break, LeftOut, LeftOutReason, RunRef};
 pub use series::{Metric, Point};
 
-use crate::report::ReportError;
+use crate::report::error::ReportError;
 
 pub const HISTORY_MD: &str = "history.md";
 pub const HISTORY_HTML: &str = "history.html";

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::History;
 use super::chart;
 use super::series::Metric;
-use crate::report::ReportError;
-use crate::report::format;
-use crate::report::templating::{self, TemplateSource};
+use crate::report::analysis::format;
+use crate::report::error::ReportError;
+use crate::report::render::templating::{self, TemplateSource};
 
 const MD: (&str, &str) = (
     "history.md.j2",

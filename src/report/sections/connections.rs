@@ -38,10 +38,6 @@ pub struct ConnectionFigures {
 
 impl ConnectionsView {
     /// The report context `ctx` with this view as its `connections`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { connections => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData) -> Self {
         let mut configurations: Vec<(String, Vec<&MeasurementRow>)> = Vec::new();
         for m in run.measurements.iter().filter(|m| {

@@ -4,7 +4,7 @@
 //! requests, so other reports are unchanged.
 use serde::Serialize;
 
-use super::error::ReportError;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{
     CellStatus, REQUESTS_DIR, RequestMixRow, cell_file_stem, model::MeasurementRow, read_csv,
@@ -50,10 +50,6 @@ pub struct MixFigures {
 
 impl RequestMixView {
     /// The report context `ctx` with this view as its `request_mix`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { request_mix => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData) -> Result<Self, ReportError> {
         let mut gathered: Vec<Gathered> = Vec::new();
         for m in run

@@ -19,7 +19,7 @@
 //!   estimate).
 use serde::Serialize;
 
-use super::wins::{LEVEL, RATIO_DECIMALS};
+use crate::report::analysis::wins::{LEVEL, RATIO_DECIMALS};
 use crate::stats::effect::{Effect, PooledVariance, log_mean, t_quantile};
 use crate::stats::spread::round_to;
 use crate::stats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
@@ -170,7 +170,7 @@ fn pair_metric(
 }
 
 /// One pair's figures on one measure: what [`PairMetric`] and the
-/// efficiency pairs (`super::efficiency`) are made of.
+/// efficiency pairs (`crate::report::analysis::efficiency`) are made of.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct PairFigures {
     pub cells: usize,
@@ -292,7 +292,7 @@ fn pair_sentence(a: &str, b: &str, throughput: &PairMetric, p99: &PairMetric) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::tests::row;
+    use crate::report::analysis::cells::tests::row;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
     use crate::stats::run_repeats;

@@ -7,10 +7,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use super::error::ReportError;
-use super::format;
-use super::latency_charts;
-use super::summary::{CellSummary, Summary};
+use crate::report::analysis::cells::CellSummary;
+use crate::report::analysis::format;
+use crate::report::analysis::summary::Summary;
+use crate::report::error::ReportError;
 
 /// Okabe-Ito, most distinct first (black last: it reads as an axis).
 const PALETTE: [RGBColor; 8] = [
@@ -23,12 +23,12 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(240, 228, 66),  // yellow
     RGBColor(0, 0, 0),       // black
 ];
-pub(super) const FONT: &str = "sans-serif";
-pub(super) const PANEL_W: u32 = 620;
-pub(super) const PANEL_H: u32 = 420;
-pub(super) const TITLE_H: u32 = 48;
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const PANEL_W: u32 = 620;
+pub(crate) const PANEL_H: u32 = 420;
+pub(crate) const TITLE_H: u32 = 48;
 /// The shared legend strip under the throughput chart's title.
-pub(super) const LEGEND_H: u32 = 30;
+pub(crate) const LEGEND_H: u32 = 30;
 
 pub fn colour(runtime_index: usize) -> RGBColor {
     PALETTE[runtime_index % PALETTE.len()]
@@ -43,39 +43,19 @@ pub struct Chart {
     pub svg: String,
 }
 
-/// Every chart the run's data allows (a chart without data is left out).
-pub fn all(summary: &Summary) -> Result<Vec<Chart>, ReportError> {
-    let mut charts = Vec::new();
-    if let Some(c) = throughput(summary)? {
-        charts.push(c);
-    }
-    for chart in [
-        latency_charts::p99_vs_concurrency(summary)?,
-        latency_charts::p99_at_equal_load(summary)?,
-        resources(summary)?,
-        startup(summary)?,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        charts.push(chart);
-    }
-    Ok(charts)
-}
-
-pub(super) fn err<E: std::fmt::Display>(chart: &'static str) -> impl Fn(E) -> ReportError {
+pub(crate) fn err<E: std::fmt::Display>(chart: &'static str) -> impl Fn(E) -> ReportError {
     move |e| ReportError::Chart {
         chart,
         detail: e.to_string(),
     }
 }
 
-pub(super) fn grid(panels: usize) -> (usize, usize) {
+pub(crate) fn grid(panels: usize) -> (usize, usize) {
     let cols = panels.clamp(1, 2);
     (panels.div_ceil(cols).max(1), cols)
 }
 
-pub(super) fn payload_label(payload: Option<i64>) -> String {
+pub(crate) fn payload_label(payload: Option<i64>) -> String {
     payload.map_or_else(|| "all payloads".to_string(), |p| format!("payload {p}"))
 }
 
@@ -84,7 +64,7 @@ pub(super) fn payload_label(payload: Option<i64>) -> String {
 /// its own y scale (an 8 KB panel at a quarter of the 7 B throughput would
 /// otherwise look flat), and one legend for all panels sits in a strip above
 /// them, where it cannot cover a line.
-fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+pub(crate) fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     const NAME: &str = "throughput";
     let cells: Vec<&CellSummary> = summary
         .cells
@@ -187,7 +167,7 @@ fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError> {
 
 /// A chart's canvas of `size` pixels: white, `title` on top, then a legend
 /// strip of `runtimes`; returns the area below the legend, for the panels.
-pub(super) fn canvas_with_legend<'a>(
+pub(crate) fn canvas_with_legend<'a>(
     svg: &'a mut String,
     size: (u32, u32),
     title: &str,
@@ -203,7 +183,7 @@ pub(super) fn canvas_with_legend<'a>(
 }
 
 /// One row of "line + runtime name" entries, centred, in each runtime's colour.
-pub(super) fn legend_strip<DB: DrawingBackend>(
+pub(crate) fn legend_strip<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     runtimes: &[String],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -352,7 +332,7 @@ fn peak_value(
     summary: &Summary,
     runtime: &str,
     payload: Option<i64>,
-    f: fn(&super::summary::PeakRow) -> Option<f64>,
+    f: fn(&crate::report::analysis::summary::PeakRow) -> Option<f64>,
 ) -> Option<f64> {
     summary
         .peaks
@@ -362,7 +342,7 @@ fn peak_value(
 }
 
 /// Memory (idle and under load) and CPU at peak, per runtime.
-fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+pub(crate) fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     let idle = startup_values(summary, |s| s.idle_rss_bytes.map(mib));
     let loaded = summary
         .runtimes
@@ -414,7 +394,7 @@ fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError> {
 /// One startup figure per runtime, in the summary's runtime order.
 fn startup_values(
     summary: &Summary,
-    figure: impl Fn(&super::summary::StartupRow) -> Option<f64>,
+    figure: impl Fn(&crate::report::analysis::summary::StartupRow) -> Option<f64>,
 ) -> Vec<Option<f64>> {
     summary
         .runtimes
@@ -430,7 +410,7 @@ fn startup_values(
 }
 
 /// Startup: spawn to healthy, and spawn to first successful request.
-fn startup(summary: &Summary) -> Result<Option<Chart>, ReportError> {
+pub(crate) fn startup(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     bar_chart(
         "startup",
         "Startup time per runtime (median over service starts)".into(),

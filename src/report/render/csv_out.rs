@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::error::ReportError;
-use super::summary::{Pivot, Summary};
+use crate::report::analysis::summary::{Pivot, Summary};
+use crate::report::error::ReportError;
 
 pub const SUMMARY_FILE: &str = "summary-by-cell.csv";
 pub const PEAK_FILE: &str = "peak-throughput.csv";

@@ -6,7 +6,7 @@
 //! ratio of each to that p50.
 use serde::Serialize;
 
-use super::error::ReportError;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{CellStatus, FIRST_REQUESTS_FILE, FirstRequestRow, read_csv};
 use crate::stats::spread::{Spread, median};

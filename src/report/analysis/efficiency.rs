@@ -6,88 +6,25 @@
 //! What a service does with the CPU it got barely moves: requests per
 //! service CPU-second (and its inverse, CPU-ms per request), and memory per
 //! connection. This module computes those per cell, their run-level ratio per
-//! pair of runtimes (the same rule as [`super::pairs`]), and how much of the
+//! pair of runtimes (the same rule as [`crate::report::analysis::pairs`]), and how much of the
 //! host the generator took, with advice when it took too much.
 use serde::Serialize;
 
-use super::pairs::pair_figures;
-use super::summary::CellSummary;
+use crate::report::analysis::cells::requests_per_cpu_s;
+use crate::report::analysis::pairs::pair_figures;
 use crate::results::model::{CellStatus, MeasurementRow};
-use crate::results::rows::derived_rates::group_of;
 use crate::stats::Better;
 use crate::stats::effect::PooledVariance;
-use crate::stats::spread::{median_of_some, round_to};
+use crate::stats::spread::round_to;
 
 /// Share of the host's CPU time above which the generator is said to take
 /// too much of it, and the report advises pinning or a separate load host.
 pub const GENERATOR_HOST_SHARE_LIMIT: f64 = 0.25;
 
-/// Requests per service CPU-second of one repeat; `None` without CPU figures.
-pub fn requests_per_cpu_s(m: &MeasurementRow) -> Option<f64> {
-    m.service_cpu_s
-        .filter(|cpu| *cpu > 0.0)
-        .map(|cpu| m.ok as f64 / cpu)
-}
-
-/// Service CPU milliseconds per successful request of one repeat.
-pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
-    m.service_cpu_s
-        .filter(|_| m.ok > 0)
-        .map(|cpu| cpu * 1000.0 / m.ok as f64)
-}
-
-/// The CPU figures of one configuration: medians over its usable repeats.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct CellEfficiency {
-    pub rps_per_cpu_s: Option<f64>,
-    pub cpu_ms_per_request: Option<f64>,
-}
-
-impl CellEfficiency {
-    /// Over `used` (the configuration's repeats that did not fail).
-    pub fn of(used: &[&MeasurementRow]) -> Self {
-        let med = |f: fn(&MeasurementRow) -> Option<f64>| median_of_some(used.iter().map(|m| f(m)));
-        CellEfficiency {
-            rps_per_cpu_s: med(requests_per_cpu_s).map(|v| round_to(v, 1)),
-            cpu_ms_per_request: med(cpu_ms_per_request).map(|v| round_to(v, 4)),
-        }
-    }
-}
-
-/// Fills each cell's RSS per 1,000 connections: the max RSS it added over
-/// the same runtime's cell at the lowest concurrency of the same other axes,
-/// per connection added, x 1,000. The growth, not RSS / connections: a
-/// service's base heap would otherwise make one connection look like
-/// gigabytes per thousand. `None` for that lowest cell itself, and where a
-/// side has no RSS figure.
-pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
-    let base: Vec<Option<(i64, u64)>> = cells
-        .iter()
-        .map(|c| {
-            cells
-                .iter()
-                .filter(|b| b.runtime == c.runtime && group_of(&b.axes) == group_of(&c.axes))
-                .filter_map(|b| Some((b.concurrency.filter(|v| *v > 0)?, b.rss_max_bytes?)))
-                .min_by_key(|(conc, _)| *conc)
-        })
-        .collect();
-    for (cell, base) in cells.iter_mut().zip(base) {
-        let (Some((c0, rss0)), Some(c), Some(rss)) = (base, cell.concurrency, cell.rss_max_bytes)
-        else {
-            continue;
-        };
-        if c > c0 {
-            let added = rss as f64 - rss0 as f64;
-            cell.rss_per_1k_connections_bytes =
-                Some((added.max(0.0) * 1000.0 / (c - c0) as f64).round() as u64);
-        }
-    }
-}
-
 /// Requests per service CPU-second of runtime `b` over runtime `a`, over the
 /// cells both ran: the geometric mean of the cells' ratios with a 95% t
 /// interval over the cells, and per cell a lead only beyond the cell's own
-/// 95% interval from the repeats ([`super::pairs`]' rule, on this figure).
+/// 95% interval from the repeats ([`crate::report::analysis::pairs`]' rule, on this figure).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EfficiencyPair {
     pub a: String,
@@ -432,7 +369,8 @@ fn advice(over: usize, cells: usize, max: f64, pinning: Option<&str>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::tests::row;
+    use crate::report::analysis::cells::tests::row;
+    use crate::report::analysis::cells::{cpu_ms_per_request, fill_rss_per_1k_connections};
     use crate::results::CellStatus::{Failed, Ok};
 
     #[test]
@@ -482,7 +420,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut cells = crate::report::summary::summarize_cells(&rows);
+        let mut cells = crate::report::analysis::cells::summarize_cells(&rows);
         fill_rss_per_1k_connections(&mut cells);
         let figure = |axes: &str| {
             cells

@@ -5,11 +5,11 @@
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::charts::{
+use crate::report::analysis::format;
+use crate::report::charts::draw::{
     Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err,
 };
-use super::error::ReportError;
-use super::format;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{CellStatus, LoopMode, SEARCH_DIR, SearchStepRow, cell_file_stem, read_csv};
 

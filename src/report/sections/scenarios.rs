@@ -6,7 +6,8 @@
 //! the run had no scenarios, so other reports are unchanged.
 use serde::Serialize;
 
-use super::summary::{CellSummary, Summary};
+use crate::report::analysis::cells::CellSummary;
+use crate::report::analysis::summary::Summary;
 use crate::results::LoopMode;
 use crate::results::model::MeasurementRow;
 use crate::results::read::run_data::RunData;
@@ -60,10 +61,6 @@ pub struct ScenarioRow {
 
 impl ScenariosView {
     /// The report context `ctx` with this view as its `scenarios`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { scenarios => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData, summary: &Summary) -> Self {
         let descriptions = descriptions(run);
         let mut scenarios: Vec<ScenarioTable> = Vec::new();

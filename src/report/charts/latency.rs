@@ -14,13 +14,13 @@ use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
-use super::charts::{
+use crate::report::analysis::format;
+use crate::report::analysis::summary::Summary;
+use crate::report::charts::draw::{
     Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err, grid,
     payload_label,
 };
-use super::error::ReportError;
-use super::format;
-use super::summary::Summary;
+use crate::report::error::ReportError;
 
 /// One line of one panel: a runtime's (x, p99 ms) points, sorted by x.
 struct Line {

@@ -2,12 +2,10 @@
 use minijinja::{Value, context};
 use serde::Serialize;
 
-use super::adaptive::AdaptiveView;
-use super::charts::Chart;
-use super::pairs::PAIR_RULE;
-use super::profiles::ProfilesView;
-use super::summary::Summary;
-use super::wins::TIE_RULE;
+use crate::report::analysis::pairs::PAIR_RULE;
+use crate::report::analysis::summary::Summary;
+use crate::report::analysis::wins::TIE_RULE;
+use crate::report::charts::draw::Chart;
 use crate::results::model::{ConfigurationRow, ConfigurationStatus, Environment, RunStatus};
 use crate::results::read::run_data::RunData;
 use crate::results::read::training_view::TrainingView;
@@ -44,17 +42,12 @@ struct Data<'a> {
     pair_rule: &'static str,
     /// What the run's schedule confounds (sequential order, one start), if anything.
     schedule_caveat: Option<&'static str>,
-    /// Adaptive repeats and automatic warmups (empty for a fixed design).
-    adaptive: AdaptiveView,
-    /// Profiled repeats, their artifacts, and GC pauses beside the tail.
-    profiles: ProfilesView,
-    /// Native Memory Tracking beside RSS (nmt.csv).
-    nmt: super::nmt::NmtView,
     /// Some point has axes beyond payload and concurrency (a scenario, `log`,
     /// `jdk`...): the wins and pivot tables then name them in a column.
     axes_beyond_load: bool,
-    #[serde(flatten)]
-    summary: &'a Summary,
+    /// Runtimes with measurements, in configuration order, and the payloads.
+    runtimes: &'a [String],
+    payloads: &'a [Option<i64>],
 }
 
 /// The generation time, RFC 3339 UTC (the one volatile part of a report).
@@ -69,7 +62,15 @@ pub fn generated_now() -> String {
         .unwrap_or_default()
 }
 
-pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &str) -> Value {
+/// The context: the run, its runtimes and payloads, the charts and every
+/// section of the registry under its name.
+pub fn build(
+    run: &RunData,
+    summary: &Summary,
+    charts: &[Chart],
+    sections: &[(&'static str, Value)],
+    generated_at: &str,
+) -> Value {
     let data = Data {
         generated_at,
         runner_version: env!("CARGO_PKG_VERSION"),
@@ -95,14 +96,12 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
         tie_rule: TIE_RULE,
         pair_rule: PAIR_RULE,
         schedule_caveat: run.schedule.caveat(),
-        adaptive: AdaptiveView::of(run),
-        profiles: ProfilesView::of(run),
-        nmt: super::nmt::NmtView::of(run),
         axes_beyond_load: summary
             .cells
             .iter()
-            .any(|c| !super::format::beyond_load(&c.axes).is_empty()),
-        summary,
+            .any(|c| !crate::report::analysis::format::beyond_load(&c.axes).is_empty()),
+        runtimes: &summary.runtimes,
+        payloads: &summary.payloads,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is
     // marked safe; everything else goes through auto-escaping.
@@ -117,5 +116,15 @@ pub fn build(run: &RunData, summary: &Summary, charts: &[Chart], generated_at: &
             }
         })
         .collect();
-    context! { charts => charts, ..Value::from(minijinja::value::Serde(&data)) }
+    let sections = Value::from(
+        sections
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.clone()))
+            .collect::<std::collections::BTreeMap<String, Value>>(),
+    );
+    minijinja::value::merge_maps([
+        context! { charts => charts },
+        sections,
+        Value::from(minijinja::value::Serde(&data)),
+    ])
 }

@@ -6,7 +6,7 @@
 //! other reports are unchanged.
 use serde::Serialize;
 
-use super::error::ReportError;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{
     DEPENDENCY_STATS_FILE, DEPENDENCY_USAGE_FILE, DependencyStatsRow, DependencyUsageRow,
@@ -47,10 +47,6 @@ pub struct StatsLine {
 
 impl DependenciesView {
     /// The report context `ctx` with this view as its `dependencies`.
-    pub fn added_to(&self, ctx: minijinja::Value) -> minijinja::Value {
-        minijinja::context! { dependencies => minijinja::Value::from(minijinja::value::Serde(self)), ..ctx }
-    }
-
     pub fn of(run: &RunData) -> Result<Self, ReportError> {
         let usage_rows: Vec<DependencyUsageRow> =
             read_csv(&run.dir.join(DEPENDENCY_USAGE_FILE))?.unwrap_or_default();

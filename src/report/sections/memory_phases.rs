@@ -6,11 +6,11 @@
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::charts::{
+use crate::report::analysis::format;
+use crate::report::charts::draw::{
     Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err,
 };
-use super::error::ReportError;
-use super::format;
+use crate::report::error::ReportError;
 use crate::results::read::run_data::RunData;
 use crate::results::{MEMORY_PHASES_FILE, MemoryPhaseRow, MemoryPhaseStatus, read_csv};
 

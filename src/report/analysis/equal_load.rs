@@ -8,7 +8,7 @@
 //! equal offered rate that confound is gone.
 use serde::Serialize;
 
-use super::summary::CellSummary;
+use crate::report::analysis::cells::CellSummary;
 use crate::results::read::run_data::RunData;
 use crate::results::rows::derived_rates::{OF_PEAK_AXIS, RuntimePeak, group_of};
 

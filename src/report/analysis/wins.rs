@@ -9,7 +9,7 @@
 //! the size of each lead.
 use serde::{Serialize, Serializer};
 
-use super::summary::{CellSummary, by_axes};
+use crate::report::analysis::cells::{CellSummary, by_axes};
 use crate::stats::effect::{Effect, PooledVariance, log_mean};
 use crate::stats::spread::{median, round_to};
 use crate::stats::{ConfigRepeats, Metric, RunNoise, RunRepeats};
@@ -327,9 +327,9 @@ mod tests {
     use indexmap::IndexMap;
 
     use super::*;
+    use crate::report::analysis::cells::summarize_cells;
+    use crate::report::analysis::cells::tests::row;
     use crate::report::compare::simulate::{Model, Noise, rng};
-    use crate::report::summary::summarize_cells;
-    use crate::report::summary::tests::row;
     use crate::results::CellStatus::{Ok, Suspect};
     use crate::results::MeasurementRow;
     use crate::stats::run_repeats;

@@ -9,14 +9,17 @@ use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, UndefinedBehavior, Value};
 
-use super::error::ReportError;
-use super::format;
+use crate::report::analysis::format;
+use crate::report::error::ReportError;
 use crate::results::RunReadError;
 
-pub const DEFAULT_MD: (&str, &str) = ("report.md.j2", include_str!("../../templates/report.md.j2"));
+pub const DEFAULT_MD: (&str, &str) = (
+    "report.md.j2",
+    include_str!("../../../templates/report.md.j2"),
+);
 pub const DEFAULT_HTML: (&str, &str) = (
     "report.html.j2",
-    include_str!("../../templates/report.html.j2"),
+    include_str!("../../../templates/report.html.j2"),
 );
 
 /// A template to render: its name (used for escaping and error messages),

@@ -9,7 +9,7 @@
 //! tables), each of its values after the first, and each runtime: over the
 //! points of that runtime that differ only in this axis (`log=false` against
 //! `log=true`, every other axis equal), the runtime-pair rule
-//! ([`super::pairs::PAIR_RULE`]) with the runtime held and the axis value as
+//! ([`crate::report::analysis::pairs::PAIR_RULE`]) with the runtime held and the axis value as
 //! the side: the ratio to/from is the geometric mean of those points'
 //! ratios, its 95% interval a t interval over them, and a point counts for a
 //! side when its own interval from the repeats (the runtime's pooled noise)
@@ -18,8 +18,8 @@
 //! throughput (the study saw Java offload logging to other cores).
 use serde::Serialize;
 
-use super::efficiency::EfficiencyRepeats;
-use super::pairs::pair_figures;
+use crate::report::analysis::efficiency::EfficiencyRepeats;
+use crate::report::analysis::pairs::pair_figures;
 use crate::stats::effect::PooledVariance;
 use crate::stats::{Better, Metric, RunNoise, RunRepeats};
 
@@ -179,7 +179,12 @@ pub(crate) fn axis_effects(
     out
 }
 
-fn measure(f: super::pairs::PairFigures, a: &str, b: &str, better: Better) -> SwitchMeasure {
+fn measure(
+    f: crate::report::analysis::pairs::PairFigures,
+    a: &str,
+    b: &str,
+    better: Better,
+) -> SwitchMeasure {
     SwitchMeasure {
         points: f.cells,
         ratio: f.ratio,
@@ -192,8 +197,8 @@ fn measure(f: super::pairs::PairFigures, a: &str, b: &str, better: Better) -> Sw
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::efficiency::efficiency_repeats;
-    use crate::report::summary::tests::row;
+    use crate::report::analysis::cells::tests::row;
+    use crate::report::analysis::efficiency::efficiency_repeats;
     use crate::results::CellStatus::Ok;
     use crate::results::MeasurementRow;
     use crate::stats::run_repeats;

@@ -1,0 +1,5 @@
+//! Rendering: the template context, the template environment and the
+//! summary CSVs.
+pub mod context;
+pub mod csv_out;
+pub mod templating;

@@ -5,6 +5,7 @@
 pub mod axis_effects;
 pub mod cells;
 pub mod cold_starts;
+pub mod comparable;
 pub mod efficiency;
 pub mod equal_load;
 pub mod format;

@@ -4,7 +4,6 @@
 //! and what the design could detect: for scheduled reruns that must alert
 //! on regressions and must not cry wolf. The rule is in `judge` and
 //! docs/compare.md; `markdown` renders the table.
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde::Serialize;
@@ -18,6 +17,7 @@ pub use design::{DesignRow, design};
 pub use markdown::markdown;
 
 use super::error::ReportError;
+use crate::report::analysis::comparable::differences;
 use crate::results::RunData;
 use crate::stats::{
     ALPHA, ConfigJudged, Judged, Metric, Rule, RunRepeats, Verdict, judge_all, run_repeats,
@@ -261,53 +261,6 @@ fn render(
         warnings,
         exit_code: comparison.outcome.exit_code(),
     }
-}
-
-/// What differs between two runs' host fingerprint, toolchains and spec.
-pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
-    let mut out = Vec::new();
-    let (fa, fb) = (
-        a.environment.host.fingerprint(),
-        b.environment.host.fingerprint(),
-    );
-    if fa != fb {
-        out.push(format!("host fingerprint: {fa:?} vs {fb:?}"));
-    }
-    out.extend(crate::results::host_differences(
-        &a.environment.hosts,
-        &b.environment.hosts,
-    ));
-    let tools: BTreeSet<&String> = a
-        .environment
-        .toolchains
-        .keys()
-        .chain(b.environment.toolchains.keys())
-        .collect();
-    for tool in tools {
-        let (ta, tb) = (
-            a.environment.toolchains.get(tool),
-            b.environment.toolchains.get(tool),
-        );
-        if ta != tb {
-            let show = |t: Option<&String>| t.map_or("(absent)".to_string(), |v| format!("{v:?}"));
-            out.push(format!("toolchain {tool}: {} vs {}", show(ta), show(tb)));
-        }
-    }
-    if a.status.spec_hash != b.status.spec_hash {
-        out.push(format!(
-            "spec hash (sha256 of spec.yaml): {} vs {}",
-            a.status.spec_hash, b.status.spec_hash
-        ));
-    }
-    if a.status.quick_factor != b.status.quick_factor {
-        let show = |q: Option<u32>| q.map_or("(none)".to_string(), |f| f.to_string());
-        out.push(format!(
-            "--quick factor: {} vs {} (durations differ)",
-            show(a.status.quick_factor),
-            show(b.status.quick_factor)
-        ));
-    }
-    out
 }
 
 fn compare(

@@ -12,7 +12,6 @@
 //! history.md, history.html and the JSON.
 mod chart;
 pub mod edivisive;
-mod error;
 mod judge;
 mod render;
 mod runs;
@@ -23,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use error::HistoryError;
+pub use crate::report::error::HistoryError;
 pub use judge::{
     ChangePointReport, FAMILY_ALPHA, Newest, NoiseSource, RegimeReport, SeriesReport, Verdict,
 };

@@ -11,8 +11,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::error::HistoryError;
-use crate::report::compare::differences;
+use crate::report::analysis::comparable::differences;
+use crate::report::error::HistoryError;
 use crate::results::RunData;
 use crate::results::model::{RunState, RunStatus, STATUS_FILE};
 

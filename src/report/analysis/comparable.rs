@@ -1,0 +1,53 @@
+//! Whether two runs can be compared: what differs between their host
+//! fingerprints, toolchains, spec and `--quick` factor. Read by compare
+//! (refused unless `--force`) and by history (runs left out).
+use std::collections::BTreeSet;
+
+use crate::results::RunData;
+
+/// What differs between two runs' host fingerprint, toolchains and spec.
+pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
+    let mut out = Vec::new();
+    let (fa, fb) = (
+        a.environment.host.fingerprint(),
+        b.environment.host.fingerprint(),
+    );
+    if fa != fb {
+        out.push(format!("host fingerprint: {fa:?} vs {fb:?}"));
+    }
+    out.extend(crate::results::host_differences(
+        &a.environment.hosts,
+        &b.environment.hosts,
+    ));
+    let tools: BTreeSet<&String> = a
+        .environment
+        .toolchains
+        .keys()
+        .chain(b.environment.toolchains.keys())
+        .collect();
+    for tool in tools {
+        let (ta, tb) = (
+            a.environment.toolchains.get(tool),
+            b.environment.toolchains.get(tool),
+        );
+        if ta != tb {
+            let show = |t: Option<&String>| t.map_or("(absent)".to_string(), |v| format!("{v:?}"));
+            out.push(format!("toolchain {tool}: {} vs {}", show(ta), show(tb)));
+        }
+    }
+    if a.status.spec_hash != b.status.spec_hash {
+        out.push(format!(
+            "spec hash (sha256 of spec.yaml): {} vs {}",
+            a.status.spec_hash, b.status.spec_hash
+        ));
+    }
+    if a.status.quick_factor != b.status.quick_factor {
+        let show = |q: Option<u32>| q.map_or("(none)".to_string(), |f| f.to_string());
+        out.push(format!(
+            "--quick factor: {} vs {} (durations differ)",
+            show(a.status.quick_factor),
+            show(b.status.quick_factor)
+        ));
+    }
+    out
+}

@@ -214,9 +214,6 @@ impl MemorySubject for RemoteService {
             other => Err(format!("unexpected answer {other:?}")),
         }
     }
-    fn addr(&self) -> SocketAddr {
-        self.addr
-    }
     fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
         // As every load against a service host: no CPUs of this machine
         // chosen for it (it runs here or on the load hosts).
@@ -229,9 +226,6 @@ impl MemorySubject for RemoteService {
             report: run.result.map_err(|e| e.to_string()),
             died: run.died,
         }
-    }
-    fn is_alive(&mut self) -> bool {
-        RemoteService::is_alive(self)
     }
     fn log_here(&mut self) -> PathBuf {
         self.fetch_log();

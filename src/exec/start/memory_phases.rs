@@ -9,10 +9,10 @@
 //! The readings total every process of the service (a Node cluster's
 //! primary and its workers): RSS summed, PSS summed (shared pages split)
 //! and, where the service has a memory cgroup, its `memory.current`.
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::exec::handle::ServiceHandle;
 use crate::exec::measure::context::{CellContext, guarded_run};
 use crate::exec::measure::load_config::measure_config;
 use crate::exec::rules::verdict::one_line;
@@ -52,15 +52,14 @@ pub fn runtimes_left(plan: &crate::plan::Plan, path: &std::path::Path) -> Vec<St
 }
 
 /// What the phases need of a fresh, healthy service, here
-/// ([`Service`]) or on a service host (`exec::remote_service::RemoteService`).
-pub trait MemorySubject {
+/// ([`Service`]) or on a service host (`exec::ssh::remote_service::RemoteService`),
+/// beyond what every running service gives ([`ServiceHandle`]: its address,
+/// whether it still runs).
+pub trait MemorySubject: ServiceHandle {
     /// Its memory now, every process together.
     fn reading(&mut self) -> Result<MemoryReading, String>;
-    /// Where the load reaches it.
-    fn addr(&self) -> SocketAddr;
     /// Applies `config` to it; `died`: it ended meanwhile.
     fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome;
-    fn is_alive(&mut self) -> bool;
     /// Its log here (a service host's is copied back first).
     fn log_here(&mut self) -> PathBuf;
 }
@@ -75,18 +74,12 @@ impl MemorySubject for Service {
     fn reading(&mut self) -> Result<MemoryReading, String> {
         Ok(self.memory())
     }
-    fn addr(&self) -> SocketAddr {
-        Service::addr(self)
-    }
     fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
         let (report, died) = guarded_run(ctx, self, config, None);
         LoadOutcome {
             report: report.map_err(|e| e.to_string()),
             died,
         }
-    }
-    fn is_alive(&mut self) -> bool {
-        Service::is_alive(self)
     }
     fn log_here(&mut self) -> PathBuf {
         self.log().to_path_buf()

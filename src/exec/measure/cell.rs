@@ -6,7 +6,7 @@ use crate::exec::measure::load_config::measure_config;
 use crate::exec::measure::row::{Window, base_row, record_window};
 use crate::exec::measure::warmup::{Warmup, warm_up};
 use crate::plan::{Cell, LoadMode};
-use crate::results::{SAMPLES_DIR, rfc3339_now, write_csv};
+use crate::results::rfc3339_now;
 use crate::service::Service;
 
 /// Runs warmup + measurement of `cell` against `service`.
@@ -44,39 +44,17 @@ pub fn measure_cell_observed(
     let config = measure_config(cell, service.addr(), load_cpus);
     let profiling = crate::exec::measure::profiling::open(ctx, service, cell);
     observer.window_opened();
-    let crate::exec::measure::window::SampledRun {
-        result,
-        died,
-        samples,
-        host,
-    } = crate::exec::measure::window::sampled_run(ctx, service, &config);
+    let run = crate::exec::measure::window::sampled_run(ctx, service, &config);
     observer.window_closed();
     if ctx.interrupt.is_set() {
         return Ok(CellEnd::Interrupted);
     }
-    write_csv(
-        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
-        &samples.rows,
-    )?;
-    if died || samples.session_vanished || !service.is_alive() {
-        return Ok(CellEnd::ServiceDied(Box::new(died_row(
-            service,
-            base_row(cell, &started_at),
-            "measurement",
-        ))));
-    }
-    let (report, mut row) = match record_window(
-        ctx,
-        cell,
-        &started_at,
-        result,
-        &samples,
-        &host,
-        (warmup_s, warmup_end),
-    )? {
-        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
-        Window::Measured { report, row } => (*report, *row),
-    };
+    let (report, mut row) =
+        match record_window(ctx, service, cell, &started_at, run, (warmup_s, warmup_end))? {
+            Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+            Window::ServiceDied(row) => return Ok(CellEnd::ServiceDied(row)),
+            Window::Measured { report, row } => (*report, *row),
+        };
     crate::exec::measure::profiling::close(ctx, profiling, &report, &mut row)?;
     crate::exec::measure::nmt::record(ctx, service, cell, &row)?;
     if let Some(why) = hung(service, ctx.plan, cell) {

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::Duration;
 
+use crate::exec::handle::{ServiceHandle, died_row};
 use crate::exec::measure::cell_facts::{HostWindow, gate_facts};
 use crate::exec::measure::context::CellContext;
 use crate::exec::rules::facts::CellFacts;
@@ -14,7 +15,8 @@ use crate::exec::rules::verdict::{one_line, verdict};
 use crate::load::{LoadError, LoadReport};
 use crate::plan::{Cell, LoadMode};
 use crate::results::{
-    CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, TIMELINES_DIR, TimelineRow, write_csv,
+    CellStatus, HISTOGRAMS_DIR, LoopMode, MeasurementRow, SAMPLES_DIR, TIMELINES_DIR, TimelineRow,
+    write_csv,
 };
 use crate::sample::SamplerOutput;
 use crate::spec::values::AxisValue;
@@ -36,29 +38,56 @@ pub(crate) fn measure_sample_interval(plan: &crate::plan::Plan) -> Duration {
 /// it never overflows.
 const UNSAMPLED_WINDOW: Duration = Duration::from_secs(86_400);
 
-/// What a measured window's load gave, written out: its report and row, or
-/// the failed row of a load generator that failed.
+/// What one measured load gave, with the service's samples and the host's
+/// counters taken over its window alone (this host's sampler, or the far
+/// side's for a service host).
+pub(crate) struct SampledRun {
+    pub result: Result<LoadReport, LoadError>,
+    /// The service's process tree disappeared during the run.
+    pub died: bool,
+    pub samples: SamplerOutput,
+    pub host: HostWindow,
+}
+
+/// What a measured window's load gave, written out: its report and row, the
+/// failed row of a load generator that failed, or the failed row of a
+/// service that died during it.
 pub(crate) enum Window {
     Measured {
         report: Box<LoadReport>,
         row: Box<MeasurementRow>,
     },
     Failed(Box<MeasurementRow>),
+    ServiceDied(Box<MeasurementRow>),
 }
 
 /// The measured window recorded, for a service here or on a service host:
-/// a failed load is a failed row; else its timeline, request mix, load
-/// hosts' parts and HdrHistogram log are written and its row is made, with
-/// the warmup's length and end.
+/// its samples written; a service that died is a failed row; a failed load
+/// is a failed row; else its timeline, request mix, load hosts' parts and
+/// HdrHistogram log are written and its row is made, with the warmup's
+/// length and end.
 pub(crate) fn record_window(
     ctx: &CellContext,
+    service: &mut impl ServiceHandle,
     cell: &Cell,
     started_at: &str,
-    result: Result<LoadReport, LoadError>,
-    samples: &SamplerOutput,
-    host: &HostWindow,
+    run: SampledRun,
     (warmup_s, warmup_end): (f64, crate::results::WarmupEnd),
 ) -> Result<Window, crate::results::ResultsError> {
+    let SampledRun {
+        result,
+        died,
+        samples,
+        host,
+    } = run;
+    write_csv(
+        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
+        &samples.rows,
+    )?;
+    if died || samples.session_vanished || !service.is_alive() {
+        let row = died_row(service, base_row(cell, started_at), "measurement");
+        return Ok(Window::ServiceDied(Box::new(row)));
+    }
     let report = match result {
         Ok(r) => r,
         Err(e) => {
@@ -76,7 +105,7 @@ pub(crate) fn record_window(
     File::create(&hlog)
         .and_then(|f| report.write_hlog(BufWriter::new(f)))
         .map_err(crate::results::ResultsError::write(&hlog))?;
-    let mut row = row_of(ctx, cell, started_at, &report, samples, host);
+    let mut row = row_of(ctx, cell, started_at, &report, &samples, &host);
     (row.warmup_s, row.warmup_end) = (warmup_s, warmup_end);
     Ok(Window::Measured {
         report: Box::new(report),

@@ -19,20 +19,10 @@ use std::time::{Duration, Instant};
 
 use crate::exec::measure::cell_facts::HostWindow;
 use crate::exec::measure::context::{CellContext, guarded_run_with};
-use crate::exec::measure::row::measure_sample_interval;
-use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
-use crate::sample::{Sampler, SamplerOutput};
+use crate::exec::measure::row::{SampledRun, measure_sample_interval};
+use crate::load::{LoadConfig, LoadControl};
+use crate::sample::Sampler;
 use crate::service::Service;
-
-/// What one measured load gave, with the service's samples and the host's
-/// counters taken over its window alone.
-pub(crate) struct SampledRun {
-    pub result: Result<LoadReport, LoadError>,
-    /// The service's process tree disappeared during the run.
-    pub died: bool,
-    pub samples: SamplerOutput,
-    pub host: HostWindow,
-}
 
 /// How often the follower looks whether the run has set its window's ends:
 /// the run sets them before its first request, so this only bounds how late

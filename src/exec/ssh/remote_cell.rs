@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 use crate::exec::handle::{died_row, hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd};
 use crate::exec::measure::load_config::{measure_config, warmup_config, warmup_requests_config};
-use crate::exec::measure::row::{Window, base_row, measure_sample_interval, record_window};
+use crate::exec::measure::row::{
+    SampledRun, Window, base_row, measure_sample_interval, record_window,
+};
 use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
 use crate::plan::{Cell, CellWarmup};
-use crate::results::{CellStatus, SAMPLES_DIR, WarmupEnd, rfc3339_now, write_csv};
+use crate::results::{CellStatus, WarmupEnd, rfc3339_now};
 
 /// The `auto` warmup against the service there: the same rule and monitor
 /// as locally (`exec::warmup::auto`), whether it still runs asked of the far
@@ -101,30 +103,17 @@ pub fn measure_remote_cell(
         Ok(far) => far,
         Err(e) => return Ok(lost_or_failed(ctx, service, cell, &started_at, &e)),
     };
-    // A far side of an older protocol sends no counters of its own host.
-    let (samples, host) = (far.samples, far.host.unwrap_or_default());
     service.readings = far.dependencies;
-    write_csv(
-        &ctx.run.cell_file(SAMPLES_DIR, &cell.id, "csv"),
-        &samples.rows,
-    )?;
-    if died || samples.session_vanished || !service.is_alive() {
-        return Ok(CellEnd::ServiceDied(Box::new(died_row(
-            service,
-            base_row(cell, &started_at),
-            "measurement",
-        ))));
-    }
-    let row = match record_window(
-        ctx,
-        cell,
-        &started_at,
+    let run = SampledRun {
         result,
-        &samples,
-        &host,
-        (warmup_s, warmup_end),
-    )? {
+        died,
+        samples: far.samples,
+        // A far side of an older protocol sends no counters of its own host.
+        host: far.host.unwrap_or_default(),
+    };
+    let row = match record_window(ctx, service, cell, &started_at, run, (warmup_s, warmup_end))? {
         Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
+        Window::ServiceDied(row) => return Ok(CellEnd::ServiceDied(row)),
         Window::Measured { row, .. } => *row,
     };
     if let Some(why) = hung(service, ctx.plan, cell) {

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Calibration of `runner compare` (issue 11): draws run pairs from a
-# hierarchical noise model (the reference run's own noise, and a quiet
-# host's), judges them with the library's rule and prints the false-alarm
-# rate per run, the inconclusive rate, the detectable change, the repeats
-# needed and the power to find a 10% / 25% drop in one configuration.
-#   scripts/calibrate-compare.sh [REFERENCE_RUN] [--pairs N] [--seed S]
-# Defaults: results/2026/20261130T100516Z, 2000 pairs, a fixed seed (the
-# figures are reproducible). Takes well under a minute after the build.
+# Calibration of `runner compare` and `runner history` (issue 27) on noise
+# the rule does not assume: configuration-dependent noise, outlier repeats,
+# heavy-tailed p99, run offsets, host shifts, drift, and a bootstrap of the
+# committed runs' residuals (src/report/compare/simulate.rs). Prints, per
+# structure, the false-alarm rate per run (with its 95% interval), the share
+# of exit 3 and the power to find a 10% / 20% loss in one configuration,
+# judged as `compare A B` (two floors) and `compare --baseline history`;
+# then history's rates on flat, stepped and drifting series.
+#   scripts/calibrate-compare.sh [--pairs N] [--power-pairs N] [--nights N] [--seed S] [RUN_DIR...]
+# Defaults: 2000 pairs, 500 for each power figure, 500 nights, a fixed seed
+# (the figures are reproducible), every run under results/ for the
+# bootstrap. About 10 minutes in a release build on this 2-CPU host.
 # PROFILE=debug runs the debug build instead (CI: `cargo test` has already
-# built it, so the release build of the example and every dev-dependency,
-# ~100 s, is saved for a run 6x slower, ~25 s for 400 pairs; the figures are
-# the same, the draws being seeded).
+# built it; use small counts there, e.g. --pairs 20 --power-pairs 5 --nights 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${PROFILE:-release}" in

@@ -61,6 +61,14 @@ enum Command {
         /// not judged.
         #[arg(long, default_value = "10%", value_parser = parse_latency_threshold)]
         latency_threshold: LatencyThreshold,
+        /// How much a run's throughput may move as a whole between runs of an
+        /// unchanged system (relative SD), used when the baseline's experiment
+        /// has fewer than 3 comparable runs to estimate it from.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        run_noise: f64,
+        /// The same for p99 latency.
+        #[arg(long, default_value = "12%", value_parser = parse_threshold)]
+        latency_run_noise: f64,
         /// Output: a Markdown table, or JSON for scripts.
         #[arg(long, value_enum, default_value = "md")]
         format: runner::report::CompareFormat,
@@ -86,6 +94,13 @@ enum Command {
         /// Shuffles per permutation test.
         #[arg(long, default_value_t = 199, value_parser = clap::value_parser!(u32).range(19..))]
         permutations: u32,
+        /// Run-level throughput noise (relative SD) assumed while fewer than 3
+        /// comparable runs allow estimating it, as in `runner compare`.
+        #[arg(long, default_value = "5%", value_parser = parse_threshold)]
+        run_noise: f64,
+        /// The same for p99 latency.
+        #[arg(long, default_value = "12%", value_parser = parse_threshold)]
+        latency_run_noise: f64,
         /// Output on stdout: history.md's text, or JSON for scripts.
         #[arg(long, value_enum, default_value = "md")]
         format: runner::report::history::HistoryFormat,
@@ -199,6 +214,8 @@ fn main() -> ExitCode {
             baseline,
             threshold,
             latency_threshold,
+            run_noise,
+            latency_run_noise,
             format,
             force,
         } => compare(
@@ -207,6 +224,10 @@ fn main() -> ExitCode {
             runner::report::CompareOptions {
                 threshold,
                 latency_threshold: latency_threshold.0,
+                run_noise: runner::stats::Floor {
+                    throughput: run_noise,
+                    p99: latency_run_noise,
+                },
                 force,
                 format,
             },
@@ -217,6 +238,8 @@ fn main() -> ExitCode {
             latency_threshold,
             min_segment,
             permutations,
+            run_noise,
+            latency_run_noise,
             format,
             out,
         } => history(
@@ -227,6 +250,10 @@ fn main() -> ExitCode {
                     latency_threshold,
                     min_segment: usize::from(min_segment),
                     permutations,
+                    run_noise: runner::stats::Floor {
+                        throughput: run_noise,
+                        p99: latency_run_noise,
+                    },
                     ..Default::default()
                 },
                 format,

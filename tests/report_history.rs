@@ -150,14 +150,16 @@ fn change_points(json: &Value) -> Vec<(String, String, u64)> {
     out
 }
 
-/// Every series' newest verdict other than `unchanged` / `inconclusive`.
+/// Every series' newest verdict that fails the job or improves (not
+/// `unchanged`, `inconclusive` or `below-threshold`).
 fn notable_verdicts(json: &Value) -> Vec<(String, String, String)> {
     json["series"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|s| {
-            !["unchanged", "inconclusive"].contains(&s["newest"]["verdict"].as_str().unwrap())
+            !["unchanged", "inconclusive", "below-threshold"]
+                .contains(&s["newest"]["verdict"].as_str().unwrap())
         })
         .map(|s| {
             (
@@ -238,7 +240,11 @@ fn a_step_confirmed_by_the_newest_run_fails_the_job_confirmed() {
         serde_json::json!([0, 1, 2, 3, 4, 5, 6])
     );
     let html = std::fs::read_to_string(experiment.dir.join("history.html")).unwrap();
-    assert!(html.contains("REGRESSION</span> (confirmed: new regime from run 8)"));
+    assert!(html.contains("REGRESSION</span> (confirmed: the newest 3 runs, from run 8)"));
+    // The confirmation: the newest 3 runs pooled against the 7 before.
+    let confirmation = newest["confirmation"]["ratio"].as_f64().unwrap();
+    assert!((0.76..0.84).contains(&confirmation), "{newest}");
+    assert_eq!(newest["confirmed_from"], 7);
 }
 
 #[test]

@@ -96,13 +96,24 @@ impl Effect {
             return None;
         }
         let d = mean(&lb) - mean(&la);
-        let (wa, wb) = (va.var / la.len() as f64, vb.var / lb.len() as f64);
-        let se = (wa + wb).sqrt();
-        let df = welch_df(wa, va.df, wb, vb.df);
+        let terms = [
+            VarianceTerm::of_mean(va, la.len()),
+            VarianceTerm::of_mean(vb, lb.len()),
+        ];
+        Some(Effect::of_log_difference(d, &terms, level))
+    }
+
+    /// The effect of a log difference `d` whose variance is the sum of
+    /// independent `terms` (each with its degrees of freedom; Welch-
+    /// Satterthwaite gives the total's).
+    pub fn of_log_difference(d: f64, terms: &[VarianceTerm], level: f64) -> Effect {
+        let var: f64 = terms.iter().map(|t| t.var).sum();
+        let se = var.sqrt();
+        let df = welch_df(terms);
         if se == 0.0 {
             let p = if d == 0.0 { 1.0 } else { 0.0 };
             let r = d.exp();
-            return Some(Effect {
+            return Effect {
                 ratio: r,
                 lo: r,
                 hi: r,
@@ -112,10 +123,10 @@ impl Effect {
                 p_higher: if d > 0.0 { 0.0 } else { 1.0 },
                 se,
                 df,
-            });
+            };
         }
         let t = t_quantile(0.5 + level / 2.0, df);
-        Some(Effect {
+        Effect {
             ratio: d.exp(),
             lo: (d - t * se).exp(),
             hi: (d + t * se).exp(),
@@ -125,7 +136,7 @@ impl Effect {
             p_higher: t_cdf(-d / se, df),
             se,
             df,
-        })
+        }
     }
 
     /// The relative change `ratio - 1` (+0.05 = 5% more).
@@ -221,12 +232,42 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
     adjusted
 }
 
-/// Welch-Satterthwaite degrees of freedom of a sum of two variance terms.
-fn welch_df(wa: f64, dfa: f64, wb: f64, dfb: f64) -> f64 {
-    let num = (wa + wb).powi(2);
-    let den = wa.powi(2) / dfa + wb.powi(2) / dfb;
-    if den > 0.0 { num / den } else { dfa + dfb }
+/// One independent part of a difference's variance, with its degrees of freedom.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VarianceTerm {
+    pub var: f64,
+    /// Degrees of freedom of the estimate (infinite for a stated value).
+    pub df: f64,
 }
+
+impl VarianceTerm {
+    /// The variance of a mean of `n` values whose variance is `v`.
+    pub fn of_mean(v: PooledVariance, n: usize) -> Self {
+        VarianceTerm {
+            var: v.var / n as f64,
+            df: v.df,
+        }
+    }
+}
+
+/// Welch-Satterthwaite degrees of freedom of a sum of variance terms (a
+/// term with infinite degrees of freedom adds nothing to the denominator).
+fn welch_df(terms: &[VarianceTerm]) -> f64 {
+    let num = terms.iter().map(|t| t.var).sum::<f64>().powi(2);
+    let den: f64 = terms
+        .iter()
+        .filter(|t| t.df.is_finite() && t.df > 0.0)
+        .map(|t| t.var.powi(2) / t.df)
+        .sum();
+    if den > 0.0 {
+        (num / den).min(LARGE_DF)
+    } else {
+        terms.iter().map(|t| t.df).sum::<f64>().min(LARGE_DF)
+    }
+}
+
+/// Degrees of freedom that stand for "known": Student's t is the normal there.
+const LARGE_DF: f64 = 1e6;
 
 /// The `q` quantile of Student's t with `df` degrees of freedom.
 pub fn t_quantile(q: f64, df: f64) -> f64 {

@@ -1,32 +1,45 @@
-//! The verdicts of a comparison, from the repeats alone.
+//! The verdicts of a comparison, from the repeats and the run-level noise.
 //!
-//! Rule (docs/compare.md states it for users):
+//! Rule (docs/compare.md states it for users, with its calibration):
 //! 1. Each configuration and metric gives one value per usable repeat
 //!    (throughput, p50, p99 of the repeat); per-second samples are never
 //!    treated as independent observations.
-//! 2. The effect is the ratio B/A of the geometric means of the repeats, with
-//!    a 95% t interval whose variance is each side's between-repeat variance
-//!    pooled over the configurations of the runtime (see `stats::effect`).
+//! 2. The effect is the ratio B/A of the geometric means of the repeats. Its
+//!    variance has three parts: the configuration's repeat noise (both
+//!    sides' pooled, moderated toward its runtime's: `stats::moderated`)
+//!    over each side's repeats, and each side's run-level noise over its
+//!    runs (`stats::run_level`: estimated from history, or a stated floor). The
+//!    95% interval is a t interval with Welch-Satterthwaite degrees of
+//!    freedom; it is *not* adjusted for the family, and says so where shown.
 //! 3. The alarm is for regressions, so each test is one-sided: "is B worse
 //!    than A?" (less throughput, more p99). Throughput and p99 of every
 //!    configuration form one family, and Holm's adjustment keeps the chance
-//!    of any false alarm across the family at or below `alpha` (0.01): an
-//!    unchanged system fails a nightly comparison on at most ~1% of nights.
+//!    of any false alarm across the family at or below `alpha` (0.01).
 //!    "Is B better?" is a second family, adjusted the same way, and never
-//!    fails a comparison. p50 is reported with its interval but not judged
-//!    (in closed loop it carries what throughput carries, and would only
-//!    spend the family's alpha).
-//! 4. A regression (improvement) is significant in its family after
-//!    adjustment and beyond the threshold in the worse (better) direction;
-//!    significant but inside the threshold is "below threshold". A test that
-//!    is significant in neither is "unchanged" when the design could have
-//!    detected a threshold-sized change (the detectable change at Holm's
-//!    strictest level, alpha / tests, one-sided, 80% power, is within the
-//!    threshold), else "inconclusive": the comparison cannot tell.
+//!    fails a comparison. p50 is reported with its interval but not judged,
+//!    and so is throughput in open loop (the offered rate fixes it).
+//! 4. A regression is significant in its family after adjustment (B is
+//!    worse) with an interval that reaches a threshold-sized loss: the loss
+//!    is real and may be as large as the threshold (so a loss of exactly the
+//!    threshold is found with the test's power, not half the time, as a rule
+//!    on the point estimate would). A significant loss whose interval rules
+//!    out the threshold is `below-threshold`. Improvements mirror this.
+//!    Without significance the interval decides, as an equivalence test
+//!    would (TOST at 2.5% per side): when it reaches a threshold-sized
+//!    change for the worse, the comparison cannot tell (`inconclusive`);
+//!    when it rules that out and excludes no change, a small change was
+//!    seen (`below-threshold`); when it rules that out and includes no
+//!    change, `unchanged`. So `unchanged` always comes with an interval that
+//!    rules out a threshold-sized loss and never with one that excludes zero.
 use serde::Serialize;
 
-use super::effect::{Effect, detectable_change, holm, log_mean};
-use super::repeats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
+use super::effect::{Effect, VarianceTerm, detectable_change, holm, log_mean};
+use indexmap::IndexMap;
+
+use super::moderated::{Prior, pooled_pair, sample_variance};
+use super::outliers::outlier_repeats;
+use super::repeats::{Better, ConfigRepeats, Metric, RunRepeats};
+use super::run_level::{RunLevel, RunLevelNoise};
 
 /// Confidence level of the reported intervals.
 pub const LEVEL: f64 = 0.95;
@@ -54,15 +67,18 @@ pub enum Verdict {
     Failed,
     /// Significant after adjustment and better by more than the threshold.
     Improvement,
-    /// Significant after adjustment, but smaller than the threshold.
+    /// A change was seen (the interval excludes none), but its interval
+    /// rules out one of the threshold's size for the worse.
     BelowThreshold,
-    /// Not significant, and the design would have seen a threshold-sized change.
+    /// The interval includes no change and rules out a threshold-sized
+    /// change for the worse.
     Unchanged,
-    /// Not significant, and the design could not see a threshold-sized change.
+    /// Not a regression, but the interval still reaches a threshold-sized
+    /// change for the worse: the comparison cannot tell.
     Inconclusive,
     /// No usable repeat on a side, or no noise estimate (one repeat everywhere).
     Insufficient,
-    /// Reported with its interval, not judged (p50).
+    /// Reported with its interval, not judged (p50; throughput in open loop).
     NotJudged,
 }
 
@@ -130,6 +146,12 @@ pub struct Judged {
     pub b_repeats: usize,
     /// The ratio B/A with its 95% interval and unadjusted p-values.
     pub effect: Option<Effect>,
+    /// The run-level noise in the effect's variance, and where it came from.
+    pub run_level: Option<RunLevel>,
+    /// Repeats (1-based, in run order) far outside the others of their
+    /// side: shown and named, kept in the figures.
+    pub a_outliers: Vec<usize>,
+    pub b_outliers: Vec<usize>,
     /// Holm-adjusted one-sided p-values (judged metrics only): of "B is
     /// worse" (the regression family) and of "B is better".
     pub p_worse: Option<f64>,
@@ -156,40 +178,139 @@ pub struct ConfigJudged {
     pub metrics: [Judged; 3],
 }
 
-/// Judges every configuration present in both runs, in A's order.
-pub fn judge_all(a: &RunRepeats, b: &RunRepeats, rule: &Rule) -> Vec<ConfigJudged> {
-    let (noise_a, noise_b) = (RunNoise::of(a), RunNoise::of(b));
-    let mut out: Vec<ConfigJudged> = a
+/// Judges every configuration present in both runs, in A's order, with
+/// `run_level` added once per run on each side.
+pub fn judge_all(
+    a: &RunRepeats,
+    b: &RunRepeats,
+    rule: &Rule,
+    run_level: &RunLevelNoise,
+) -> Vec<ConfigJudged> {
+    let matched: Vec<(&String, &ConfigRepeats, &ConfigRepeats)> = a
         .iter()
-        .filter_map(|(id, ca)| {
-            let cb = b.get(id)?;
-            let metrics = Metric::ALL.map(|metric| measure(metric, ca, cb, &noise_a, &noise_b));
-            Some(ConfigJudged {
-                config_id: id.clone(),
-                runtime: ca.runtime.clone(),
-                axes: ca.axes.clone(),
-                metrics,
-            })
-        })
+        .filter_map(|(id, ca)| Some((id, ca, b.get(id)?)))
         .collect();
-    decide(&mut out, rule);
-    out
+    let pairs: Vec<Pair> = matched
+        .iter()
+        .flat_map(|(_, ca, cb)| Metric::ALL.map(|metric| Pair::of(ca, cb, metric, rule)))
+        .collect();
+    let mut judged = judge_pairs(&pairs, rule, run_level).into_iter();
+    matched
+        .into_iter()
+        .map(|(id, ca, _)| ConfigJudged {
+            config_id: id.clone(),
+            runtime: ca.runtime.clone(),
+            axes: ca.axes.clone(),
+            metrics: std::array::from_fn(|_| judged.next().expect("three per configuration")),
+        })
+        .collect()
 }
 
-/// The effect of one metric, before the family is adjusted.
+/// One test of a family: a metric of one configuration, its values on
+/// each side and how many runs they come from.
+#[derive(Debug, Clone)]
+pub struct Pair<'a> {
+    pub runtime: &'a str,
+    pub metric: Metric,
+    pub a: &'a [f64],
+    pub b: &'a [f64],
+    pub a_runs: usize,
+    pub b_runs: usize,
+    /// Whether it enters the family (a judged metric, not throughput in
+    /// open loop); the others are measured and reported only.
+    pub judged: bool,
+}
+
+impl<'a> Pair<'a> {
+    /// `metric` of a configuration measured on both sides.
+    pub fn of(a: &'a ConfigRepeats, b: &'a ConfigRepeats, metric: Metric, rule: &Rule) -> Self {
+        Pair {
+            runtime: &a.runtime,
+            metric,
+            a: a.of(metric),
+            b: b.of(metric),
+            a_runs: a.runs(metric),
+            b_runs: b.runs(metric),
+            judged: rule.threshold_of(metric).is_some()
+                && !(metric == Metric::Throughput && (a.open_loop || b.open_loop)),
+        }
+    }
+}
+
+/// Judges a family of tests: each effect with its interval, Holm across
+/// the judged ones (once per direction), then each verdict. The one rule
+/// behind compare, compare against history, and history's judgement of its
+/// newest run.
+///
+/// A configuration's repeat noise is moderated toward the prior of its
+/// runtime and metric, fitted on the two sides' pooled variances of every
+/// pair of the family (`stats::moderated`). Each side then uses the larger
+/// of its own moderated variance and the pooled one. Pooling is what keeps
+/// skewed real noise honest: a side that happened to draw none of its rare
+/// slow repeats has a low mean *and* a low variance, and judged on its own
+/// variance looks like a significant change (12% of unchanged histories
+/// failed that way on the committed runs' residuals); the larger-of keeps an
+/// outlier on one side from hiding in the other side's quiet repeats (7.5%
+/// of histories with 3% outlier repeats failed with the pooled alone).
+pub fn judge_pairs(pairs: &[Pair], rule: &Rule, run_level: &RunLevelNoise) -> Vec<Judged> {
+    let samples: Vec<Samples> = pairs.iter().map(Samples::of).collect();
+    let mut by_key: IndexMap<(&str, Metric), Vec<(f64, f64)>> = IndexMap::new();
+    for (pair, sample) in pairs.iter().zip(&samples) {
+        if let Some(pooled) = sample.pooled {
+            by_key
+                .entry((pair.runtime, pair.metric))
+                .or_default()
+                .push(pooled);
+        }
+    }
+    let priors: IndexMap<(&str, Metric), Prior> = by_key
+        .into_iter()
+        .filter_map(|(key, samples)| Some((key, Prior::fit_samples(samples)?)))
+        .collect();
+    let mut judged: Vec<Judged> = pairs
+        .iter()
+        .zip(&samples)
+        .map(|(pair, sample)| {
+            let prior = priors.get(&(pair.runtime, pair.metric));
+            measure(pair, prior, sample, run_level)
+        })
+        .collect();
+    decide(pairs, &mut judged, rule);
+    judged
+}
+
+/// The effect of one test, before the family is adjusted.
 fn measure(
-    metric: Metric,
-    a: &ConfigRepeats,
-    b: &ConfigRepeats,
-    noise_a: &RunNoise,
-    noise_b: &RunNoise,
+    pair: &Pair,
+    prior: Option<&Prior>,
+    samples: &Samples,
+    run_level: &RunLevelNoise,
 ) -> Judged {
-    let (va, vb) = (a.of(metric), b.of(metric));
-    let effect = match (
-        noise_a.get(&a.runtime, metric),
-        noise_b.get(&b.runtime, metric),
-    ) {
-        (Some(pa), Some(pb)) => Effect::between(va, pa, vb, pb, LEVEL),
+    let (metric, va, vb) = (pair.metric, pair.a, pair.b);
+    let run_level = run_level.of(pair.runtime, metric);
+    let effect = match (prior, log_mean(va), log_mean(vb)) {
+        (Some(prior), Some(la), Some(lb)) => {
+            let run_term = |runs: usize| VarianceTerm {
+                var: run_level.var / runs as f64,
+                df: run_level.df,
+            };
+            let pooled = prior.moderate_sample(samples.pooled);
+            // Each side's noise is the larger of its own (moderated) and
+            // the pooled: neither a side that drew none of its rare slow
+            // repeats nor an outlier on one side makes a change look sure.
+            let side = |own: Option<(f64, f64)>, values: &[f64]| {
+                let own = prior.moderate_sample(own);
+                let noise = if own.var > pooled.var { own } else { pooled };
+                VarianceTerm::of_mean(noise, positive(values))
+            };
+            let terms = [
+                side(samples.a, va),
+                side(samples.b, vb),
+                run_term(pair.a_runs),
+                run_term(pair.b_runs),
+            ];
+            Some(Effect::of_log_difference(lb - la, &terms, LEVEL))
+        }
         _ => None,
     };
     let verdict = if !va.is_empty() && vb.is_empty() {
@@ -197,12 +318,20 @@ fn measure(
     } else {
         Verdict::Insufficient
     };
+    let outliers = |values: &[f64]| {
+        prior
+            .map(|p| outlier_repeats(values, p))
+            .unwrap_or_default()
+    };
     Judged {
         a_mean: geometric_mean(va),
         b_mean: geometric_mean(vb),
         a_repeats: va.len(),
         b_repeats: vb.len(),
         effect,
+        run_level: effect.map(|_| run_level),
+        a_outliers: outliers(va),
+        b_outliers: outliers(vb),
         p_worse: None,
         p_better: None,
         detectable: None,
@@ -210,24 +339,40 @@ fn measure(
     }
 }
 
-/// Holm across every judged test, once per direction, then each test's verdict.
-fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
-    let mut tests: Vec<(usize, usize)> = Vec::new();
-    for (c, config) in configs.iter().enumerate() {
-        for metric in rule.judged() {
-            if config.metrics[metric as usize].effect.is_some() {
-                tests.push((c, metric as usize));
-            }
+/// The sample variances of one pair: each side's and the two pooled.
+struct Samples {
+    a: Option<(f64, f64)>,
+    b: Option<(f64, f64)>,
+    pooled: Option<(f64, f64)>,
+}
+
+impl Samples {
+    fn of(pair: &Pair) -> Self {
+        let (a, b) = (sample_variance(pair.a), sample_variance(pair.b));
+        Samples {
+            a,
+            b,
+            pooled: pooled_pair(a, b),
         }
     }
+}
+
+/// How many of the values enter a log mean.
+fn positive(values: &[f64]) -> usize {
+    values.iter().filter(|v| **v > 0.0 && v.is_finite()).count()
+}
+
+/// Holm across every judged test, once per direction, then each test's verdict.
+fn decide(pairs: &[Pair], judged: &mut [Judged], rule: &Rule) {
+    let tests: Vec<usize> = (0..pairs.len())
+        .filter(|&i| pairs[i].judged && judged[i].effect.is_some())
+        .collect();
     let one_sided = |worse: bool| -> Vec<f64> {
         let p: Vec<f64> = tests
             .iter()
-            .map(|&(c, m)| {
-                let e = configs[c].metrics[m]
-                    .effect
-                    .expect("only tests with an effect");
-                let lower_is_worse = Metric::ALL[m].better() == Better::Higher;
+            .map(|&i| {
+                let e = judged[i].effect.expect("only tests with an effect");
+                let lower_is_worse = pairs[i].metric.better() == Better::Higher;
                 if lower_is_worse == worse {
                     e.p_lower
                 } else {
@@ -239,59 +384,62 @@ fn decide(configs: &mut [ConfigJudged], rule: &Rule) {
     };
     let (worse, better) = (one_sided(true), one_sided(false));
     let strictest = rule.alpha / tests.len().max(1) as f64;
-    for (i, &(c, m)) in tests.iter().enumerate() {
-        let judged = &mut configs[c].metrics[m];
-        let effect = judged.effect.expect("only tests with an effect");
-        let metric = Metric::ALL[m];
+    for (k, &i) in tests.iter().enumerate() {
+        let metric = pairs[i].metric;
+        let test = &mut judged[i];
+        let effect = test.effect.expect("only tests with an effect");
         let threshold = rule
             .threshold_of(metric)
             .expect("only judged metrics are tested");
-        let detectable = detectable_change(effect.se, effect.df, strictest, POWER);
-        judged.p_worse = Some(worse[i]);
-        judged.p_better = Some(better[i]);
-        judged.detectable = Some(detectable);
-        if judged.verdict == Verdict::Failed {
-            continue;
+        test.p_worse = Some(worse[k]);
+        test.p_better = Some(better[k]);
+        test.detectable = Some(detectable_change(effect.se, effect.df, strictest, POWER));
+        if test.verdict != Verdict::Failed {
+            test.verdict = verdict(
+                metric,
+                &effect,
+                threshold,
+                (worse[k] < rule.alpha, better[k] < rule.alpha),
+            );
         }
-        // The change as users read it: `ratio - 1`, positive = better
-        // whichever way the metric improves (a 5% threshold is 5% less
-        // throughput, or 5% more latency).
-        let gain = match metric.better() {
-            Better::Higher => effect.change(),
-            Better::Lower => -effect.change(),
-        };
-        // The worst change the interval allows, read the same way: a
-        // significant loss smaller than the threshold is "below threshold"
-        // only when the interval rules out a threshold-sized loss too.
-        let worst_gain = match metric.better() {
-            Better::Higher => effect.lo - 1.0,
-            Better::Lower => 1.0 - effect.hi,
-        };
-        let (is_worse, is_better) = (worse[i] < rule.alpha, better[i] < rule.alpha);
-        judged.verdict = if is_worse && gain <= -threshold {
-            Verdict::Regression
-        } else if is_better && gain >= threshold {
-            Verdict::Improvement
-        } else if is_worse && worst_gain <= -threshold {
-            Verdict::Inconclusive
-        } else if is_worse || is_better {
-            Verdict::BelowThreshold
-        } else if detectable <= threshold {
-            Verdict::Unchanged
-        } else {
-            Verdict::Inconclusive
-        };
     }
-    for config in configs.iter_mut() {
-        for metric in Metric::ALL
-            .into_iter()
-            .filter(|m| rule.threshold_of(*m).is_none())
-        {
-            let reported = &mut config.metrics[metric as usize];
-            if reported.verdict != Verdict::Failed {
-                reported.verdict = Verdict::NotJudged;
-            }
+    for (pair, test) in pairs.iter().zip(judged.iter_mut()) {
+        if !pair.judged && test.verdict != Verdict::Failed {
+            test.verdict = Verdict::NotJudged;
         }
+    }
+}
+
+/// One test's verdict from its effect and its Holm-adjusted significance
+/// (`is_worse`, `is_better` at the family's alpha).
+fn verdict(
+    metric: Metric,
+    effect: &Effect,
+    threshold: f64,
+    (is_worse, is_better): (bool, bool),
+) -> Verdict {
+    // Changes as users read them: positive = better whichever way the
+    // metric improves (a 5% threshold is 5% less throughput, or 5% more
+    // latency); the worst and the best change the interval allows.
+    let (worst_gain, best_gain) = match metric.better() {
+        Better::Higher => (effect.lo - 1.0, effect.hi - 1.0),
+        Better::Lower => (1.0 - effect.hi, 1.0 - effect.lo),
+    };
+    let excludes_no_change = worst_gain > 0.0 || best_gain < 0.0;
+    if is_worse && worst_gain <= -threshold {
+        // Certainly worse, and by as much as the threshold for all the
+        // interval can tell: a regression.
+        Verdict::Regression
+    } else if is_better && best_gain >= threshold {
+        Verdict::Improvement
+    } else if is_worse || is_better || (excludes_no_change && worst_gain > -threshold) {
+        // A change, which the interval rules smaller than the threshold
+        // (for the worse; an improvement is never a concern).
+        Verdict::BelowThreshold
+    } else if worst_gain <= -threshold {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Unchanged
     }
 }
 
@@ -308,7 +456,7 @@ mod tests {
             runtime: runtime.into(),
             axes: String::new(),
             values: [rps.to_vec(), p99.to_vec(), p99.to_vec()],
-            failed: 0,
+            ..Default::default()
         }
     }
 
@@ -327,6 +475,9 @@ mod tests {
             .collect()
     }
 
+    static NONE: std::sync::LazyLock<RunLevelNoise> =
+        std::sync::LazyLock::new(|| RunLevelNoise::floor(crate::stats::Floor::NONE));
+
     const RULE: Rule = Rule {
         threshold: 0.05,
         latency_threshold: Some(0.10),
@@ -337,7 +488,7 @@ mod tests {
     fn a_clear_drop_in_one_configuration_is_a_regression_of_that_one_only() {
         let a = run(1.0, 0.01);
         let b = run(0.7, 0.012);
-        let judged = judge_all(&a, &b, &RULE);
+        let judged = judge_all(&a, &b, &RULE, &NONE);
         let regressed: Vec<&str> = judged
             .iter()
             .filter(|c| c.metrics.iter().any(|m| m.verdict.is_regression()))
@@ -362,16 +513,19 @@ mod tests {
     }
 
     #[test]
-    fn a_significant_loss_is_below_threshold_only_when_its_interval_rules_out_the_threshold() {
+    fn a_significant_loss_is_a_regression_when_its_interval_reaches_the_threshold() {
         let verdict = |scale, jitter| {
-            judge_all(&run(1.0, jitter), &run(scale, jitter), &RULE)[0].metrics
+            judge_all(&run(1.0, jitter), &run(scale, jitter), &RULE, &NONE)[0].metrics
                 [Metric::Throughput as usize]
                 .clone()
         };
+        // A 4% loss, certain, whose interval reaches 5%: a loss of the
+        // threshold's size cannot be ruled out, so it fails the comparison.
         let reaching = verdict(0.96, 0.01);
         let e = reaching.effect.unwrap();
         assert!(e.lo < 0.95 && e.ratio > 0.95, "{e:?}");
-        assert_eq!(reaching.verdict, Verdict::Inconclusive);
+        assert!(reaching.p_worse.unwrap() < RULE.alpha, "{reaching:?}");
+        assert_eq!(reaching.verdict, Verdict::Regression);
         let clear = verdict(0.98, 0.002);
         assert!(clear.effect.unwrap().lo > 0.95);
         assert_eq!(clear.verdict, Verdict::BelowThreshold);
@@ -379,7 +533,7 @@ mod tests {
 
     #[test]
     fn noise_too_large_for_the_threshold_is_inconclusive_not_unchanged() {
-        let judged = judge_all(&run(1.0, 0.2), &run(1.0, 0.21), &RULE);
+        let judged = judge_all(&run(1.0, 0.2), &run(1.0, 0.21), &RULE, &NONE);
         assert!(
             judged
                 .iter()
@@ -396,22 +550,63 @@ mod tests {
             failed: 3,
             ..config("go", &[], &[])
         };
-        let judged = judge_all(&a, &b, &RULE);
+        let judged = judge_all(&a, &b, &RULE, &NONE);
         assert_eq!(judged[0].metrics[0].verdict, Verdict::Failed);
         let single: RunRepeats = [("go/x".to_string(), config("go", &[5.0], &[1.0]))].into();
-        let judged = judge_all(&single, &single, &RULE);
+        let judged = judge_all(&single, &single, &RULE, &NONE);
         assert_eq!(judged[0].metrics[0].verdict, Verdict::Insufficient);
     }
 
     #[test]
     fn identical_runs_are_unchanged_everywhere() {
         let a = run(1.0, 0.01);
-        let judged = judge_all(&a, &a, &RULE);
+        let judged = judge_all(&a, &a, &RULE, &NONE);
         assert!(
             judged
                 .iter()
                 .all(|c| c.metrics[0].verdict == Verdict::Unchanged
                     && c.metrics[2].verdict == Verdict::Unchanged)
         );
+    }
+
+    fn effect(ratio: f64, lo: f64, hi: f64) -> Effect {
+        Effect {
+            ratio,
+            lo,
+            hi,
+            level: LEVEL,
+            p: 0.5,
+            p_lower: 0.5,
+            p_higher: 0.5,
+            se: 0.01,
+            df: 20.0,
+        }
+    }
+
+    /// Issue 27's cases: `unchanged` is granted on the interval, never on
+    /// power, and never to an interval that excludes no change.
+    #[test]
+    fn unchanged_only_when_the_interval_rules_out_the_threshold_and_includes_no_change() {
+        let throughput = |e: Effect| verdict(Metric::Throughput, &e, 0.05, (false, false));
+        // 0.966 [0.948, 0.984] at 5%: the interval allows a 5.2% loss.
+        assert_eq!(
+            throughput(effect(0.966, 0.948, 0.984)),
+            Verdict::Inconclusive
+        );
+        // An interval excluding zero but within the threshold: a small change seen.
+        assert_eq!(
+            throughput(effect(0.98, 0.965, 0.995)),
+            Verdict::BelowThreshold
+        );
+        assert_eq!(throughput(effect(1.0, 0.97, 1.03)), Verdict::Unchanged);
+        // -78.9% [-95.5%, -0.5%] is never unchanged.
+        assert_eq!(
+            throughput(effect(0.211, 0.045, 0.995)),
+            Verdict::Inconclusive
+        );
+        // Latency: worse is up.
+        let p99 = |e: Effect| verdict(Metric::P99, &e, 0.10, (false, false));
+        assert_eq!(p99(effect(1.02, 0.95, 1.12)), Verdict::Inconclusive);
+        assert_eq!(p99(effect(1.02, 0.96, 1.08)), Verdict::Unchanged);
     }
 }

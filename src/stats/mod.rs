@@ -8,15 +8,20 @@
 //! one rule without importing each other.
 pub mod effect;
 pub mod judge;
+pub mod moderated;
+pub mod outliers;
 pub mod repeats;
+pub mod run_level;
 pub mod spread;
 
 pub use effect::{
-    Effect, MAX_REPEATS, MeanInterval, PooledVariance, detectable_change, holm, log_mean,
-    repeats_needed, se_with_repeats, t_cdf, t_quantile,
+    Effect, MAX_REPEATS, MeanInterval, PooledVariance, VarianceTerm, detectable_change, holm,
+    log_mean, repeats_needed, se_with_repeats, t_cdf, t_quantile,
 };
 pub use judge::{
-    ALPHA, ConfigJudged, DEFAULT_RULE, Judged, LEVEL, POWER, Rule, Verdict, judge_all,
+    ALPHA, ConfigJudged, DEFAULT_RULE, Judged, LEVEL, POWER, Pair, Rule, Verdict, judge_all,
+    judge_pairs,
 };
 pub use repeats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats, run_repeats};
+pub use run_level::{DEFAULT_FLOOR, Floor, RunLevel, RunLevelNoise, RunLevelSource, RunsOfConfig};
 pub use spread::{MannWhitney, Spread, mann_whitney, median, median_of_some, round_to};

@@ -6,7 +6,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::effect::PooledVariance;
-use crate::results::model::{CellStatus, MeasurementRow};
+use super::moderated::Prior;
+use crate::results::model::{CellStatus, LoopMode, MeasurementRow};
 
 /// Which way a metric improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +57,12 @@ pub struct ConfigRepeats {
     pub values: [Vec<f64>; 3],
     /// Repeats recorded `failed` (left out of the values).
     pub failed: usize,
+    /// Open loop: the offered rate fixes the throughput, which then says
+    /// nothing about the service; only latency is judged.
+    pub open_loop: bool,
+    /// Per metric: how many runs the values come from (a history baseline
+    /// pools the runs of a regime, which may differ by metric); 0 is read as 1.
+    pub runs: [usize; 3],
 }
 
 impl ConfigRepeats {
@@ -65,6 +72,11 @@ impl ConfigRepeats {
 
     pub fn usable(&self) -> usize {
         self.values[0].len()
+    }
+
+    /// The runs the values of `metric` come from (at least one).
+    pub fn runs(&self, metric: Metric) -> usize {
+        self.runs[metric as usize].max(1)
     }
 }
 
@@ -81,6 +93,7 @@ pub fn run_repeats(rows: &[MeasurementRow]) -> RunRepeats {
             .or_insert_with(|| ConfigRepeats {
                 runtime: m.runtime.clone(),
                 axes: m.axes.clone(),
+                open_loop: m.mode == LoopMode::Open,
                 ..Default::default()
             });
         if m.status == CellStatus::Failed {
@@ -94,10 +107,11 @@ pub fn run_repeats(rows: &[MeasurementRow]) -> RunRepeats {
     out
 }
 
-/// Each runtime's pooled between-repeat noise per metric, in one run.
+/// Each runtime's between-repeat noise per metric, in one run: the pool of
+/// its configurations and the prior that moderates each configuration's own.
 #[derive(Debug, Clone, Default)]
 pub struct RunNoise {
-    by_runtime: IndexMap<String, [Option<PooledVariance>; 3]>,
+    by_runtime: IndexMap<String, [Option<Prior>; 3]>,
 }
 
 impl RunNoise {
@@ -109,7 +123,7 @@ impl RunNoise {
                 continue;
             }
             let pools = Metric::ALL.map(|metric| {
-                PooledVariance::of(
+                Prior::fit(
                     run.values()
                         .filter(|c| c.runtime == rt)
                         .map(|c| c.of(metric)),
@@ -120,7 +134,25 @@ impl RunNoise {
         RunNoise { by_runtime }
     }
 
+    /// The runtime's pooled noise (every configuration alike): what the
+    /// descriptive sections and the design figures use.
     pub fn get(&self, runtime: &str, metric: Metric) -> Option<PooledVariance> {
+        self.by_runtime.get(runtime)?[metric as usize].map(|p| p.pooled)
+    }
+
+    /// One configuration's noise, its own moderated toward the runtime's
+    /// (stats::moderated): what a verdict uses.
+    pub fn moderated(
+        &self,
+        runtime: &str,
+        metric: Metric,
+        values: &[f64],
+    ) -> Option<PooledVariance> {
+        self.prior(runtime, metric).map(|p| p.moderate(values))
+    }
+
+    /// The runtime's prior for `metric`.
+    pub fn prior(&self, runtime: &str, metric: Metric) -> Option<Prior> {
         self.by_runtime.get(runtime)?[metric as usize]
     }
 

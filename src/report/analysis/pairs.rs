@@ -30,7 +30,7 @@ geometric mean of the cells' ratios (each of the geometric means of the repeats)
 over the cells' log ratios (the cell is the unit: the question is whether a lead holds across \
 conditions, and each cell's repeat noise is already inside its ratio). A cell counts for a runtime when \
 the cell's own 95% interval, from the repeats, lies entirely on its side of 1 (higher throughput, lower \
-p99); otherwise it is a tie.";
+p99); otherwise it is a tie. Descriptive: the intervals are 95%, not adjusted across pairs or cells.";
 
 /// What a pair without any cell in common says.
 const NO_COMMON_CELL: &str = "no cell measured by both";

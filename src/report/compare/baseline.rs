@@ -11,13 +11,42 @@ use crate::report::history::{self, HistorySettings};
 use crate::results::STATUS_FILE;
 use crate::results::model::CellStatus;
 use crate::results::read::run_data::RunData;
-use crate::stats::{ConfigRepeats, Metric, RunRepeats, run_repeats};
+use crate::stats::{ConfigRepeats, Metric, RunLevelNoise, RunRepeats, RunsOfConfig, run_repeats};
+
+/// One regime's repeats per run (run index, values), for the run-level estimate.
+type RegimeRuns = (String, Metric, Vec<(usize, Vec<f64>)>);
 
 /// The two sides of a comparison against the history.
 pub struct AgainstHistory {
     pub a: RunRepeats,
     pub a_ref: RunRef,
     pub b: RunData,
+    /// Estimated from the regimes' runs (the floor below three).
+    pub run_level: RunLevelNoise,
+}
+
+/// The run-level noise for a comparison whose baseline is the run `a`:
+/// estimated from the comparable runs of its experiment up to it, within
+/// each configuration's regime (`history::run_level_as_of`), or the floor
+/// when there are fewer than three (or the history cannot be read: the
+/// floor is the conservative answer, and the output names its source).
+pub fn run_level_as_of(a: &RunData, options: &CompareOptions) -> RunLevelNoise {
+    let settings = settings(options);
+    a.dir
+        .parent()
+        .and_then(|dir| history::run_level_as_of(dir, &a.status.run_id, &settings).ok())
+        .unwrap_or_else(|| RunLevelNoise::floor(options.run_noise))
+}
+
+fn settings(options: &CompareOptions) -> HistorySettings {
+    HistorySettings {
+        threshold: options.threshold,
+        latency_threshold: options
+            .latency_threshold
+            .unwrap_or(HistorySettings::default().latency_threshold),
+        run_noise: options.run_noise,
+        ..HistorySettings::default()
+    }
 }
 
 /// The experiment directory of `path`: `path` itself, or its parent when
@@ -37,13 +66,7 @@ pub fn against_history(
     options: &CompareOptions,
 ) -> Result<AgainstHistory, ReportError> {
     let dir = experiment_dir(path);
-    let settings = HistorySettings {
-        threshold: options.threshold,
-        latency_threshold: options
-            .latency_threshold
-            .unwrap_or(HistorySettings::default().latency_threshold),
-        ..HistorySettings::default()
-    };
+    let settings = settings(options);
     let regimes = history::last_stable_regime(&dir, &settings)
         .map_err(|e| ReportError::History(Box::new(e)))?;
     let newest = PathBuf::from(&regimes.newest.dir);
@@ -58,11 +81,11 @@ pub fn against_history(
     let mut loaded: BTreeMap<String, RunData> = BTreeMap::new();
     let mut a = RunRepeats::new();
     let mut ids: Vec<String> = Vec::new();
+    // Per regime: its runs' repeats, for the run-level estimate.
+    let mut per_run: Vec<RegimeRuns> = Vec::new();
+    let mut run_index: BTreeMap<String, usize> = BTreeMap::new();
     for regime in &regimes.regimes {
-        let metric = match regime.metric {
-            history::Metric::Throughput => Metric::Throughput,
-            history::Metric::P99 => Metric::P99,
-        };
+        let metric = regime.metric.stats();
         for run in &regime.runs {
             if !loaded.contains_key(&run.dir) {
                 loaded.insert(run.dir.clone(), RunData::load(Path::new(&run.dir))?);
@@ -75,6 +98,15 @@ pub fn against_history(
                 .filter(|m| m.config_id == regime.config_id && m.status != CellStatus::Failed)
                 .collect();
             let Some(first) = rows.first() else { continue };
+            let values: Vec<f64> = rows.iter().map(|m| metric.of_repeat(m)).collect();
+            let next = run_index.len();
+            let index = *run_index.entry(run.dir.clone()).or_insert(next);
+            match per_run.last_mut() {
+                Some((id, m, runs)) if *id == regime.config_id && *m == metric => {
+                    runs.push((index, values))
+                }
+                _ => per_run.push((regime.config_id.clone(), metric, vec![(index, values)])),
+            }
             let entry = a
                 .entry(regime.config_id.clone())
                 .or_insert_with(|| ConfigRepeats {
@@ -83,10 +115,12 @@ pub fn against_history(
                     ..Default::default()
                 });
             entry.values[metric as usize].extend(rows.iter().map(|m| metric.of_repeat(m)));
+            entry.runs[metric as usize] += 1;
             if metric == Metric::Throughput {
                 // p50 follows throughput's regime: it is reported, not judged.
                 entry.values[Metric::P50 as usize]
                     .extend(rows.iter().map(|m| Metric::P50.of_repeat(m)));
+                entry.runs[Metric::P50 as usize] += 1;
             }
         }
     }
@@ -99,6 +133,17 @@ pub fn against_history(
         .collect();
     ordered.extend(a);
     let a = ordered;
+    let run_level = RunLevelNoise::estimate(
+        options.run_noise,
+        ids.len(),
+        per_run.iter().filter_map(|(id, metric, runs)| {
+            Some(RunsOfConfig {
+                runtime: &a.get(id)?.runtime,
+                metric: *metric,
+                runs: runs.iter().map(|(i, v)| (*i, v.as_slice())).collect(),
+            })
+        }),
+    );
     ids.sort();
     let a_ref = RunRef {
         dir: dir.display().to_string(),
@@ -109,7 +154,12 @@ pub fn against_history(
         },
         experiment: b.status.experiment.clone(),
     };
-    Ok(AgainstHistory { a, a_ref, b })
+    Ok(AgainstHistory {
+        a,
+        a_ref,
+        b,
+        run_level,
+    })
 }
 
 fn same_dir(x: &Path, y: &Path) -> bool {

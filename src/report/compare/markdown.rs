@@ -70,14 +70,15 @@ fn headline(c: &Comparison) -> String {
             c.cells.len()
         ),
         Outcome::NoRegression => format!(
-            "**Verdict: no regression** over {} matched configurations, and this design \
-             could have seen one of the threshold's size in each: {counts}.",
+            "**Verdict: no regression** over {} matched configurations, each interval ruling \
+             out a loss of the threshold's size: {counts}.",
             c.cells.len()
         ),
         Outcome::Inconclusive => format!(
             "**Verdict: INCONCLUSIVE: no regression found, but {} of {} configurations \
-             cannot be told** (the repeats are too few or too noisy to see a change of the \
-             threshold's size; see the design table): {counts}.",
+             cannot be told** (their intervals still reach a loss of the threshold's size: \
+             the repeats are too few or too noisy, or the run-level noise too large; see the \
+             design table): {counts}.",
             c.inconclusive,
             c.cells.len()
         ),
@@ -108,6 +109,47 @@ fn design_row(d: &DesignRow) -> String {
     )
 }
 
+/// Where the run-level noise came from, in words.
+fn run_level_sentence(c: &Comparison) -> String {
+    let floor = &c.run_level.floor;
+    if c.run_level.history_runs >= 3 {
+        format!(
+            "estimated from {} comparable runs of the baseline's experiment (the floor, {} \
+             throughput and {} p99, where a runtime has fewer than 3)",
+            c.run_level.history_runs,
+            format::pct(floor.throughput, 1, false),
+            format::pct(floor.p99, 1, false)
+        )
+    } else {
+        format!(
+            "with fewer than 3 comparable runs to estimate it from, the stated floor of {} \
+             (throughput) and {} (p99) per run (`--run-noise`, `--latency-run-noise`)",
+            format::pct(floor.throughput, 1, false),
+            format::pct(floor.p99, 1, false)
+        )
+    }
+}
+
+/// One line per configuration and metric with an outlier repeat on a side.
+fn outlier_lines(c: &Comparison) -> String {
+    let mut out = String::new();
+    for cell in &c.cells {
+        for (name, j) in [("throughput", &cell.throughput), ("p99", &cell.p99)] {
+            for (side, repeats) in [("A", &j.a_outliers), ("B", &j.b_outliers)] {
+                if !repeats.is_empty() {
+                    let list: Vec<String> = repeats.iter().map(|r| format!("r{r}")).collect();
+                    out.push_str(&format!(
+                        "- `{}` {name}, {side}: {}\n",
+                        cell.config_id,
+                        list.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 pub fn markdown(c: &Comparison) -> String {
     let mut out = String::new();
     out.push_str(&format!(
@@ -127,15 +169,25 @@ pub fn markdown(c: &Comparison) -> String {
     out.push_str("\n\n");
     out.push_str(&format!(
         "Each repeat is one observation. A ratio is B/A of the geometric means of the repeats, \
-         with a 95% t interval from each runtime's between-repeat noise pooled over its \
-         configurations. Throughput and p99 of every configuration are one family of {} tests, \
-         Holm-adjusted so that an unchanged system is flagged anywhere with probability at most \
-         {}; a change is flagged when its adjusted p is below that and its ratio is beyond the \
-         threshold in the worse direction. A test that is not significant is `unchanged` only \
-         when the design could detect a change of the threshold's size (80% power), else \
-         `inconclusive`. p50 is shown, not judged. See docs/compare.md.\n\n",
-        c.tests, c.alpha
+         with a 95% t interval (not adjusted for the family) whose variance adds each \
+         configuration's repeat noise (its own, moderated toward its runtime's) and the \
+         run-level noise of each side: {}. Throughput and p99 of every configuration are one \
+         family of {} tests, Holm-adjusted so that an unchanged system is flagged anywhere with \
+         probability at most {}; a regression is significant after adjustment with an interval \
+         that reaches the threshold. A test is `unchanged` only when its interval includes no \
+         change and rules out a threshold-sized loss; `inconclusive` when the interval still \
+         reaches one. p50 is shown, not judged (and throughput in open loop). See \
+         docs/compare.md.\n\n",
+        run_level_sentence(c),
+        c.tests,
+        c.alpha
     ));
+    let outliers = outlier_lines(c);
+    if !outliers.is_empty() {
+        out.push_str("Outlier repeats (kept in every figure; 1-based, in run order):\n\n");
+        out.push_str(&outliers);
+        out.push('\n');
+    }
     out.push_str("## What this design can detect\n\n");
     out.push_str(
         "| runtime | metric | A noise | B noise | repeats | detectable change | threshold | to detect the threshold |\n",

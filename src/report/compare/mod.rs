@@ -20,7 +20,8 @@ use super::error::ReportError;
 use crate::report::analysis::comparable::differences;
 use crate::results::RunData;
 use crate::stats::{
-    ALPHA, ConfigJudged, Judged, Metric, Rule, RunRepeats, Verdict, judge_all, run_repeats,
+    ALPHA, ConfigJudged, Floor, Judged, Metric, Rule, RunLevelNoise, RunRepeats, Verdict,
+    judge_all, run_repeats,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -36,6 +37,9 @@ pub struct CompareOptions {
     /// The same for p99 latency (noisier than throughput); `None`: p99 is
     /// reported but not judged (`--latency-threshold off`).
     pub latency_threshold: Option<f64>,
+    /// Run-level noise assumed when the baseline's experiment has fewer
+    /// than three comparable runs to estimate it from.
+    pub run_noise: Floor,
     /// Compare even when the runs are not comparable (with a loud warning).
     pub force: bool,
     pub format: CompareFormat,
@@ -162,6 +166,9 @@ pub struct Comparison {
     /// Family-wise error rate, and the number of tests in the family.
     pub alpha: f64,
     pub tests: usize,
+    /// The run-level noise every interval carries: its floor, and how many
+    /// comparable runs estimated it (0: the floor was used).
+    pub run_level: RunLevelNoise,
     /// What makes the runs not comparable (empty when comparable).
     pub differences: Vec<String>,
     pub forced: bool,
@@ -220,7 +227,13 @@ pub fn compare_command(
         ));
     }
     let (ra, rb) = (run_repeats(&a.measurements), run_repeats(&b.measurements));
-    let comparison = compare(&ra, &rb, run_ref(&a), run_ref(&b), options, differences);
+    let run_level = baseline::run_level_as_of(&a, options);
+    let sides = Sides {
+        a: &ra,
+        b: &rb,
+        run_level: &run_level,
+    };
+    let comparison = compare(sides, run_ref(&a), run_ref(&b), options, differences);
     Ok(render(&comparison, options, warnings))
 }
 
@@ -235,8 +248,11 @@ pub fn compare_history_command(
     let sides = baseline::against_history(path, options)?;
     let rb = run_repeats(&sides.b.measurements);
     let comparison = compare(
-        &sides.a,
-        &rb,
+        Sides {
+            a: &sides.a,
+            b: &rb,
+            run_level: &sides.run_level,
+        },
         sides.a_ref,
         run_ref(&sides.b),
         options,
@@ -263,16 +279,24 @@ fn render(
     }
 }
 
+/// What one comparison judges: the two sides' repeats and the run-level
+/// noise between them.
+struct Sides<'a> {
+    a: &'a RunRepeats,
+    b: &'a RunRepeats,
+    run_level: &'a RunLevelNoise,
+}
+
 fn compare(
-    ra: &RunRepeats,
-    rb: &RunRepeats,
+    sides: Sides,
     a: RunRef,
     b: RunRef,
     options: &CompareOptions,
     differences: Vec<String>,
 ) -> Comparison {
+    let (ra, rb) = (sides.a, sides.b);
     let rule = options.rule();
-    let judged = judge_all(ra, rb, &rule);
+    let judged = judge_all(ra, rb, &rule, sides.run_level);
     let tests = judged
         .iter()
         .flat_map(|c| c.metrics.iter())
@@ -298,6 +322,7 @@ fn compare(
         latency_threshold: options.latency_threshold,
         alpha: ALPHA,
         tests,
+        run_level: sides.run_level.clone(),
         differences,
         forced: options.force,
         design,

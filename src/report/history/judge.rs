@@ -1,28 +1,28 @@
-//! The newest run of every series, judged against its last stable regime.
+//! The newest run of every series, judged against its last stable regime
+//! by the same rule as `runner compare` (`stats::judge_pairs`).
 //!
-//! A change point needs `min_segment` points after it, so the detector
-//! alone cannot see a regression on the night it happens. Each series'
-//! newest point is therefore judged in two ways:
+//! Two families, each Holm-adjusted across every series at [`FAMILY_ALPHA`]:
 //!
-//! - **Confirmed**: the detector puts a change point exactly `min_segment`
-//!   points before the end (the newest run is the one that confirms it).
-//!   The baseline is the regime before that change point.
-//! - **Unconfirmed**: otherwise the newest point is tested alone against the
-//!   last regime without its unconfirmed tail (the newest `min_segment - 1`
-//!   points, which cannot form a regime of their own yet).
+//! - **The newest run** against its baseline: the last regime the detector
+//!   found, less the unconfirmed tail (the newest `min_segment - 1` points,
+//!   which cannot form a regime yet), or the regime before a change point
+//!   the newest run confirms. The baseline's repeats are pooled as one side
+//!   (as `compare --baseline history` does, with the same verdicts), the
+//!   run-level noise estimated from the baseline's runs (`stats::run_level`;
+//!   the floor below three).
+//! - **The confirmation**: the newest `min_segment` runs pooled against the
+//!   regime before them. A change the detector may not call significant on
+//!   its own (5 runs before and 3 after: its permutation p cannot go below
+//!   about 0.05) is confirmed when this test calls it a regression or an
+//!   improvement. The detector's change points shape the regimes; verdicts
+//!   come only from the two families, so that a flat history of many series
+//!   does not confirm a false regression on one night in five.
 //!
-//! The test is `effect::Effect` between the baseline's points and the
-//! newest point, with the variance of one run's point as the unit: the
-//! spread of points around their regime's mean, pooled over every regime
-//! of every configuration of the runtime (run-to-run drift included, which
-//! repeats of one run cannot show). When no regime has two settled points
-//! yet, the repeats of the baseline runs and of the newest run are compared
-//! with their between-repeat noise instead. A regression is declared when
-//! the change is beyond the threshold with a one-sided test whose p-values
-//! are Holm-adjusted across all configurations and metrics at
-//! [`FAMILY_ALPHA`], so that an unchanged system rarely fails the nightly
-//! job however many configurations it has.
-use std::collections::{BTreeSet, HashMap};
+//! A **drift** is a slow trend no step test sees: the slope of the log
+//! points over the series (least squares, a t test on the slope, Holm
+//! across series) is reported when it is significant and its change over
+//! the series reaches the threshold. It is reported, not failed on.
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 use serde::Serialize;
@@ -30,12 +30,12 @@ use serde::Serialize;
 use super::HistorySettings;
 use super::edivisive::{ChangePoint, Detection, detect};
 use super::series::{Metric, Point, Series};
-use crate::stats::effect::{Effect, PooledVariance, holm, t_cdf};
+use crate::stats::Verdict as RuleVerdict;
+use crate::stats::effect::{Effect, holm, t_cdf};
+use crate::stats::{Judged, Pair, Rule, RunLevel, RunLevelNoise, RunsOfConfig, judge_pairs};
 
 /// Family-wise error rate of the newest-run verdicts of one history.
 pub const FAMILY_ALPHA: f64 = 0.01;
-/// Confidence level of the newest run's interval.
-pub const LEVEL: f64 = 0.95;
 
 /// What the newest run shows for one configuration and metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,7 +45,9 @@ pub enum Verdict {
     Regression,
     /// Better than the baseline beyond the threshold.
     Improvement,
-    /// Within the threshold, and the interval excludes a change of its size.
+    /// A change was seen, which the interval rules smaller than the threshold.
+    BelowThreshold,
+    /// The interval includes no change and rules out a threshold-sized change for the worse.
     Unchanged,
     /// The interval still includes a change for the worse of the threshold's size.
     Inconclusive,
@@ -64,29 +66,24 @@ impl Verdict {
     }
 }
 
-/// Where the newest run's noise estimate came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NoiseSource {
-    /// Points around their regime's mean, pooled over the runtime's configurations.
-    BetweenRuns,
-    /// Repeats within the baseline runs and the newest run.
-    BetweenRepeats,
-}
-
 /// The newest run's judgement for one series.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Newest {
     pub verdict: Verdict,
-    /// True when a change point confirmed by the detector opens the newest
-    /// run's regime; false when the newest run was judged alone.
+    /// True when the newest `min_segment` runs, pooled, differ from the
+    /// regime before them beyond the threshold (the confirmation family).
     pub confirmed: bool,
+    /// The first run of the confirmed regime (index into the history's runs).
+    pub confirmed_from: Option<usize>,
+    /// The confirmation test: the newest `min_segment` runs over the regime before.
+    pub confirmation: Option<Effect>,
     /// Run ids of the baseline (the last stable regime).
     pub baseline: Vec<String>,
     /// Newest over the baseline (geometric means), with its interval.
     pub effect: Option<Effect>,
-    pub noise: Option<NoiseSource>,
-    /// One-sided p of "no worse (better) than the threshold", raw and Holm-adjusted.
+    /// The run-level noise in the effect, and where it came from.
+    pub run_level: Option<RunLevel>,
+    /// One-sided p of "not worse (better) than the baseline", raw and Holm-adjusted.
     pub p_worse: Option<f64>,
     pub p_worse_adjusted: Option<f64>,
     pub p_better: Option<f64>,
@@ -129,6 +126,21 @@ pub struct SeriesReport {
     pub change_points: Vec<ChangePointReport>,
     pub regimes: Vec<RegimeReport>,
     pub newest: Newest,
+    /// A significant trend over the series, when its change reaches the threshold.
+    pub drift: Option<Drift>,
+}
+
+/// A slow trend over a series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Drift {
+    /// Relative change per run, `exp(slope) - 1`.
+    pub per_run: f64,
+    /// Relative change over the series' points.
+    pub total: f64,
+    /// Holm-adjusted two-sided p of "no slope".
+    pub p_adjusted: f64,
+    /// Whether the trend goes the worse way.
+    pub worse: bool,
 }
 
 /// A series whose newest point is the newest run's, before its verdict.
@@ -137,9 +149,10 @@ struct Pending {
     detection: Detection,
     /// Point indices of the baseline; empty when there is none.
     baseline: Range<usize>,
+    /// `None` when the series does not end with the newest run (not
+    /// judged); else whether the detector puts a change point where the
+    /// newest run confirms it (the baseline is then the regime before).
     confirmed: Option<bool>,
-    /// Points not in the unconfirmed tail (settled enough to estimate noise).
-    settled: usize,
 }
 
 /// Detects change points in every series and judges each newest point.
@@ -150,7 +163,7 @@ pub fn judge_all(
     newest_run: usize,
     measured_in_newest: &BTreeSet<String>,
     settings: &HistorySettings,
-) -> Vec<SeriesReport> {
+) -> (Vec<SeriesReport>, RunLevelNoise) {
     let m = settings.min_segment;
     let pending: Vec<Pending> = series
         .into_iter()
@@ -158,44 +171,188 @@ pub fn judge_all(
             let detection = detect(&s.values(), &settings.detector(s.metric));
             let has_newest = s.points.last().is_some_and(|p| p.run == newest_run);
             let n = s.points.len();
-            let (baseline, confirmed, settled) = if has_newest {
+            let (baseline, confirmed) = if has_newest {
                 let (b, c) = baseline(n, &detection, m);
-                (b, Some(c), n.saturating_sub((m - 1).max(1)))
+                (b, Some(c))
             } else {
                 // Not judged; its last regime is still its stable one.
                 let last = detection.regimes.last().map_or(0..0, |r| r.start..r.end);
-                (last, None, n)
+                (last, None)
             };
             Pending {
                 series: s,
                 detection,
                 baseline,
                 confirmed,
-                settled,
             }
         })
         .collect();
-    let between_runs = between_run_noise(&pending);
-    let tests: Vec<Option<Test>> = pending
-        .iter()
-        .map(|p| test(p, &between_runs, settings))
-        .collect();
-    let adjust = |pick: fn(&Test) -> f64| {
-        let raw: Vec<f64> = tests.iter().flatten().map(pick).collect();
-        let mut adjusted = holm(&raw).into_iter();
-        tests
-            .iter()
-            .map(|t| t.as_ref().and_then(|_| adjusted.next()))
-            .collect::<Vec<_>>()
-    };
-    let (worse_adj, better_adj) = (adjust(|t| t.p_worse), adjust(|t| t.p_better));
-    pending
+    let rule = settings.rule();
+    let run_level = run_level_of(&pending, settings);
+    let newest = family(&pending, &rule, &run_level, |p| {
+        let n = p.series.points.len();
+        (p.confirmed.is_some() && !p.baseline.is_empty()).then(|| (p.baseline.clone(), n - 1..n))
+    });
+    let confirmation = family(&pending, &rule, &run_level, |p| {
+        let tail = tail_split(p, m)?;
+        Some((tail, p.series.points.len() - m..p.series.points.len()))
+    });
+    let drifts = drifts(&pending, settings);
+    let reports = pending
         .into_iter()
-        .zip(tests)
-        .zip(worse_adj.into_iter().zip(better_adj))
-        .map(|((p, t), (wa, ba))| report(p, t, wa, ba, measured_in_newest, settings))
+        .zip(newest)
+        .zip(confirmation.into_iter().zip(drifts))
+        .map(|((p, n), (c, d))| report(p, n, c, d, measured_in_newest, m))
+        .collect();
+    (reports, run_level)
+}
+
+/// The regime before the newest `m` points: from the start of the regime
+/// that holds the point just before them; `None` without two such points
+/// or when the series does not end with the newest run.
+fn tail_split(p: &Pending, m: usize) -> Option<Range<usize>> {
+    let n = p.series.points.len();
+    if p.confirmed.is_none() || n < m + 2 {
+        return None;
+    }
+    let cut = n - m;
+    let start = p
+        .detection
+        .regimes
+        .iter()
+        .find(|r| (r.start..r.end).contains(&(cut - 1)))
+        .map_or(0, |r| r.start);
+    (cut - start >= 2).then_some(start..cut)
+}
+
+/// Both sides' repeats pooled over their runs, and each side's run count.
+type PooledSides = (Vec<f64>, Vec<f64>, usize, usize);
+
+/// One family of tests, one per series that `sides` gives two point ranges
+/// for (baseline, judged), judged by the compare rule with Holm across the
+/// family; `None` for the others.
+fn family(
+    pending: &[Pending],
+    rule: &Rule,
+    run_level: &RunLevelNoise,
+    sides: impl Fn(&Pending) -> Option<(Range<usize>, Range<usize>)>,
+) -> Vec<Option<Judged>> {
+    let values: Vec<Option<PooledSides>> = pending
+        .iter()
+        .map(|p| {
+            let (a, b) = sides(p)?;
+            let pool = |r: &Range<usize>| -> Vec<f64> {
+                p.series.points[r.clone()]
+                    .iter()
+                    .flat_map(|x| x.repeats.iter().copied())
+                    .collect()
+            };
+            Some((pool(&a), pool(&b), a.len(), b.len()))
+        })
+        .collect();
+    let pairs: Vec<Pair> = pending
+        .iter()
+        .zip(&values)
+        .filter_map(|(p, v)| {
+            let (a, b, a_runs, b_runs) = v.as_ref()?;
+            Some(Pair {
+                runtime: &p.series.runtime,
+                metric: p.series.metric.stats(),
+                a,
+                b,
+                a_runs: *a_runs,
+                b_runs: *b_runs,
+                judged: !(p.series.metric == Metric::Throughput && p.series.open_loop),
+            })
+        })
+        .collect();
+    let mut judged = judge_pairs(&pairs, rule, run_level).into_iter();
+    values
+        .iter()
+        .map(|v| v.as_ref().and_then(|_| judged.next()))
         .collect()
 }
+
+/// The run-level noise of every runtime and metric from the baselines'
+/// runs (the floor where fewer than three).
+fn run_level_of(pending: &[Pending], settings: &HistorySettings) -> RunLevelNoise {
+    let mut runs: BTreeSet<usize> = BTreeSet::new();
+    let configs: Vec<RunsOfConfig> = pending
+        .iter()
+        .filter(|p| p.confirmed.is_some())
+        .map(|p| {
+            let points = &p.series.points[p.baseline.clone()];
+            runs.extend(points.iter().map(|x| x.run));
+            RunsOfConfig {
+                runtime: &p.series.runtime,
+                metric: p.series.metric.stats(),
+                runs: points
+                    .iter()
+                    .map(|x| (x.run, x.repeats.as_slice()))
+                    .collect(),
+            }
+        })
+        .collect();
+    RunLevelNoise::estimate(settings.run_noise, runs.len(), configs)
+}
+
+/// Each series' drift: a least-squares slope of its log points, a t test
+/// on it, Holm across series; kept when significant at the family's alpha
+/// and its change over the series reaches the threshold.
+fn drifts(pending: &[Pending], settings: &HistorySettings) -> Vec<Option<Drift>> {
+    let slopes: Vec<Option<(f64, f64, usize)>> =
+        pending.iter().map(|p| slope(&p.series.values())).collect();
+    let p: Vec<f64> = slopes.iter().flatten().map(|s| s.1).collect();
+    let mut adjusted = holm(&p).into_iter();
+    pending
+        .iter()
+        .zip(slopes)
+        .map(|(pending, s)| {
+            let (slope, _, n) = s?;
+            let p_adjusted = adjusted.next().expect("one per slope");
+            let metric = pending.series.metric;
+            let total = (slope * (n - 1) as f64).exp_m1();
+            (p_adjusted < FAMILY_ALPHA && total.abs() >= settings.threshold_for(metric)).then(
+                || Drift {
+                    per_run: slope.exp_m1(),
+                    total,
+                    p_adjusted,
+                    worse: metric.is_worse(1.0, 1.0 + total),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The least-squares slope of the logs of `values` against their index,
+/// its two-sided p, and the number of points; `None` below 6 points.
+fn slope(values: &[f64]) -> Option<(f64, f64, usize)> {
+    let n = values.len();
+    if n < MIN_DRIFT_POINTS || values.iter().any(|v| *v <= 0.0) {
+        return None;
+    }
+    let y: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+    let x_mean = (n - 1) as f64 / 2.0;
+    let y_mean = y.iter().sum::<f64>() / n as f64;
+    let sxx: f64 = (0..n).map(|i| (i as f64 - x_mean).powi(2)).sum();
+    let sxy: f64 = (0..n).map(|i| (i as f64 - x_mean) * (y[i] - y_mean)).sum();
+    let b = sxy / sxx;
+    let rss: f64 = (0..n)
+        .map(|i| (y[i] - y_mean - b * (i as f64 - x_mean)).powi(2))
+        .sum();
+    let se = (rss / (n - 2) as f64 / sxx).sqrt();
+    let p = if se > 0.0 {
+        2.0 * t_cdf(-(b / se).abs(), (n - 2) as f64)
+    } else if b == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    Some((b, p, n))
+}
+
+/// Fewest points a drift is looked for in.
+const MIN_DRIFT_POINTS: usize = 6;
 
 /// The baseline of a series whose last point is the newest run, and whether
 /// the detector confirms a change at the newest run.
@@ -214,108 +371,13 @@ fn baseline(n: usize, detection: &Detection, m: usize) -> (Range<usize>, bool) {
     (last.start..end.max(last.start), false)
 }
 
-/// The spread of settled points around their regime's mean, pooled by
-/// (runtime, metric).
-fn between_run_noise(pending: &[Pending]) -> HashMap<(String, Metric), PooledVariance> {
-    let mut groups: HashMap<(String, Metric), Vec<Vec<f64>>> = HashMap::new();
-    for p in pending.iter().filter(|p| p.confirmed.is_some()) {
-        for regime in &p.detection.regimes {
-            let end = regime.end.min(p.settled);
-            if end > regime.start {
-                groups
-                    .entry((p.series.runtime.clone(), p.series.metric))
-                    .or_default()
-                    .push(
-                        p.series.points[regime.start..end]
-                            .iter()
-                            .map(|x| x.value)
-                            .collect(),
-                    );
-            }
-        }
-    }
-    groups
-        .into_iter()
-        .filter_map(|(key, g)| PooledVariance::of(g.iter().map(Vec::as_slice)).map(|v| (key, v)))
-        .collect()
-}
-
-struct Test {
-    effect: Effect,
-    noise: NoiseSource,
-    p_worse: f64,
-    p_better: f64,
-}
-
-fn test(
-    p: &Pending,
-    between_runs: &HashMap<(String, Metric), PooledVariance>,
-    settings: &HistorySettings,
-) -> Option<Test> {
-    if p.baseline.is_empty() || p.confirmed.is_none() {
-        return None;
-    }
-    let points = &p.series.points;
-    let newest = points.last()?;
-    let base = &points[p.baseline.clone()];
-    let metric = p.series.metric;
-    let (effect, noise) = match between_runs.get(&(p.series.runtime.clone(), metric)) {
-        Some(v) => {
-            let values: Vec<f64> = base.iter().map(|x| x.value).collect();
-            let e = Effect::between(&values, *v, &[newest.value], *v, LEVEL)?;
-            (e, NoiseSource::BetweenRuns)
-        }
-        None => {
-            let repeats: Vec<f64> = base.iter().flat_map(|x| x.repeats.clone()).collect();
-            let va = pool(base.iter().filter_map(|x| x.noise))?;
-            let e = Effect::between(&repeats, va, &newest.repeats, newest.noise?, LEVEL)?;
-            (e, NoiseSource::BetweenRepeats)
-        }
-    };
-    let threshold = settings.threshold_for(metric);
-    let (worse_bound, better_bound) = if metric.higher_is_better() {
-        ((1.0 - threshold).ln(), (1.0 + threshold).ln())
-    } else {
-        ((1.0 + threshold).ln(), (1.0 - threshold).ln())
-    };
-    let worse_is_up = !metric.higher_is_better();
-    Some(Test {
-        p_worse: p_beyond(&effect, worse_bound, worse_is_up),
-        p_better: p_beyond(&effect, better_bound, !worse_is_up),
-        effect,
-        noise,
-    })
-}
-
-/// Pools several runs' between-repeat noise (weighted by degrees of freedom).
-fn pool(parts: impl Iterator<Item = PooledVariance>) -> Option<PooledVariance> {
-    let (mut sum, mut df) = (0.0, 0.0);
-    for v in parts {
-        sum += v.var * v.df;
-        df += v.df;
-    }
-    (df > 0.0).then(|| PooledVariance { var: sum / df, df })
-}
-
-/// One-sided p-value of "the log ratio is not beyond `bound`" (beyond =
-/// above it when `up`, below it otherwise): small when the whole interval
-/// lies past the bound.
-fn p_beyond(effect: &Effect, bound: f64, up: bool) -> f64 {
-    let d = effect.ratio.ln();
-    let excess = if up { d - bound } else { bound - d };
-    if effect.se == 0.0 {
-        return if excess > 0.0 { 0.0 } else { 1.0 };
-    }
-    t_cdf(-excess / effect.se, effect.df)
-}
-
 fn report(
     p: Pending,
-    test: Option<Test>,
-    worse_adjusted: Option<f64>,
-    better_adjusted: Option<f64>,
+    newest: Option<Judged>,
+    confirmation: Option<Judged>,
+    drift: Option<Drift>,
     measured_in_newest: &BTreeSet<String>,
-    settings: &HistorySettings,
+    min_segment: usize,
 ) -> SeriesReport {
     let metric = p.series.metric;
     let points = &p.series.points;
@@ -343,47 +405,53 @@ fn report(
             mean: r.mean,
         })
         .collect();
-    let confirmed = p.confirmed == Some(true);
-    let verdict = match (&p.confirmed, &test) {
-        (None, _) if measured_in_newest.contains(&p.series.config_id) => Verdict::Failed,
-        (None, _) => Verdict::NotMeasured,
-        _ if confirmed => {
-            let cp = change_points.last().expect("a confirmed change point");
-            if cp.worse {
-                Verdict::Regression
-            } else {
-                Verdict::Improvement
-            }
-        }
-        (_, None) if p.baseline.is_empty() => Verdict::NoBaseline,
-        (_, None) => Verdict::Inconclusive,
-        (_, Some(t)) => {
-            let threshold = settings.threshold_for(metric);
-            if worse_adjusted.is_some_and(|a| a < FAMILY_ALPHA) {
-                Verdict::Regression
-            } else if better_adjusted.is_some_and(|a| a < FAMILY_ALPHA) {
-                Verdict::Improvement
-            } else if includes_worse_threshold(&t.effect, metric, threshold) {
+    let confirmed_verdict = confirmation
+        .as_ref()
+        .map(|c| c.verdict)
+        .filter(|v| matches!(v, RuleVerdict::Regression | RuleVerdict::Improvement));
+    let verdict = match (&p.confirmed, &newest, confirmed_verdict) {
+        (None, _, _) if measured_in_newest.contains(&p.series.config_id) => Verdict::Failed,
+        (None, _, _) => Verdict::NotMeasured,
+        (_, _, Some(RuleVerdict::Regression)) => Verdict::Regression,
+        (_, None, _) if p.baseline.is_empty() => Verdict::NoBaseline,
+        (_, None, _) => Verdict::Inconclusive,
+        (_, Some(j), confirmed) => match j.verdict {
+            RuleVerdict::Regression | RuleVerdict::Failed => Verdict::Regression,
+            RuleVerdict::Improvement => Verdict::Improvement,
+            _ if confirmed == Some(RuleVerdict::Improvement) => Verdict::Improvement,
+            RuleVerdict::BelowThreshold => Verdict::BelowThreshold,
+            RuleVerdict::Unchanged => Verdict::Unchanged,
+            RuleVerdict::Inconclusive | RuleVerdict::Insufficient | RuleVerdict::NotJudged => {
                 Verdict::Inconclusive
-            } else {
-                Verdict::Unchanged
             }
+        },
+    };
+    let confirmed = confirmed_verdict.is_some();
+    let baseline_runs: Vec<usize> = points[p.baseline.clone()].iter().map(|x| x.run).collect();
+    let worse_is_lower = metric.higher_is_better();
+    let raw = |e: &Effect, worse: bool| {
+        if worse == worse_is_lower {
+            e.p_lower
+        } else {
+            e.p_higher
         }
     };
-    let baseline_runs: Vec<usize> = points[p.baseline.clone()].iter().map(|x| x.run).collect();
+    let effect = newest.as_ref().and_then(|j| j.effect);
     let newest = Newest {
         verdict,
         confirmed,
+        confirmed_from: confirmed.then(|| points[points.len() - min_segment].run),
+        confirmation: confirmation.as_ref().and_then(|c| c.effect),
         baseline: points[p.baseline.clone()]
             .iter()
             .map(|x| x.run_id.clone())
             .collect(),
-        effect: test.as_ref().map(|t| t.effect),
-        noise: test.as_ref().map(|t| t.noise),
-        p_worse: test.as_ref().map(|t| t.p_worse),
-        p_worse_adjusted: worse_adjusted,
-        p_better: test.as_ref().map(|t| t.p_better),
-        p_better_adjusted: better_adjusted,
+        effect,
+        run_level: newest.as_ref().and_then(|j| j.run_level),
+        p_worse: effect.map(|e| raw(&e, true)),
+        p_worse_adjusted: newest.as_ref().and_then(|j| j.p_worse),
+        p_better: effect.map(|e| raw(&e, false)),
+        p_better_adjusted: newest.as_ref().and_then(|j| j.p_better),
         baseline_runs,
     };
     SeriesReport {
@@ -395,15 +463,7 @@ fn report(
         change_points,
         regimes,
         newest,
-    }
-}
-
-/// Whether the interval reaches a change for the worse of `threshold`.
-fn includes_worse_threshold(effect: &Effect, metric: Metric, threshold: f64) -> bool {
-    if metric.higher_is_better() {
-        effect.lo <= 1.0 - threshold
-    } else {
-        effect.hi >= 1.0 + threshold
+        drift,
     }
 }
 
@@ -447,33 +507,5 @@ mod tests {
         assert_eq!(baseline(2, &detection(&[0, 2]), 3), (0..1, false));
         assert_eq!(baseline(3, &detection(&[0, 3]), 3), (0..1, false));
         assert_eq!(baseline(1, &detection(&[0, 1]), 3).0.len(), 0);
-    }
-
-    fn effect(ratio: f64, se: f64) -> Effect {
-        Effect {
-            ratio,
-            lo: ratio,
-            hi: ratio,
-            level: 0.95,
-            p: 1.0,
-            p_lower: 0.5,
-            p_higher: 0.5,
-            se,
-            df: 1e6,
-        }
-    }
-
-    #[test]
-    fn the_one_sided_test_is_against_the_threshold_not_against_no_change() {
-        let bound = 0.95f64.ln();
-        // 20% lower with se 0.02: far beyond a 5% drop.
-        assert!(p_beyond(&effect(0.8, 0.02), bound, false) < 1e-6);
-        // Exactly at the threshold: p = 0.5.
-        assert!((p_beyond(&effect(0.95, 0.02), bound, false) - 0.5).abs() < 1e-6);
-        // 3% lower, very precise: significant as a change, not beyond 5%.
-        assert!(p_beyond(&effect(0.97, 0.001), bound, false) > 0.99);
-        // Latency: worse is up.
-        assert!(p_beyond(&effect(1.3, 0.02), 1.1f64.ln(), true) < 1e-6);
-        assert_eq!(p_beyond(&effect(1.3, 0.0), 1.1f64.ln(), true), 0.0);
     }
 }

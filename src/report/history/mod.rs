@@ -24,12 +24,13 @@ use serde::Serialize;
 
 pub use crate::report::error::HistoryError;
 pub use judge::{
-    ChangePointReport, FAMILY_ALPHA, Newest, NoiseSource, RegimeReport, SeriesReport, Verdict,
+    ChangePointReport, Drift, FAMILY_ALPHA, Newest, RegimeReport, SeriesReport, Verdict,
 };
 pub use runs::{Break, LeftOut, LeftOutReason, RunRef};
 pub use series::{Metric, Point};
 
 use crate::report::error::ReportError;
+use crate::stats::{DEFAULT_FLOOR, Floor, RunLevelNoise, RunsOfConfig};
 
 pub const HISTORY_MD: &str = "history.md";
 pub const HISTORY_HTML: &str = "history.html";
@@ -49,6 +50,8 @@ pub struct HistorySettings {
     pub significance: f64,
     /// Seed of the permutation tests: the same history always gives the same answer.
     pub seed: u64,
+    /// Run-level noise assumed until three comparable runs estimate it.
+    pub run_noise: Floor,
 }
 
 impl Default for HistorySettings {
@@ -61,6 +64,7 @@ impl Default for HistorySettings {
             permutations: detector.permutations,
             significance: detector.significance,
             seed: detector.seed,
+            run_noise: DEFAULT_FLOOR,
         }
     }
 }
@@ -70,6 +74,15 @@ impl HistorySettings {
         match metric {
             Metric::Throughput => self.threshold,
             Metric::P99 => self.latency_threshold,
+        }
+    }
+
+    /// The verdict rule of the newest run, the same as compare's.
+    pub fn rule(&self) -> crate::stats::Rule {
+        crate::stats::Rule {
+            threshold: self.threshold,
+            latency_threshold: Some(self.latency_threshold),
+            alpha: FAMILY_ALPHA,
         }
     }
 
@@ -119,6 +132,8 @@ pub struct History {
     pub dir: String,
     pub settings: HistorySettings,
     pub family_alpha: f64,
+    /// The run-level noise the newest run's intervals carry.
+    pub run_level: RunLevelNoise,
     /// The comparable runs, oldest first; points refer to them by index.
     pub runs: Vec<RunRef>,
     /// The run judged: the newest complete run.
@@ -143,7 +158,7 @@ pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, Histor
         .iter()
         .map(|r| r.config_id.clone())
         .collect();
-    let series = judge::judge_all(
+    let (series, run_level) = judge::judge_all(
         series::build(&loaded.runs),
         loaded.runs.len() - 1,
         &measured,
@@ -155,6 +170,7 @@ pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, Histor
         dir: dir.display().to_string(),
         settings: *settings,
         family_alpha: FAMILY_ALPHA,
+        run_level,
         newest: RunRef::of(newest),
         runs: loaded.runs.iter().map(RunRef::of).collect(),
         left_out: loaded.left_out,
@@ -168,6 +184,21 @@ pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, Histor
         regressions,
         series,
     })
+}
+
+/// The judgement of runs already grouped into repeats (oldest first; the
+/// last is the newest): what `analyse` does after reading, for the
+/// calibration (examples/calibrate-compare.rs) to run on drawn histories.
+pub fn judge_repeats(
+    runs: &[crate::stats::RunRepeats],
+    settings: &HistorySettings,
+) -> Vec<SeriesReport> {
+    let measured: BTreeSet<String> = runs
+        .last()
+        .map(|r| r.keys().cloned().collect())
+        .unwrap_or_default();
+    let newest = runs.len().saturating_sub(1);
+    judge::judge_all(series::from_repeats(runs), newest, &measured, settings).0
 }
 
 /// `runner history`: analyse, write history.md and history.html, and
@@ -266,4 +297,43 @@ pub fn last_stable_regime(
         newest: history.newest,
         regimes,
     })
+}
+
+/// The run-level noise of the experiment in `dir` as of its run `run_id`:
+/// per configuration and metric, the runs of the regime that holds
+/// `run_id`, up to it (later runs may be the ones being judged), feed
+/// [`RunLevelNoise::estimate`]; fewer than three such runs keep the floor.
+pub fn run_level_as_of(
+    dir: &Path,
+    run_id: &str,
+    settings: &HistorySettings,
+) -> Result<RunLevelNoise, HistoryError> {
+    let history = analyse(dir, settings)?;
+    let mut runs_seen: BTreeSet<usize> = BTreeSet::new();
+    let mut configs: Vec<RunsOfConfig> = Vec::new();
+    for series in &history.series {
+        let Some(at) = series.points.iter().position(|p| p.run_id == run_id) else {
+            continue;
+        };
+        let start = series
+            .regimes
+            .iter()
+            .find(|r| (r.start..r.end).contains(&at))
+            .map_or(at, |r| r.start);
+        let points = &series.points[start..=at];
+        runs_seen.extend(points.iter().map(|p| p.run));
+        configs.push(RunsOfConfig {
+            runtime: &series.runtime,
+            metric: series.metric.stats(),
+            runs: points
+                .iter()
+                .map(|p| (p.run, p.repeats.as_slice()))
+                .collect(),
+        });
+    }
+    Ok(RunLevelNoise::estimate(
+        settings.run_noise,
+        runs_seen.len(),
+        configs,
+    ))
 }

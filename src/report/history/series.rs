@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::results::RunData;
 use crate::results::model::{CellStatus, MeasurementRow};
+use crate::stats::RunRepeats;
 use crate::stats::effect::{PooledVariance, t_quantile};
 
 /// Confidence level of a point's interval.
@@ -48,6 +49,14 @@ impl Metric {
             after < before
         } else {
             after > before
+        }
+    }
+
+    /// The same metric as the verdict rule names it.
+    pub fn stats(self) -> crate::stats::Metric {
+        match self {
+            Metric::Throughput => crate::stats::Metric::Throughput,
+            Metric::P99 => crate::stats::Metric::P99,
         }
     }
 
@@ -94,6 +103,9 @@ pub struct Series {
     pub axes: String,
     pub metric: Metric,
     pub points: Vec<Point>,
+    /// Measured in open loop (the newest run's mode): throughput is then
+    /// the offered rate and is not judged.
+    pub open_loop: bool,
 }
 
 impl Series {
@@ -109,17 +121,19 @@ fn usable(row: &MeasurementRow) -> bool {
 /// Every configuration of the runs (the newest run's order first, then
 /// configurations only older runs had), each metric a series.
 pub fn build(runs: &[RunData]) -> Vec<Series> {
-    let mut configs: IndexMap<&str, (&str, &str)> = IndexMap::new();
+    let mut configs: IndexMap<&str, (&str, &str, bool)> = IndexMap::new();
     for run in runs.iter().rev() {
         for row in &run.measurements {
-            configs
-                .entry(row.config_id.as_str())
-                .or_insert((row.runtime.as_str(), row.axes.as_str()));
+            configs.entry(row.config_id.as_str()).or_insert((
+                row.runtime.as_str(),
+                row.axes.as_str(),
+                row.mode == crate::results::model::LoopMode::Open,
+            ));
         }
     }
     let per_run: Vec<RunValues> = runs.iter().map(RunValues::of).collect();
     let mut series = Vec::new();
-    for (config_id, (runtime, axes)) in &configs {
+    for (config_id, (runtime, axes, open_loop)) in &configs {
         for metric in Metric::ALL {
             let points = runs
                 .iter()
@@ -133,6 +147,46 @@ pub fn build(runs: &[RunData]) -> Vec<Series> {
                 axes: axes.to_string(),
                 metric,
                 points,
+                open_loop: *open_loop,
+            });
+        }
+    }
+    series
+}
+
+/// The series of runs already grouped into repeats (oldest first), as the
+/// calibration draws them: points without intervals, run ids `run-<i>`.
+pub fn from_repeats(runs: &[RunRepeats]) -> Vec<Series> {
+    let Some(newest) = runs.last() else {
+        return Vec::new();
+    };
+    let mut series = Vec::new();
+    for (config_id, config) in newest {
+        for metric in Metric::ALL {
+            let points = runs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, run)| {
+                    let repeats = run.get(config_id)?.of(metric.stats()).to_vec();
+                    let value = crate::stats::log_mean(&repeats)?.exp();
+                    Some(Point {
+                        run: i,
+                        run_id: format!("run-{i}"),
+                        value,
+                        lo: None,
+                        hi: None,
+                        repeats,
+                        noise: None,
+                    })
+                })
+                .collect();
+            series.push(Series {
+                config_id: config_id.clone(),
+                runtime: config.runtime.clone(),
+                axes: config.axes.clone(),
+                metric,
+                points,
+                open_loop: config.open_loop,
             });
         }
     }

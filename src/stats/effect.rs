@@ -215,6 +215,27 @@ pub fn repeats_needed(
     })
 }
 
+/// [`repeats_needed`] when the log ratio also carries `run_var`, a
+/// run-level variance that repeats do not shrink: `None` beyond `max`,
+/// and always when the run-level part alone hides the threshold.
+#[allow(clippy::too_many_arguments)]
+pub fn repeats_needed_with_runs(
+    va: PooledVariance,
+    vb: PooledVariance,
+    configs: usize,
+    run_var: f64,
+    threshold: f64,
+    alpha: f64,
+    power: f64,
+    max: u32,
+) -> Option<u32> {
+    (2..=max).find(|&n| {
+        let df = (configs.max(1) * (n as usize - 1) * 2) as f64;
+        let se = (se_with_repeats(va, vb, n).powi(2) + run_var).sqrt();
+        detectable_change(se, df, alpha, power) <= threshold
+    })
+}
+
 /// Holm's step-down adjustment: adjusted p-values, in input order, such that
 /// rejecting every adjusted p below alpha keeps the chance of any false
 /// rejection across the family at or below alpha, whatever the dependence

@@ -5,7 +5,7 @@
 //! 2 repeats: need >= 9".
 use serde::Serialize;
 
-use crate::stats::effect::{MAX_REPEATS, repeats_needed};
+use crate::stats::effect::{MAX_REPEATS, detectable_change, repeats_needed_with_runs};
 use crate::stats::spread::median;
 use crate::stats::{ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
 
@@ -29,6 +29,11 @@ pub struct DesignRow {
     /// detect it (`None`: more than [`MAX_REPEATS`], or no noise estimate).
     pub threshold: f64,
     pub repeats_needed: Option<u32>,
+    /// Relative SD of one run's offset in the comparison (estimated or the floor).
+    pub run_noise: Option<f64>,
+    /// The run-level noise alone keeps the threshold out of sight: no number
+    /// of repeats helps; runs in the history (or a measured floor) would.
+    pub limited_by_runs: bool,
 }
 
 /// The design rows of the judged metrics for every runtime in both runs;
@@ -58,10 +63,37 @@ pub fn design(
                 .filter(|c| c.runtime == runtime)
                 .filter_map(|c| c.metrics[metric as usize].detectable)
                 .reduce(f64::max);
+            // The run-level part of a log ratio's variance, largest over the
+            // runtime's configurations: it does not shrink with repeats.
+            let run_level = judged
+                .iter()
+                .filter(|c| c.runtime == runtime)
+                .filter_map(|c| {
+                    let j = &c.metrics[metric as usize];
+                    let rl = j.run_level?;
+                    let runs = |id: &str, run: &RunRepeats| {
+                        run.get(id).map_or(1, |r| r.runs(metric)) as f64
+                    };
+                    Some((
+                        rl,
+                        rl.var * (1.0 / runs(&c.config_id, a) + 1.0 / runs(&c.config_id, b)),
+                    ))
+                })
+                .max_by(|x, y| x.1.total_cmp(&y.1));
+            let run_var = run_level.map_or(0.0, |r| r.1);
+            let limited_by_runs =
+                detectable_change(run_var.sqrt(), 1e6, strictest, POWER) > threshold;
             let needed = match (pa, pb) {
-                (Some(pa), Some(pb)) => {
-                    repeats_needed(pa, pb, configs, threshold, strictest, POWER, MAX_REPEATS)
-                }
+                (Some(pa), Some(pb)) if !limited_by_runs => repeats_needed_with_runs(
+                    pa,
+                    pb,
+                    configs,
+                    run_var,
+                    threshold,
+                    strictest,
+                    POWER,
+                    MAX_REPEATS,
+                ),
                 _ => None,
             };
             rows.push(DesignRow {
@@ -74,6 +106,8 @@ pub fn design(
                 detectable,
                 threshold,
                 repeats_needed: needed,
+                run_noise: run_level.map(|r| r.0.relative_sd()),
+                limited_by_runs,
             });
         }
     }

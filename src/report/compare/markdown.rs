@@ -88,6 +88,10 @@ fn headline(c: &Comparison) -> String {
 fn design_row(d: &DesignRow) -> String {
     let need = match (d.detectable, d.repeats_needed) {
         (Some(det), _) if det <= d.threshold => "enough".to_string(),
+        (Some(_), _) if d.limited_by_runs => format!(
+            "not by repeats: a run-level noise of {} per run hides it (estimated from 3+ runs of history, it may be smaller)",
+            opt(d.run_noise, |v| format::pct(v, 1, false))
+        ),
         (Some(_), Some(n)) => format!("need >= {n} per side"),
         (Some(_), None) => format!("more than {} per side", crate::stats::MAX_REPEATS),
         (None, _) => "no noise estimate (one repeat?)".to_string(),

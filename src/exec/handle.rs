@@ -128,3 +128,88 @@ impl ServiceHandle for Service {
         }
     }
 }
+
+/// Between tries of the first workload request: short, so that the time to
+/// the first success keeps its millisecond resolution, for
+/// [`FAST_RETRY_FOR`]; then [`SLOW_RETRY`]: each try is a new connection,
+/// and one every 2 ms for a minute would leave ~30,000 sockets in TIME_WAIT.
+const FIRST_REQUEST_RETRY: Duration = Duration::from_millis(2);
+const FAST_RETRY_FOR: Duration = Duration::from_secs(1);
+const SLOW_RETRY: Duration = Duration::from_millis(50);
+
+/// The first successful workload request of a start.
+#[derive(Debug, Clone, Copy)]
+pub struct FirstSuccess {
+    /// When the first try went out (the service had just answered its health check).
+    pub first_try: Instant,
+    /// When the successful answer came back.
+    pub answered: Instant,
+    /// From its send to its answer: the latency of the first request the
+    /// process answered (first-requests.csv request 1).
+    pub latency: Duration,
+}
+
+/// Sends the cell's first request until it succeeds, wherever the service
+/// runs; between failed tries, a service that has exited ends the wait.
+pub fn first_success(
+    service: &mut impl ServiceHandle,
+    cell: &Cell,
+    timeout: Duration,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<FirstSuccess, String> {
+    let first_try = Instant::now();
+    let Some(req) = cell.requests.first() else {
+        return Ok(FirstSuccess {
+            first_try,
+            answered: first_try,
+            latency: Duration::ZERO,
+        });
+    };
+    // One request: `seq` and `rand` placeholders take their first values.
+    let path = crate::load::resolved_once(&req.path);
+    let body = req.body.as_deref().map(crate::load::resolved_once);
+    let deadline = first_try + timeout;
+    let mut last = String::new();
+    while Instant::now() < deadline {
+        if cancelled() {
+            return Err("interrupted".into());
+        }
+        let sent = Instant::now();
+        match crate::service::http_status(
+            service.addr(),
+            &req.method,
+            &path,
+            &req.headers,
+            body.as_deref().map(str::as_bytes),
+            Duration::from_secs(5),
+        ) {
+            Ok(code) if code == req.expect_status => {
+                return Ok(FirstSuccess {
+                    first_try,
+                    answered: Instant::now(),
+                    latency: sent.elapsed(),
+                });
+            }
+            Ok(code) => {
+                last = format!(
+                    "{} {} answered {code}, expected {}",
+                    req.method, path, req.expect_status
+                )
+            }
+            Err(e) => last = format!("{} {}: {e}", req.method, path),
+        }
+        if !service.is_alive() {
+            return Err(format!(
+                "the service exited{} ({})",
+                service.site_words(),
+                service.exit_text()
+            ));
+        }
+        std::thread::sleep(if first_try.elapsed() < FAST_RETRY_FOR {
+            FIRST_REQUEST_RETRY
+        } else {
+            SLOW_RETRY
+        });
+    }
+    Err(last)
+}

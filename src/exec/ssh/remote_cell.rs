@@ -5,7 +5,7 @@
 //! done on the far side and its rows sent back, and liveness asked of the
 //! far side instead of read from this host's /proc.
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::exec::handle::{died_row, hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd};
@@ -147,68 +147,4 @@ fn lost_or_failed(
     } else {
         CellEnd::ServiceDied(Box::new(row))
     }
-}
-
-/// The first success of a remote service's first request.
-pub struct RemoteFirst {
-    /// From the far side's health answer reaching this host to that success
-    /// (the caller adds the far side's spawn -> healthy time).
-    pub since_healthy: Duration,
-    /// The successful request's own latency (first-requests.csv request 1).
-    pub latency: Duration,
-}
-
-/// Sends the cell's first request to the remote service until it succeeds.
-pub fn first_success(
-    service: &mut RemoteService,
-    cell: &Cell,
-    timeout: Duration,
-    interrupt: &crate::exec::interrupt::Interrupt,
-) -> Result<RemoteFirst, String> {
-    let Some(req) = cell.requests.first() else {
-        return Ok(RemoteFirst {
-            since_healthy: Duration::ZERO,
-            latency: Duration::ZERO,
-        });
-    };
-    let path = crate::load::resolved_once(&req.path);
-    let body = req.body.as_deref().map(crate::load::resolved_once);
-    let first_try = Instant::now();
-    let mut last = String::new();
-    while first_try.elapsed() < timeout {
-        if interrupt.is_set() {
-            return Err("interrupted".into());
-        }
-        let sent = Instant::now();
-        match crate::service::http_status(
-            service.addr,
-            &req.method,
-            &path,
-            &req.headers,
-            body.as_deref().map(str::as_bytes),
-            Duration::from_secs(5),
-        ) {
-            Ok(code) if code == req.expect_status => {
-                return Ok(RemoteFirst {
-                    since_healthy: first_try.elapsed(),
-                    latency: sent.elapsed(),
-                });
-            }
-            Ok(code) => {
-                last = format!(
-                    "{} {} answered {code}, expected {}",
-                    req.method, path, req.expect_status
-                )
-            }
-            Err(e) => last = format!("{} {}: {e}", req.method, path),
-        }
-        if !service.is_alive() {
-            return Err(format!(
-                "the service exited on the service host ({})",
-                service.exit_text()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Err(last)
 }

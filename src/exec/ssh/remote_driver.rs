@@ -416,15 +416,15 @@ impl Driver for RemoteHost {
         row.port_ms = Some(port_ms);
         row.startup_ms = Some(startup_ms);
         // The first answer, timed from here as the load would see it.
-        let first = crate::exec::ssh::remote_cell::first_success(
+        let first = crate::exec::handle::first_success(
             &mut service,
             first_cell,
             rt.health.timeout,
-            ctx.interrupt,
+            &|| ctx.interrupt.is_set(),
         );
         let mut problem = match first {
             Ok(first) => {
-                row.first_request_ms = Some(millis(first.since_healthy) + startup_ms);
+                row.first_request_ms = Some(millis(first.answered - first.first_try) + startup_ms);
                 let start = (Phase::Startup, index);
                 record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)
                     .err()
@@ -521,14 +521,15 @@ impl Driver for RemoteHost {
                 cancelled: ctx.interrupt.is_set(),
             })
         };
-        match crate::exec::ssh::remote_cell::first_success(
+        match crate::exec::handle::first_success(
             &mut service,
             first_cell,
             rt.health.timeout,
-            ctx.interrupt,
+            &|| ctx.interrupt.is_set(),
         ) {
             Ok(first) => {
-                lifecycle.first_request_ms = Some(millis(first.since_healthy) + startup_ms);
+                lifecycle.first_request_ms =
+                    Some(millis(first.answered - first.first_try) + startup_ms);
                 let start = (Phase::Measure, start_index);
                 if let Err(why) =
                     record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)

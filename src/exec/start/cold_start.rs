@@ -3,10 +3,11 @@
 //! successful workload request, then stopped. One start gives no spread; a
 //! few show whether the 12 ms against 78 ms of two runtimes is a difference
 //! or noise.
+use crate::exec::handle::first_success;
 use crate::exec::measure::context::CellContext;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::start::first_requests::record as record_first_requests;
-use crate::exec::start::lifecycle::{first_success, millis};
+use crate::exec::start::lifecycle::millis;
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::service::{Service, ServiceCommand};
@@ -62,7 +63,8 @@ pub fn cold_start(ctx: &CellContext, rt: &RuntimePlan, index: u32, first_cell: &
             row.startup_ms = Some(millis(times.healthy));
             match first_success(&mut service, first_cell, rt.health.timeout, &cancelled) {
                 Ok(first) => {
-                    row.first_request_ms = Some(millis(first.since_spawn));
+                    row.first_request_ms =
+                        Some(millis(first.answered.duration_since(service.spawned_at())));
                     let start = (Phase::Startup, index);
                     if let Err(why) = record_first_requests(
                         ctx,

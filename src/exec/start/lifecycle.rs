@@ -1,10 +1,11 @@
 //! Starting and stopping the measured service of a runtime, with what
 //! lifecycle.csv records: startup time, time to the first successful
 //! workload request, idle and post-load RSS, how it stopped.
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use regex::Regex;
 
+use crate::exec::handle::first_success;
 use crate::exec::measure::context::{CellContext, guarded_run};
 use crate::exec::measure::load_config::warmup_config;
 use crate::exec::rules::verdict::one_line;
@@ -13,7 +14,7 @@ use crate::exec::start::started::{Running, StartFailure};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
 use crate::sample::session_usage;
-use crate::service::{Service, ServiceCommand, StopKind, http_status};
+use crate::service::{Service, ServiceCommand, StopKind};
 use crate::train::find_evidence;
 
 /// Starts `rt` for measuring: health, first request, idle RSS, service
@@ -82,7 +83,8 @@ pub fn start_measured(
         interrupt.is_set()
     }) {
         Ok(first) => {
-            lifecycle.first_request_ms = Some(millis(first.since_spawn));
+            lifecycle.first_request_ms =
+                Some(millis(first.answered.duration_since(service.spawned_at())));
             let start = (Phase::Measure, start_index);
             if let Err(why) =
                 record_first_requests(ctx, service.addr(), rt, start, first_cell, first.latency)
@@ -156,82 +158,6 @@ pub(crate) fn check_evidence(
 /// A duration in milliseconds, as lifecycle.csv records it.
 pub fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-/// Between tries of the first workload request: short, so that the time to
-/// the first success keeps its millisecond resolution, for
-/// [`FAST_RETRY_FOR`]; then [`SLOW_RETRY`]: each try is a new connection,
-/// and one every 2 ms for a minute would leave ~30,000 sockets in TIME_WAIT.
-const FIRST_REQUEST_RETRY: Duration = Duration::from_millis(2);
-const FAST_RETRY_FOR: Duration = Duration::from_secs(1);
-const SLOW_RETRY: Duration = Duration::from_millis(50);
-
-/// The first successful workload request of a start.
-#[derive(Debug, Clone, Copy)]
-pub struct FirstSuccess {
-    /// From the spawn to its answer (lifecycle.csv `first_request_ms`).
-    pub since_spawn: Duration,
-    /// From its send to its answer: the latency of the first request the
-    /// process answered (first-requests.csv request 1).
-    pub latency: Duration,
-}
-
-/// Sends the first request of the workload until it succeeds.
-pub fn first_success(
-    service: &mut Service,
-    cell: &Cell,
-    timeout: Duration,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<FirstSuccess, String> {
-    let Some(req) = cell.requests.first() else {
-        return Ok(FirstSuccess {
-            since_spawn: service.spawned_at().elapsed(),
-            latency: Duration::ZERO,
-        });
-    };
-    // One request: `seq` and `rand` placeholders take their first values.
-    let path = crate::load::resolved_once(&req.path);
-    let body = req.body.as_deref().map(crate::load::resolved_once);
-    let first_try = Instant::now();
-    let deadline = first_try + timeout;
-    let mut last = String::new();
-    while Instant::now() < deadline {
-        if cancelled() {
-            return Err("interrupted".into());
-        }
-        if !service.is_alive() {
-            return Err(format!("the service exited ({})", service.exit_text()));
-        }
-        let sent = Instant::now();
-        match http_status(
-            service.addr(),
-            &req.method,
-            &path,
-            &req.headers,
-            body.as_deref().map(str::as_bytes),
-            Duration::from_secs(5),
-        ) {
-            Ok(code) if code == req.expect_status => {
-                return Ok(FirstSuccess {
-                    since_spawn: service.spawned_at().elapsed(),
-                    latency: sent.elapsed(),
-                });
-            }
-            Ok(code) => {
-                last = format!(
-                    "{} {} answered {code}, expected {}",
-                    req.method, path, req.expect_status
-                )
-            }
-            Err(e) => last = format!("{} {}: {e}", req.method, path),
-        }
-        std::thread::sleep(if first_try.elapsed() < FAST_RETRY_FOR {
-            FIRST_REQUEST_RETRY
-        } else {
-            SLOW_RETRY
-        });
-    }
-    Err(last)
 }
 
 /// Records post-load RSS, stops the service and completes its lifecycle row.

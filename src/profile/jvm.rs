@@ -188,9 +188,27 @@ mod tests {
 
     #[test]
     fn a_session_without_java_has_no_jvm() {
-        // This test's own session holds cargo's test binary, not java.
-        let sid = unsafe { libc::getsid(0) };
-        let err = find_jvm("jvm", sid).unwrap_err().to_string();
+        // A session of its own holding only `sleep`: the test's own session
+        // may hold a JVM (scripts/test-all.sh runs the Java services' suites
+        // beside this one, and CI failed on it once).
+        use std::os::unix::process::CommandExt;
+        let mut sleeper = std::process::Command::new("sleep");
+        sleeper.arg("30");
+        // SAFETY: setsid is async-signal-safe, called between fork and exec.
+        unsafe {
+            sleeper.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = sleeper.spawn().expect("sleep starts");
+        let sid = child.id() as i32;
+        let found = find_jvm("jvm", sid);
+        let _ = child.kill();
+        let _ = child.wait();
+        let err = found.unwrap_err().to_string();
         assert!(err.contains("runtime jvm: no JVM found"), "{err}");
     }
 }

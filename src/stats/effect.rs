@@ -209,10 +209,7 @@ pub fn repeats_needed(
     power: f64,
     max: u32,
 ) -> Option<u32> {
-    (2..=max).find(|&n| {
-        let df = (configs.max(1) * (n as usize - 1) * 2) as f64;
-        detectable_change(se_with_repeats(va, vb, n), df, alpha, power) <= threshold
-    })
+    repeats_needed_with_runs(va, vb, configs, 0.0, threshold, alpha, power, max)
 }
 
 /// [`repeats_needed`] when the log ratio also carries `run_var`, a

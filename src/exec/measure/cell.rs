@@ -1,10 +1,10 @@
 //! Measuring one cell: warmup, then the measured window with the service's
 //! resources sampled alongside; the row and per-cell files written at once.
-use crate::exec::handle::{died_row, hung, hung_row};
+use crate::exec::handle::{hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
 use crate::exec::measure::load_config::measure_config;
-use crate::exec::measure::row::{Window, base_row, record_window};
-use crate::exec::measure::warmup::{Warmup, warm_up};
+use crate::exec::measure::row::{Window, record_window};
+use crate::exec::measure::warmup::warm_up_cell;
 use crate::plan::{Cell, LoadMode};
 use crate::results::rfc3339_now;
 use crate::service::Service;
@@ -30,17 +30,11 @@ pub fn measure_cell_observed(
     }
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let started_at = rfc3339_now();
-    let (warmup_s, warmup_end) = match warm_up(ctx, service, cell, load_cpus.clone()) {
-        Warmup::Done { seconds, end } => (seconds, end),
-        Warmup::Interrupted => return Ok(CellEnd::Interrupted),
-        Warmup::ServiceDied => {
-            return Ok(CellEnd::ServiceDied(Box::new(died_row(
-                service,
-                base_row(cell, &started_at),
-                "warmup",
-            ))));
-        }
-    };
+    let (warmup_s, warmup_end) =
+        match warm_up_cell(ctx, service, cell, load_cpus.clone(), &started_at) {
+            Ok(warmed) => warmed,
+            Err(end) => return Ok(end),
+        };
     let config = measure_config(cell, service.addr(), load_cpus);
     let profiling = crate::exec::measure::profiling::open(ctx, service, cell);
     observer.window_opened();

@@ -12,7 +12,7 @@ use crate::exec::measure::cell_facts::HostWindow;
 use crate::exec::measure::context::{CellContext, CellEnd, guarded_run};
 use crate::exec::measure::load_config::measure_config;
 use crate::exec::measure::row::{base_row, row_of, write_timeline};
-use crate::exec::measure::warmup::{Warmup, warm_up};
+use crate::exec::measure::warmup::warm_up_cell;
 use crate::exec::rules::search_rule::{Next, SearchEnd, StepFigures, judge, next_step};
 use crate::exec::rules::verdict::one_line;
 use crate::load::{Arrival, LoadReport, StopCondition};
@@ -47,14 +47,11 @@ pub fn measure_search(
 ) -> Result<CellEnd, ResultsError> {
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
     let started_at = rfc3339_now();
-    let (warmup_s, warmup_end) = match warm_up(ctx, service, cell, load_cpus.clone()) {
-        Warmup::Done { seconds, end } => (seconds, end),
-        Warmup::Interrupted => return Ok(CellEnd::Interrupted),
-        Warmup::ServiceDied => {
-            let row = died_row(service, base_row(cell, &started_at), "warmup");
-            return Ok(CellEnd::ServiceDied(Box::new(row)));
-        }
-    };
+    let (warmup_s, warmup_end) =
+        match warm_up_cell(ctx, service, cell, load_cpus.clone(), &started_at) {
+            Ok(warmed) => warmed,
+            Err(end) => return Ok(end),
+        };
     let mut probes: Vec<(f64, bool)> = Vec::new();
     let mut steps: Vec<SearchStepRow> = Vec::new();
     let mut best: Option<Box<Measured>> = None;

@@ -7,10 +7,12 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::exec::measure::context::{CellContext, guarded_run};
+use crate::exec::handle::{ServiceHandle, died_row};
+use crate::exec::measure::context::{CellContext, CellEnd, guarded_run};
 use crate::exec::measure::load_config::{warmup_config, warmup_requests_config};
+use crate::exec::measure::row::base_row;
 use crate::exec::rules::warmup_rule::{WarmupState, warmup_state};
-use crate::load::LoadControl;
+use crate::load::{LoadConfig, LoadControl};
 use crate::plan::{AutoWarmup, Cell, CellWarmup};
 use crate::results::WarmupEnd;
 use crate::service::Service;
@@ -30,10 +32,46 @@ pub enum Warmup {
 /// service between window ends.
 const POLL: Duration = Duration::from_millis(50);
 
-/// Runs `cell`'s warmup against `service`.
+/// What a warmup needs of a service, wherever it runs: a load run watched
+/// for its death, and a cheap probe of it for the automatic warmup's
+/// monitor. Here: this host's /proc; on a service host: a call on its
+/// session, asked at most every `ALIVE_EVERY`.
+pub trait WarmupTarget: ServiceHandle {
+    /// One load run of `config` against the service; whether it died meanwhile.
+    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool;
+    /// The automatic warmup of `cell` (see [`auto`]); how it ended and
+    /// whether the service died meanwhile.
+    fn auto_warmup(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        rule: AutoWarmup,
+        load_cpus: Option<Vec<usize>>,
+    ) -> (WarmupEnd, bool);
+}
+
+impl WarmupTarget for Service {
+    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
+        guarded_run(ctx, self, config, None).1
+    }
+
+    fn auto_warmup(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        rule: AutoWarmup,
+        load_cpus: Option<Vec<usize>>,
+    ) -> (WarmupEnd, bool) {
+        let sid = self.sid();
+        let dead = || !crate::sample::procfs::leader_live(sid);
+        auto(ctx, self.addr(), cell, rule, load_cpus, &dead)
+    }
+}
+
+/// Runs `cell`'s warmup against `service`, here or on a service host.
 pub fn warm_up(
     ctx: &CellContext,
-    service: &mut Service,
+    service: &mut impl WarmupTarget,
     cell: &Cell,
     load_cpus: Option<Vec<usize>>,
 ) -> Warmup {
@@ -47,19 +85,13 @@ pub fn warm_up(
         }
         CellWarmup::Fixed { duration } => {
             let config = warmup_config(cell, service.addr(), load_cpus, duration);
-            let (_, died) = guarded_run(ctx, service, &config, None);
-            (WarmupEnd::Fixed, died)
+            (WarmupEnd::Fixed, service.guarded_warmup(ctx, &config))
         }
         CellWarmup::Requests { count } => {
             let config = warmup_requests_config(cell, service.addr(), load_cpus, count);
-            let (_, died) = guarded_run(ctx, service, &config, None);
-            (WarmupEnd::Requests, died)
+            (WarmupEnd::Requests, service.guarded_warmup(ctx, &config))
         }
-        CellWarmup::Auto(rule) => {
-            let sid = service.sid();
-            let dead = || !crate::sample::procfs::leader_live(sid);
-            auto(ctx, service.addr(), cell, rule, load_cpus, &dead)
-        }
+        CellWarmup::Auto(rule) => service.auto_warmup(ctx, cell, rule, load_cpus),
     };
     if ctx.interrupt.is_set() {
         return Warmup::Interrupted;
@@ -70,6 +102,26 @@ pub fn warm_up(
     Warmup::Done {
         seconds: started.elapsed().as_secs_f64(),
         end,
+    }
+}
+
+/// [`warm_up`] as a cell needs it: the warmup's seconds and end, or how the
+/// cell ended instead (interrupted, or the service's failed row).
+pub fn warm_up_cell(
+    ctx: &CellContext,
+    service: &mut impl WarmupTarget,
+    cell: &Cell,
+    load_cpus: Option<Vec<usize>>,
+    started_at: &str,
+) -> Result<(f64, WarmupEnd), CellEnd> {
+    match warm_up(ctx, service, cell, load_cpus) {
+        Warmup::Done { seconds, end } => Ok((seconds, end)),
+        Warmup::Interrupted => Err(CellEnd::Interrupted),
+        Warmup::ServiceDied => Err(CellEnd::ServiceDied(Box::new(died_row(
+            service,
+            base_row(cell, started_at),
+            "warmup",
+        )))),
     }
 }
 

@@ -7,39 +7,48 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::exec::handle::{died_row, hung, hung_row};
+use crate::exec::handle::{hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd};
-use crate::exec::measure::load_config::{measure_config, warmup_config, warmup_requests_config};
+use crate::exec::measure::load_config::measure_config;
 use crate::exec::measure::row::{
     SampledRun, Window, base_row, measure_sample_interval, record_window,
 };
+use crate::exec::measure::warmup::{WarmupTarget, warm_up_cell};
 use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
-use crate::plan::{Cell, CellWarmup};
+use crate::load::LoadConfig;
+use crate::plan::Cell;
 use crate::results::{CellStatus, WarmupEnd, rfc3339_now};
 
-/// The `auto` warmup against the service there: the same rule and monitor
-/// as locally (`exec::warmup::auto`), whether it still runs asked of the far
-/// side at most every [`ALIVE_EVERY`] (the monitor polls every 50 ms).
-fn auto_warmup(
-    ctx: &CellContext,
-    service: &mut RemoteService,
-    cell: &Cell,
-    rule: crate::plan::AutoWarmup,
-) -> (WarmupEnd, bool) {
-    let addr = service.addr;
-    let asked = Mutex::new((Instant::now(), false));
-    let service = Mutex::new(service);
-    let dead = || {
-        let mut asked = asked.lock().unwrap_or_else(|p| p.into_inner());
-        if !asked.1 && asked.0.elapsed() >= ALIVE_EVERY {
-            let mut service = service.lock().unwrap_or_else(|p| p.into_inner());
-            *asked = (Instant::now(), !service.is_alive());
-        }
-        asked.1
-    };
-    crate::exec::measure::warmup::auto(ctx, addr, cell, rule, None, &dead)
+impl WarmupTarget for RemoteService {
+    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
+        guarded_remote_run(ctx, self, config, None, None).died
+    }
+
+    /// The same rule and monitor as here (`exec::measure::warmup::auto`),
+    /// whether it still runs asked of the far side at most every
+    /// [`ALIVE_EVERY`] (the monitor polls every 50 ms).
+    fn auto_warmup(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        rule: crate::plan::AutoWarmup,
+        load_cpus: Option<Vec<usize>>,
+    ) -> (WarmupEnd, bool) {
+        let addr = self.addr;
+        let asked = Mutex::new((Instant::now(), false));
+        let service = Mutex::new(self);
+        let dead = || {
+            let mut asked = asked.lock().unwrap_or_else(|p| p.into_inner());
+            if !asked.1 && asked.0.elapsed() >= ALIVE_EVERY {
+                let mut service = service.lock().unwrap_or_else(|p| p.into_inner());
+                *asked = (Instant::now(), !service.is_alive());
+            }
+            asked.1
+        };
+        crate::exec::measure::warmup::auto(ctx, addr, cell, rule, load_cpus, &dead)
+    }
 }
 
 /// Warmup and measurement of `cell` against the remote `service`.
@@ -49,35 +58,9 @@ pub fn measure_remote_cell(
     cell: &Cell,
 ) -> Result<CellEnd, crate::results::ResultsError> {
     let started_at = rfc3339_now();
-    let warmup_started = Instant::now();
-    let (warmup_s, warmup_end) = match cell.warmup {
-        CellWarmup::Fixed { duration } if duration.is_zero() => (0.0, WarmupEnd::None),
-        warmup => {
-            let addr = service.addr;
-            let mut run = |config| guarded_remote_run(ctx, service, &config, None, None).died;
-            let (end, died) = match warmup {
-                CellWarmup::Fixed { duration } => (
-                    WarmupEnd::Fixed,
-                    run(warmup_config(cell, addr, None, duration)),
-                ),
-                CellWarmup::Requests { count } => (
-                    WarmupEnd::Requests,
-                    run(warmup_requests_config(cell, addr, None, count)),
-                ),
-                CellWarmup::Auto(rule) => auto_warmup(ctx, service, cell, rule),
-            };
-            if ctx.interrupt.is_set() {
-                return Ok(CellEnd::Interrupted);
-            }
-            if died {
-                return Ok(CellEnd::ServiceDied(Box::new(died_row(
-                    service,
-                    base_row(cell, &started_at),
-                    "warmup",
-                ))));
-            }
-            (warmup_started.elapsed().as_secs_f64(), end)
-        }
+    let (warmup_s, warmup_end) = match warm_up_cell(ctx, service, cell, None, &started_at) {
+        Ok(warmed) => warmed,
+        Err(end) => return Ok(end),
     };
     let config = measure_config(cell, service.addr, None);
     // The far side samples the service, its host and the dependencies the

@@ -1,20 +1,95 @@
-//! Measuring one cell: warmup, then the measured window with the service's
-//! resources sampled alongside; the row and per-cell files written at once.
+//! Measuring one cell, wherever its service runs: warmup, then the measured
+//! window with the service's resources sampled alongside; the row and
+//! per-cell files written at once. The steps are written once, generic over
+//! [`CellTarget`]; a service here samples /proc and adds its profiles and
+//! NMT figures, a service on an SSH host (`exec::ssh::remote_cell`) has its
+//! far side sample it.
 use crate::exec::handle::{hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
 use crate::exec::measure::load_config::measure_config;
-use crate::exec::measure::row::{Window, record_window};
-use crate::exec::measure::warmup::warm_up_cell;
+use crate::exec::measure::profiling::CellProfiling;
+use crate::exec::measure::row::{SampledRun, Window, record_window};
+use crate::exec::measure::warmup::{WarmupTarget, warm_up_cell};
+use crate::load::{LoadConfig, LoadReport};
 use crate::plan::{Cell, LoadMode};
-use crate::results::rfc3339_now;
+use crate::results::{MeasurementRow, ResultsError, rfc3339_now};
 use crate::service::Service;
+
+/// What measuring a cell needs of a service beyond its warmup.
+pub(crate) trait CellTarget: WarmupTarget {
+    /// What this site keeps open over the window (a local profiler).
+    type Extras;
+    /// The CPUs the generator is pinned to (none on a service host: the
+    /// generator there is this host).
+    fn load_cpus(&self, ctx: &CellContext) -> Option<Vec<usize>>;
+    /// Opens what this site records beside the window.
+    fn open_extras(&mut self, ctx: &CellContext, cell: &Cell) -> Self::Extras;
+    /// The measured window: `config`'s load with the service, its host and
+    /// the cell's dependencies sampled over it; `Err` is how the cell ended
+    /// instead (interrupted, or a failed call to a service host).
+    fn sampled_window(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        config: &LoadConfig,
+        started_at: &str,
+        observer: &mut dyn WindowObserver,
+    ) -> Result<SampledRun, CellEnd>;
+    /// After a measured row: closes what [`CellTarget::open_extras`] opened.
+    fn close_extras(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        extras: Self::Extras,
+        report: &LoadReport,
+        row: &mut MeasurementRow,
+    ) -> Result<(), ResultsError>;
+}
+
+impl CellTarget for Service {
+    type Extras = Option<CellProfiling>;
+
+    fn load_cpus(&self, ctx: &CellContext) -> Option<Vec<usize>> {
+        ctx.plan.affinity.as_ref().map(|a| a.load.clone())
+    }
+
+    fn open_extras(&mut self, ctx: &CellContext, cell: &Cell) -> Self::Extras {
+        crate::exec::measure::profiling::open(ctx, self, cell)
+    }
+
+    fn sampled_window(
+        &mut self,
+        ctx: &CellContext,
+        _cell: &Cell,
+        config: &LoadConfig,
+        _started_at: &str,
+        observer: &mut dyn WindowObserver,
+    ) -> Result<SampledRun, CellEnd> {
+        observer.window_opened();
+        let run = crate::exec::measure::window::sampled_run(ctx, self, config);
+        observer.window_closed();
+        Ok(run)
+    }
+
+    fn close_extras(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        extras: Self::Extras,
+        report: &LoadReport,
+        row: &mut MeasurementRow,
+    ) -> Result<(), ResultsError> {
+        crate::exec::measure::profiling::close(ctx, extras, report, row)?;
+        crate::exec::measure::nmt::record(ctx, self, cell, row)
+    }
+}
 
 /// Runs warmup + measurement of `cell` against `service`.
 pub fn measure_cell(
     ctx: &CellContext,
     service: &mut Service,
     cell: &Cell,
-) -> Result<CellEnd, crate::results::ResultsError> {
+) -> Result<CellEnd, ResultsError> {
     measure_cell_observed(ctx, service, cell, &mut NoObserver)
 }
 
@@ -24,11 +99,21 @@ pub fn measure_cell_observed(
     service: &mut Service,
     cell: &Cell,
     observer: &mut dyn WindowObserver,
-) -> Result<CellEnd, crate::results::ResultsError> {
+) -> Result<CellEnd, ResultsError> {
     if let LoadMode::Search(plan) = &cell.load.mode {
         return crate::exec::measure::search::measure_search(ctx, service, cell, plan);
     }
-    let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
+    measure(ctx, service, cell, observer)
+}
+
+/// Warmup and measurement of `cell` against `service`, here or on a service host.
+pub(crate) fn measure(
+    ctx: &CellContext,
+    service: &mut impl CellTarget,
+    cell: &Cell,
+    observer: &mut dyn WindowObserver,
+) -> Result<CellEnd, ResultsError> {
+    let load_cpus = service.load_cpus(ctx);
     let started_at = rfc3339_now();
     let (warmup_s, warmup_end) =
         match warm_up_cell(ctx, service, cell, load_cpus.clone(), &started_at) {
@@ -36,10 +121,11 @@ pub fn measure_cell_observed(
             Err(end) => return Ok(end),
         };
     let config = measure_config(cell, service.addr(), load_cpus);
-    let profiling = crate::exec::measure::profiling::open(ctx, service, cell);
-    observer.window_opened();
-    let run = crate::exec::measure::window::sampled_run(ctx, service, &config);
-    observer.window_closed();
+    let extras = service.open_extras(ctx, cell);
+    let run = match service.sampled_window(ctx, cell, &config, &started_at, observer) {
+        Ok(run) => run,
+        Err(end) => return Ok(end),
+    };
     if ctx.interrupt.is_set() {
         return Ok(CellEnd::Interrupted);
     }
@@ -49,9 +135,11 @@ pub fn measure_cell_observed(
             Window::ServiceDied(row) => return Ok(CellEnd::ServiceDied(row)),
             Window::Measured { report, row } => (*report, *row),
         };
-    crate::exec::measure::profiling::close(ctx, profiling, &report, &mut row)?;
-    crate::exec::measure::nmt::record(ctx, service, cell, &row)?;
+    service.close_extras(ctx, cell, extras, &report, &mut row)?;
     if let Some(why) = hung(service, ctx.plan, cell) {
+        if ctx.interrupt.is_set() {
+            return Ok(CellEnd::Interrupted);
+        }
         return Ok(CellEnd::ServiceDied(Box::new(hung_row(service, row, &why))));
     }
     Ok(CellEnd::Recorded(Box::new(row)))

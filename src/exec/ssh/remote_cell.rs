@@ -1,25 +1,23 @@
-//! One cell against a service on the SSH service host: the same steps and
-//! files as [`crate::exec::measure::cell::measure_cell`] (warmup, the measured window with
-//! the service sampled over it, samples/timelines/histograms/requests and
-//! load-hosts files, the row judged by the same gates), with the sampling
-//! done on the far side and its rows sent back, and liveness asked of the
-//! far side instead of read from this host's /proc.
+//! One cell against a service on the SSH service host: the steps are
+//! [`crate::exec::measure::cell::measure`]'s, the ones a service here goes
+//! through (warmup, the measured window with the service sampled over it,
+//! the same files, the row judged by the same gates); this file says how a
+//! service there warms up and is sampled: the sampling is done on the far
+//! side and its rows sent back, and liveness is asked of the far side
+//! instead of read from this host's /proc.
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::exec::handle::{hung, hung_row};
-use crate::exec::measure::context::{CellContext, CellEnd};
-use crate::exec::measure::load_config::measure_config;
-use crate::exec::measure::row::{
-    SampledRun, Window, base_row, measure_sample_interval, record_window,
-};
-use crate::exec::measure::warmup::{WarmupTarget, warm_up_cell};
+use crate::exec::measure::cell::CellTarget;
+use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
+use crate::exec::measure::row::{SampledRun, base_row, measure_sample_interval};
+use crate::exec::measure::warmup::WarmupTarget;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
-use crate::load::LoadConfig;
+use crate::load::{LoadConfig, LoadReport};
 use crate::plan::Cell;
-use crate::results::{CellStatus, WarmupEnd, rfc3339_now};
+use crate::results::{CellStatus, MeasurementRow, ResultsError, WarmupEnd};
 
 impl WarmupTarget for RemoteService {
     fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
@@ -51,61 +49,78 @@ impl WarmupTarget for RemoteService {
     }
 }
 
+impl CellTarget for RemoteService {
+    type Extras = ();
+
+    fn load_cpus(&self, _ctx: &CellContext) -> Option<Vec<usize>> {
+        None
+    }
+
+    fn open_extras(&mut self, _ctx: &CellContext, _cell: &Cell) {}
+
+    /// The far side samples the service, its host and the dependencies the
+    /// cell uses over the run's measured window alone (exec::measure::window),
+    /// and sends its rows back.
+    fn sampled_window(
+        &mut self,
+        ctx: &CellContext,
+        cell: &Cell,
+        config: &LoadConfig,
+        started_at: &str,
+        observer: &mut dyn WindowObserver,
+    ) -> Result<SampledRun, CellEnd> {
+        let sampling = Sampling {
+            every: measure_sample_interval(ctx.plan),
+            dependencies: needs_of_cell(ctx.plan, cell),
+        };
+        observer.window_opened();
+        let run = guarded_remote_run(ctx, self, config, Some(ctx.events), Some(&sampling));
+        observer.window_closed();
+        let (result, died) = (run.result, run.died);
+        let far = match run.samples {
+            Some(samples) => samples,
+            // A run that ended before its window opened: readings of nothing.
+            None => self
+                .sample_start(sampling.every, &sampling.dependencies)
+                .and_then(|()| self.sample_stop()),
+        };
+        self.fetch_log();
+        if ctx.interrupt.is_set() {
+            return Err(CellEnd::Interrupted);
+        }
+        let far = match far {
+            Ok(far) => far,
+            Err(e) => return Err(lost_or_failed(ctx, self, cell, started_at, &e)),
+        };
+        self.readings = far.dependencies;
+        Ok(SampledRun {
+            result,
+            died,
+            samples: far.samples,
+            // A far side of an older protocol sends no counters of its own host.
+            host: far.host.unwrap_or_default(),
+        })
+    }
+
+    fn close_extras(
+        &mut self,
+        _ctx: &CellContext,
+        _cell: &Cell,
+        _extras: (),
+        _report: &LoadReport,
+        _row: &mut MeasurementRow,
+    ) -> Result<(), ResultsError> {
+        Ok(())
+    }
+}
+
 /// Warmup and measurement of `cell` against the remote `service`.
 pub fn measure_remote_cell(
     ctx: &CellContext,
     service: &mut RemoteService,
     cell: &Cell,
-) -> Result<CellEnd, crate::results::ResultsError> {
-    let started_at = rfc3339_now();
-    let (warmup_s, warmup_end) = match warm_up_cell(ctx, service, cell, None, &started_at) {
-        Ok(warmed) => warmed,
-        Err(end) => return Ok(end),
-    };
-    let config = measure_config(cell, service.addr, None);
-    // The far side samples the service, its host and the dependencies the
-    // cell uses over the run's measured window alone (exec::window).
-    let sampling = Sampling {
-        every: measure_sample_interval(ctx.plan),
-        dependencies: needs_of_cell(ctx.plan, cell),
-    };
-    let run = guarded_remote_run(ctx, service, &config, Some(ctx.events), Some(&sampling));
-    let (result, died) = (run.result, run.died);
-    let far = match run.samples {
-        Some(samples) => samples,
-        // A run that ended before its window opened: readings of nothing.
-        None => service
-            .sample_start(sampling.every, &sampling.dependencies)
-            .and_then(|()| service.sample_stop()),
-    };
-    service.fetch_log();
-    if ctx.interrupt.is_set() {
-        return Ok(CellEnd::Interrupted);
-    }
-    let far = match far {
-        Ok(far) => far,
-        Err(e) => return Ok(lost_or_failed(ctx, service, cell, &started_at, &e)),
-    };
-    service.readings = far.dependencies;
-    let run = SampledRun {
-        result,
-        died,
-        samples: far.samples,
-        // A far side of an older protocol sends no counters of its own host.
-        host: far.host.unwrap_or_default(),
-    };
-    let row = match record_window(ctx, service, cell, &started_at, run, (warmup_s, warmup_end))? {
-        Window::Failed(row) => return Ok(CellEnd::Recorded(row)),
-        Window::ServiceDied(row) => return Ok(CellEnd::ServiceDied(row)),
-        Window::Measured { row, .. } => *row,
-    };
-    if let Some(why) = hung(service, ctx.plan, cell) {
-        if ctx.interrupt.is_set() {
-            return Ok(CellEnd::Interrupted);
-        }
-        return Ok(CellEnd::ServiceDied(Box::new(hung_row(service, row, &why))));
-    }
-    Ok(CellEnd::Recorded(Box::new(row)))
+) -> Result<CellEnd, ResultsError> {
+    crate::exec::measure::cell::measure(ctx, service, cell, &mut NoObserver)
 }
 
 /// A failed call to the service host: the run stops when its session was

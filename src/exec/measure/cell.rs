@@ -19,9 +19,11 @@ use crate::service::Service;
 pub(crate) trait CellTarget: WarmupTarget {
     /// What this site keeps open over the window (a local profiler).
     type Extras;
-    /// The CPUs the generator is pinned to (none on a service host: the
-    /// generator there is this host).
-    fn load_cpus(&self, ctx: &CellContext) -> Option<Vec<usize>>;
+    /// The CPUs the generator is pinned to (by default none: on a service
+    /// host, the generator's host is another).
+    fn load_cpus(&self, _ctx: &CellContext) -> Option<Vec<usize>> {
+        None
+    }
     /// Opens what this site records beside the window.
     fn open_extras(&mut self, ctx: &CellContext, cell: &Cell) -> Self::Extras;
     /// The measured window: `config`'s load with the service, its host and
@@ -35,15 +37,18 @@ pub(crate) trait CellTarget: WarmupTarget {
         started_at: &str,
         observer: &mut dyn WindowObserver,
     ) -> Result<SampledRun, CellEnd>;
-    /// After a measured row: closes what [`CellTarget::open_extras`] opened.
+    /// After a measured row: closes what [`CellTarget::open_extras`] opened
+    /// (by default nothing to close).
     fn close_extras(
         &mut self,
-        ctx: &CellContext,
-        cell: &Cell,
-        extras: Self::Extras,
-        report: &LoadReport,
-        row: &mut MeasurementRow,
-    ) -> Result<(), ResultsError>;
+        _ctx: &CellContext,
+        _cell: &Cell,
+        _extras: Self::Extras,
+        _report: &LoadReport,
+        _row: &mut MeasurementRow,
+    ) -> Result<(), ResultsError> {
+        Ok(())
+    }
 }
 
 impl CellTarget for Service {

@@ -15,9 +15,9 @@ use crate::exec::measure::warmup::WarmupTarget;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
-use crate::load::{LoadConfig, LoadReport};
+use crate::load::LoadConfig;
 use crate::plan::Cell;
-use crate::results::{CellStatus, MeasurementRow, ResultsError, WarmupEnd};
+use crate::results::{CellStatus, ResultsError, WarmupEnd};
 
 impl WarmupTarget for RemoteService {
     fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
@@ -51,10 +51,6 @@ impl WarmupTarget for RemoteService {
 
 impl CellTarget for RemoteService {
     type Extras = ();
-
-    fn load_cpus(&self, _ctx: &CellContext) -> Option<Vec<usize>> {
-        None
-    }
 
     fn open_extras(&mut self, _ctx: &CellContext, _cell: &Cell) {}
 
@@ -100,17 +96,6 @@ impl CellTarget for RemoteService {
             // A far side of an older protocol sends no counters of its own host.
             host: far.host.unwrap_or_default(),
         })
-    }
-
-    fn close_extras(
-        &mut self,
-        _ctx: &CellContext,
-        _cell: &Cell,
-        _extras: (),
-        _report: &LoadReport,
-        _row: &mut MeasurementRow,
-    ) -> Result<(), ResultsError> {
-        Ok(())
     }
 }
 

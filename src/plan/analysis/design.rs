@@ -26,7 +26,8 @@ use crate::plan::analysis::last_run::{UnusedRuns, last_comparable_run};
 use crate::results::RunData;
 use crate::stats::effect::{PooledVariance, detectable_change, repeats_needed, se_with_repeats};
 use crate::stats::{
-    ALPHA, DEFAULT_RULE, MAX_REPEATS, Metric, POWER, RunNoise, RunRepeats, run_repeats,
+    ALPHA, DEFAULT_FLOOR, DEFAULT_RULE, MAX_REPEATS, Metric, POWER, RunNoise, RunRepeats,
+    run_repeats,
 };
 
 /// What `runner plan` can say about the design.
@@ -216,6 +217,13 @@ pub fn text(detectability: &Detectability) -> String {
         design.tests,
         design.test_alpha,
         design.power * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "  (repeat noise only: a compare of two runs also carries each run's own offset, {} throughput and {} p99 \
+         until the experiment has 3 comparable runs to estimate it from, which no number of repeats removes; docs/compare.md)",
+        percent(DEFAULT_FLOOR.throughput),
+        percent(DEFAULT_FLOOR.p99)
     );
     out
 }

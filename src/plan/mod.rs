@@ -23,6 +23,7 @@ pub use analysis::estimate::Estimate;
 pub use contract::adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use contract::dependency_plan::*;
 pub use contract::model::*;
+pub use contract::stop_plan::StopPlan;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 use steps::draft::RuntimeDraft;
@@ -94,7 +95,7 @@ impl Collector {
 pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErrors> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let java_home = std::env::var_os("JAVA_HOME").map(std::path::PathBuf::from);
-    let host = steps::runtime::Host {
+    let host = steps::inputs::Host {
         cpus,
         java_home: java_home.as_deref(),
         jvm_root: Path::new(toolchains::java::JVM_ROOT),
@@ -112,7 +113,7 @@ pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErr
 pub fn build_on(
     loaded: &LoadedSpec,
     options: &PlanOptions,
-    host: &steps::runtime::Host,
+    host: &steps::inputs::Host,
 ) -> Result<Plan, PlanErrors> {
     let only = steps::filter::parse_only_filters(loaded, &options.only)?;
     let (ports, dependency_ports) = keys::ports::runtime_and_dependency_ports(loaded)?;

@@ -164,7 +164,7 @@ impl Plan {
         self.runtimes
             .iter()
             .find(|r| r.name == name)
-            .map_or(crate::plan::steps::runtime::DEFAULT_RESTART, |r| r.restart)
+            .map_or(crate::plan::steps::inputs::DEFAULT_RESTART, |r| r.restart)
     }
 
     /// The same plan with every warmup and duration divided by `factor`

@@ -13,3 +13,4 @@ pub mod profile_plan;
 pub mod scenarios;
 pub mod search;
 pub mod start_variant;
+pub mod stop_plan;

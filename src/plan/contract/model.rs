@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::plan::contract::stop_plan::StopPlan;
 use crate::spec::values::AxisValue;
 
 /// One experiment, expanded.
@@ -218,16 +219,6 @@ pub struct HealthPlan {
     pub interval: Duration,
 }
 
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct StopPlan {
-    /// Signal number sent to the process group first (default SIGTERM).
-    pub signal: i32,
-    /// Signal name as written in the spec, for logs ("TERM", "INT", ...).
-    pub signal_name: String,
-    /// Wait this long after `signal`, then SIGKILL the group.
-    pub grace: Duration,
-}
-
 /// A training phase: start the service differently, drive load, stop it,
 /// run follow-up commands, check the files it must produce. Generic on
 /// purpose: the Leyden AOT cache (record/create) and Go PGO (profile, rebuild)
@@ -358,4 +349,14 @@ pub enum LoadMode {
 pub enum Measure {
     Duration(Duration),
     Requests(u64),
+}
+
+/// A search cell's `measure`: its longest search, so that the plan's
+/// estimate and the progress line count it at its upper bound (the spec's
+/// `measure` does not apply to search cells). `None` for other modes.
+pub fn measure_of(mode: &LoadMode) -> Option<Measure> {
+    match mode {
+        LoadMode::Search(s) => Some(Measure::Duration(s.longest())),
+        _ => None,
+    }
 }

@@ -49,16 +49,6 @@ impl SearchPlan {
     }
 }
 
-/// A search cell's `measure`: its longest search, so that the plan's
-/// estimate and the progress line count it at its upper bound (the spec's
-/// `measure` does not apply to search cells). `None` for other modes.
-pub fn measure_of(mode: &crate::plan::LoadMode) -> Option<crate::plan::Measure> {
-    match mode {
-        crate::plan::LoadMode::Search(s) => Some(crate::plan::Measure::Duration(s.longest())),
-        _ => None,
-    }
-}
-
 /// The search plan of a validated `load` section; `connections` as the
 /// open mode resolves them.
 pub fn search_plan(load: &LoadSpec, connections: u32) -> SearchPlan {

@@ -21,7 +21,7 @@ pub fn fresh_starts(plan: &Plan) -> Vec<bool> {
                 .runtimes
                 .iter()
                 .find(|r| r.name == cell.runtime)
-                .map_or(crate::plan::steps::runtime::DEFAULT_RESTART, |r| r.restart);
+                .map_or(crate::plan::steps::inputs::DEFAULT_RESTART, |r| r.restart);
             let fresh = needs_fresh_start(policy, up.map(Slot::of), Slot::of(cell));
             up = Some(cell);
             fresh

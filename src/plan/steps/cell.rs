@@ -9,7 +9,7 @@ use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{self, Hints, Vars};
 use crate::plan::{
     Cell, Collector, DEFAULT_LOAD_TIMEOUT, DEFAULT_OPEN_CONNECTIONS, LoadMode, LoadPlan, Measure,
-    Order, RequestPlan, steps::matrix, steps::runtime,
+    Order, RequestPlan, steps::inputs, steps::matrix,
 };
 use crate::spec::LoadedSpec;
 use crate::spec::keys::scenarios;
@@ -52,7 +52,7 @@ pub fn render_cells<'s>(
         let load = load_plan(
             loaded, load_spec, &load_at, env, &vars, hints, point, problems,
         );
-        let measure = crate::plan::contract::search::measure_of(&load.mode).unwrap_or(measure);
+        let measure = crate::plan::contract::model::measure_of(&load.mode).unwrap_or(measure);
         let limits =
             crate::plan::keys::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
         let config_id = matrix::config_id(rt.name(), point);
@@ -76,7 +76,7 @@ pub fn render_cells<'s>(
 }
 
 /// The runtime's variables plus the axis values of this point.
-pub fn cell_vars(ctx: &runtime::RuntimeContext, point: &matrix::Point) -> Vars {
+pub fn cell_vars(ctx: &inputs::RuntimeContext, point: &matrix::Point) -> Vars {
     let mut vars = ctx.vars.clone();
     set_axes(&mut vars, point);
     vars

@@ -10,7 +10,7 @@ use crate::cgroup::Limits;
 use crate::plan::contract::dependency_plan::{
     DependencyHealthPlan, DependencyKindPlan, DependencyPlan, HealthCheck, ResetPlan,
 };
-use crate::plan::steps::runtime::{
+use crate::plan::steps::inputs::{
     DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT, DEFAULT_STOP_GRACE,
 };
 use crate::plan::templating::render::Renderer;

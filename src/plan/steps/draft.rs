@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::plan::steps::runtime::RuntimeContext;
+use crate::plan::steps::inputs::RuntimeContext;
 use crate::plan::{RequestPlan, RuntimePlan, TrainPlan};
 
 /// A runtime with every field rendered except its training requests.

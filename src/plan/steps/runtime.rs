@@ -2,12 +2,15 @@
 //! defaults applied, JDK found, port chosen, tools listed. The draft
 //! becomes a [`crate::plan::RuntimePlan`] once its training requests are known.
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use minijinja::{Environment, Value};
 
 use crate::plan::steps::draft::{RuntimeDraft, TrainDraft};
+use crate::plan::steps::inputs::{
+    DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_PATH, DEFAULT_HEALTH_TIMEOUT, DEFAULT_RESTART,
+    DEFAULT_STOP_GRACE, DEFAULT_TRAIN_CONNECTIONS, DEFAULT_TRAIN_DURATION, Host, RuntimeContext,
+};
 use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{Hints, Vars};
 use crate::plan::{
@@ -16,32 +19,6 @@ use crate::plan::{
 use crate::spec::model::{RestartSpec, RuntimeSpec};
 use crate::spec::validate::signal_number;
 use crate::spec::{LoadedSpec, absolute};
-
-/// Defaults of the runtime settings (documented in docs/spec.md).
-pub const DEFAULT_HEALTH_PATH: &str = "/health";
-pub const DEFAULT_HEALTH_TIMEOUT: Duration = Duration::from_secs(60);
-pub const DEFAULT_HEALTH_INTERVAL: Duration = Duration::from_millis(100);
-pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
-pub const DEFAULT_TRAIN_CONNECTIONS: u32 = 4;
-pub const DEFAULT_TRAIN_DURATION: Duration = Duration::from_secs(30);
-/// A fresh service start per repeat: the repeat is the unit of analysis
-/// (docs/compare.md), so each one samples startup, JIT and memory layout anew.
-pub const DEFAULT_RESTART: Restart = Restart::Repeat;
-
-/// What a runtime's templates are rendered with; cells add the axes to it.
-pub struct RuntimeContext {
-    pub vars: Vars,
-    pub hints: Hints,
-}
-
-/// Everything the runtime stage needs from outside the spec.
-pub struct Host<'a> {
-    pub cpus: usize,
-    pub java_home: Option<&'a Path>,
-    pub jvm_root: &'a Path,
-    /// The CPUs the runner may use (sched_getaffinity), for the default pinning.
-    pub allowed_cpus: Vec<usize>,
-}
 
 /// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
 fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {

@@ -362,7 +362,7 @@ pub fn check_training(
 /// The JDK folders of `java_home`, for tests and callers holding a `Host`.
 pub fn finder_of<'h>(
     loaded: &'h LoadedSpec,
-    host: &'h crate::plan::steps::runtime::Host,
+    host: &'h crate::plan::steps::inputs::Host,
 ) -> JdkFinder<'h> {
     JdkFinder::new(&loaded.base_dir, host.java_home, host.jvm_root)
 }

@@ -2,8 +2,8 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::plan::steps::inputs::Host;
 use crate::plan::steps::restart::{Slot, needs_fresh_start};
-use crate::plan::steps::runtime::Host;
 use crate::plan::{PlanOptions, Restart, build_on};
 
 fn fake_jdk(root: &Path, name: &str, version: &str) -> PathBuf {

@@ -372,12 +372,7 @@ fn decide(pairs: &[Pair], judged: &mut [Judged], rule: &Rule) {
             .iter()
             .map(|&i| {
                 let e = judged[i].effect.expect("only tests with an effect");
-                let lower_is_worse = pairs[i].metric.better() == Better::Higher;
-                if lower_is_worse == worse {
-                    e.p_lower
-                } else {
-                    e.p_higher
-                }
+                pairs[i].metric.one_sided_p(&e, worse)
             })
             .collect();
         holm(&p)

@@ -5,7 +5,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::effect::PooledVariance;
+use super::effect::{Effect, PooledVariance};
 use super::moderated::Prior;
 use crate::results::model::{CellStatus, LoopMode, MeasurementRow};
 
@@ -35,6 +35,17 @@ impl Metric {
         match self {
             Metric::Throughput => Better::Higher,
             Metric::P50 | Metric::P99 => Better::Lower,
+        }
+    }
+
+    /// The unadjusted one-sided p of `effect` for "B is worse" (`worse`)
+    /// or "B is better", whichever way this metric improves.
+    pub fn one_sided_p(self, effect: &Effect, worse: bool) -> f64 {
+        let lower_is_worse = self.better() == Better::Higher;
+        if lower_is_worse == worse {
+            effect.p_lower
+        } else {
+            effect.p_higher
         }
     }
 

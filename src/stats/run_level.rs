@@ -87,7 +87,7 @@ impl RunLevel {
 
 /// Run-level variance per runtime and metric: estimated where history
 /// allows, the floor elsewhere.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunLevelNoise {
     pub floor: Floor,
     /// Comparable runs the estimate was drawn from (0: none).

@@ -11,17 +11,14 @@ use crate::report::history::{self, HistorySettings};
 use crate::results::STATUS_FILE;
 use crate::results::model::CellStatus;
 use crate::results::read::run_data::RunData;
-use crate::stats::{ConfigRepeats, Metric, RunLevelNoise, RunRepeats, RunsOfConfig, run_repeats};
-
-/// One regime's repeats per run (run index, values), for the run-level estimate.
-type RegimeRuns = (String, Metric, Vec<(usize, Vec<f64>)>);
+use crate::stats::{ConfigRepeats, Metric, RunLevelNoise, RunRepeats, run_repeats};
 
 /// The two sides of a comparison against the history.
 pub struct AgainstHistory {
     pub a: RunRepeats,
     pub a_ref: RunRef,
     pub b: RunData,
-    /// Estimated from the regimes' runs (the floor below three).
+    /// History's own: estimated from the regimes' runs (the floor below three).
     pub run_level: RunLevelNoise,
 }
 
@@ -81,9 +78,6 @@ pub fn against_history(
     let mut loaded: BTreeMap<String, RunData> = BTreeMap::new();
     let mut a = RunRepeats::new();
     let mut ids: Vec<String> = Vec::new();
-    // Per regime: its runs' repeats, for the run-level estimate.
-    let mut per_run: Vec<RegimeRuns> = Vec::new();
-    let mut run_index: BTreeMap<String, usize> = BTreeMap::new();
     for regime in &regimes.regimes {
         let metric = regime.metric.stats();
         for run in &regime.runs {
@@ -98,15 +92,6 @@ pub fn against_history(
                 .filter(|m| m.config_id == regime.config_id && m.status != CellStatus::Failed)
                 .collect();
             let Some(first) = rows.first() else { continue };
-            let values: Vec<f64> = rows.iter().map(|m| metric.of_repeat(m)).collect();
-            let next = run_index.len();
-            let index = *run_index.entry(run.dir.clone()).or_insert(next);
-            match per_run.last_mut() {
-                Some((id, m, runs)) if *id == regime.config_id && *m == metric => {
-                    runs.push((index, values))
-                }
-                _ => per_run.push((regime.config_id.clone(), metric, vec![(index, values)])),
-            }
             let entry = a
                 .entry(regime.config_id.clone())
                 .or_insert_with(|| ConfigRepeats {
@@ -133,17 +118,6 @@ pub fn against_history(
         .collect();
     ordered.extend(a);
     let a = ordered;
-    let run_level = RunLevelNoise::estimate(
-        options.run_noise,
-        ids.len(),
-        per_run.iter().filter_map(|(id, metric, runs)| {
-            Some(RunsOfConfig {
-                runtime: &a.get(id)?.runtime,
-                metric: *metric,
-                runs: runs.iter().map(|(i, v)| (*i, v.as_slice())).collect(),
-            })
-        }),
-    );
     ids.sort();
     let a_ref = RunRef {
         dir: dir.display().to_string(),
@@ -158,7 +132,7 @@ pub fn against_history(
         a,
         a_ref,
         b,
-        run_level,
+        run_level: regimes.run_level,
     })
 }
 

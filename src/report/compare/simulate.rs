@@ -263,6 +263,7 @@ impl World {
     fn config(&self, rng: &mut StdRng, system: &System, i: usize, t: f64, p: f64) -> ConfigRepeats {
         let (sd_t, sd_p) = system.sd[i];
         let p_level = p + 2.0;
+        let t3 = StudentT::new(3.0).expect("3 degrees of freedom");
         let mut values: [Vec<f64>; 3] = Default::default();
         for _ in 0..self.repeats {
             let (mut et, mut ep) = match &self.structure {
@@ -270,10 +271,7 @@ impl World {
                     let (zt, zp) = res.shapes[rng.random_range(0..res.shapes.len())];
                     (sd_t * zt, sd_p * zp)
                 }
-                Structure::HeavyTails => {
-                    let t3 = StudentT::new(3.0).expect("3 degrees of freedom");
-                    (sd_t * normal(rng), sd_p * t3.sample(rng) / 3f64.sqrt())
-                }
+                Structure::HeavyTails => (sd_t * normal(rng), sd_p * t3.sample(rng) / 3f64.sqrt()),
                 _ => (sd_t * normal(rng), sd_p * normal(rng)),
             };
             if matches!(self.structure, Structure::Outliers) && rng.random_bool(OUTLIER_RATE) {

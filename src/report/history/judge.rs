@@ -428,14 +428,6 @@ fn report(
     };
     let confirmed = confirmed_verdict.is_some();
     let baseline_runs: Vec<usize> = points[p.baseline.clone()].iter().map(|x| x.run).collect();
-    let worse_is_lower = metric.higher_is_better();
-    let raw = |e: &Effect, worse: bool| {
-        if worse == worse_is_lower {
-            e.p_lower
-        } else {
-            e.p_higher
-        }
-    };
     let effect = newest.as_ref().and_then(|j| j.effect);
     let newest = Newest {
         verdict,
@@ -448,9 +440,9 @@ fn report(
             .collect(),
         effect,
         run_level: newest.as_ref().and_then(|j| j.run_level),
-        p_worse: effect.map(|e| raw(&e, true)),
+        p_worse: effect.map(|e| metric.stats().one_sided_p(&e, true)),
         p_worse_adjusted: newest.as_ref().and_then(|j| j.p_worse),
-        p_better: effect.map(|e| raw(&e, false)),
+        p_better: effect.map(|e| metric.stats().one_sided_p(&e, false)),
         p_better_adjusted: newest.as_ref().and_then(|j| j.p_better),
         baseline_runs,
     };

@@ -257,6 +257,9 @@ pub struct StableRegime {
 pub struct StableRegimes {
     pub newest: RunRef,
     pub regimes: Vec<StableRegime>,
+    /// The run-level noise history judges the newest run with (estimated
+    /// from the regimes' runs, the floor below three).
+    pub run_level: RunLevelNoise,
 }
 
 /// The last stable regime of every configuration of the experiment in
@@ -296,6 +299,7 @@ pub fn last_stable_regime(
     Ok(StableRegimes {
         newest: history.newest,
         regimes,
+        run_level: history.run_level,
     })
 }
 

@@ -122,18 +122,7 @@ pub fn plan_runtime<'s>(
     let (jvm_flags, start, env_out) = if per_cell {
         (Vec::new(), String::new(), BTreeMap::new())
     } else {
-        let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
-        vars.set("jvm_flags", jvm_flags.join(" "));
-        let start = rt
-            .start
-            .as_deref()
-            .map(|s| r.one(&at("start"), s, &vars))
-            .unwrap_or_default();
-        let mut env_out: BTreeMap<String, String> = BTreeMap::new();
-        env_out.extend(r.map("env", &loaded.spec.env, &vars));
-        env_out.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
-        env_out.insert("PORT".into(), port.to_string());
-        (jvm_flags, start, env_out)
+        crate::plan::steps::variant::render_start(&mut r, name, rt, &mut vars, port)
     };
     let build = r.list(&at("build"), rt.build.as_ref(), &vars);
 

@@ -139,6 +139,33 @@ pub fn build_jdk<'s>(
     resolved.pop().unwrap_or_else(|| jdks.version(""))
 }
 
+/// The start fields of runtime `name` rendered with `vars`: its JVM flags
+/// (also set as `jvm_flags` in `vars`, for `start` to use), its start
+/// command, and its environment (the spec's, the runtime's, `PORT`). One
+/// rendering for a runtime's plan and for each cell's variant.
+pub fn render_start<'s>(
+    r: &mut Renderer<'s, 's>,
+    name: &str,
+    rt: &'s RuntimeSpec,
+    vars: &mut Vars,
+    port: u16,
+) -> (Vec<String>, String, BTreeMap<String, String>) {
+    let loaded = r.loaded;
+    let at = |field: &str| format!("runtimes.{name}.{field}");
+    let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), vars);
+    vars.set("jvm_flags", jvm_flags.join(" "));
+    let start = rt
+        .start
+        .as_deref()
+        .map(|s| r.one(&at("start"), s, vars))
+        .unwrap_or_default();
+    let mut env: BTreeMap<String, String> = BTreeMap::new();
+    env.extend(r.map("env", &loaded.spec.env, vars));
+    env.extend(r.map(&at("env"), rt.env.iter().flatten(), vars));
+    env.insert("PORT".into(), port.to_string());
+    (jvm_flags, start, env)
+}
+
 fn with_point(vars: &Vars, point: &crate::plan::steps::matrix::Point) -> Vars {
     let mut vars = vars.clone();
     crate::plan::steps::cell::set_axes(&mut vars, point);
@@ -155,7 +182,6 @@ pub fn render_variant<'s>(
     mut vars: Vars,
     jdks: &mut JdkFinder,
 ) -> StartVariant {
-    let loaded = r.loaded;
     let at = |field: &str| format!("runtimes.{name}.{field}");
     let java = match rt.java.as_ref() {
         Some(j) if templated_version(rt) => {
@@ -171,17 +197,7 @@ pub fn render_variant<'s>(
     if let Some(java) = &java {
         vars.set("java", java_bin(java));
     }
-    let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), &vars);
-    vars.set("jvm_flags", jvm_flags.join(" "));
-    let start = rt
-        .start
-        .as_deref()
-        .map(|s| r.one(&at("start"), s, &vars))
-        .unwrap_or_default();
-    let mut env: BTreeMap<String, String> = BTreeMap::new();
-    env.extend(r.map("env", &loaded.spec.env, &vars));
-    env.extend(r.map(&at("env"), rt.env.iter().flatten(), &vars));
-    env.insert("PORT".into(), runtime.port.to_string());
+    let (jvm_flags, start, env) = render_start(r, name, rt, &mut vars, runtime.port);
     StartVariant {
         start,
         env,

@@ -3,7 +3,9 @@
 //! names them) are judged by the library's rule, and the rates printed.
 //! Run it with scripts/calibrate-compare.sh (release build).
 //!
-//!     calibrate-compare [--pairs N] [--power-pairs N] [--nights N] [--seed S] [RUN_DIR...]
+//!     calibrate-compare [--pairs N] [--power-pairs N] [--nights N] [--seed S] [--only NAME] [RUN_DIR...]
+//!
+//! `--only` keeps the structures whose name contains NAME (e.g. `host`).
 //!
 //! Matrix: 3 runtimes x 28 configurations (84, the reference run's shape),
 //! 5 repeats per side, 3% between-repeat noise (throughput and p99),
@@ -34,8 +36,7 @@ use runner::report::compare::simulate::{Change, Residuals, Structure, World, rng
 use runner::report::history::{HistorySettings, Verdict as HistoryVerdict, judge_repeats};
 use runner::results::RunData;
 use runner::stats::{
-    ALPHA, ConfigRepeats, DEFAULT_FLOOR, Floor, Metric, Rule, RunLevelNoise, RunRepeats,
-    RunsOfConfig, Verdict, judge_all, run_repeats,
+    ALPHA, DEFAULT_FLOOR, Floor, Rule, RunLevelNoise, RunRepeats, Verdict, judge_all, run_repeats,
 };
 
 const RULE: Rule = Rule {
@@ -50,6 +51,8 @@ struct Args {
     power_pairs: usize,
     nights: usize,
     seed: u64,
+    /// Only the structures whose name contains this (all when empty).
+    only: String,
     runs: Vec<PathBuf>,
 }
 
@@ -59,6 +62,7 @@ fn args() -> Args {
         power_pairs: 500,
         nights: 500,
         seed: 20261204,
+        only: String::new(),
         runs: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -72,6 +76,7 @@ fn args() -> Args {
             "--power-pairs" => out.power_pairs = number(it.next(), "--power-pairs") as usize,
             "--nights" => out.nights = number(it.next(), "--nights") as usize,
             "--seed" => out.seed = number(it.next(), "--seed"),
+            "--only" => out.only = it.next().expect("--only takes part of a structure's name"),
             path => out.runs.push(PathBuf::from(path)),
         }
     }
@@ -107,64 +112,70 @@ enum Judge {
     History,
 }
 
-fn judge(world: &World, judge: Judge, runs: &[RunRepeats]) -> Vec<runner::stats::ConfigJudged> {
+/// What one judgement of the newest run says: whether it fails (exit 1),
+/// whether anything could not be told (compare's exit 3, history's
+/// inconclusive rows), and the configurations called a regression.
+struct Judgement {
+    fails: bool,
+    cannot_tell: bool,
+    regressions: Vec<String>,
+}
+
+fn judge(world: &World, judge: Judge, runs: &[RunRepeats]) -> Judgement {
     let newest = runs.last().expect("a run to judge");
-    match judge {
-        Judge::PairAtStructureFloor | Judge::PairAtDefaultFloor => {
-            let floor = match judge {
-                Judge::PairAtDefaultFloor => DEFAULT_FLOOR,
-                _ => {
-                    let (t, p) = world.structure.run_noise(world);
-                    Floor {
-                        throughput: t,
-                        p99: p,
-                    }
-                }
-            };
-            let a = &runs[runs.len() - 2];
-            judge_all(a, newest, &RULE, &RunLevelNoise::floor(floor))
+    let floor = match judge {
+        Judge::PairAtDefaultFloor => DEFAULT_FLOOR,
+        Judge::PairAtStructureFloor => {
+            let (t, p) = world.structure.run_noise(world);
+            Floor {
+                throughput: t,
+                p99: p,
+            }
         }
+        // `compare --baseline history` gives the verdicts of history's
+        // judgement of the newest run (tests/report_compare.rs holds it):
+        // its baseline is the last stable regime less the unconfirmed
+        // tail, its run-level noise estimated from that regime's runs.
         Judge::History => {
-            let earlier = &runs[..runs.len() - 1];
-            let (a, run_level) = pooled(earlier);
-            judge_all(&a, newest, &RULE, &run_level)
+            let series = judge_repeats(runs, &settings(RULE.threshold, RULE.latency_threshold));
+            return Judgement {
+                fails: series.iter().any(|s| s.newest.verdict.fails()),
+                cannot_tell: series
+                    .iter()
+                    .any(|s| s.newest.verdict == HistoryVerdict::Inconclusive),
+                regressions: series
+                    .iter()
+                    .filter(|s| s.newest.verdict == HistoryVerdict::Regression)
+                    .map(|s| s.config_id.clone())
+                    .collect(),
+            };
         }
+    };
+    let judged = judge_all(
+        &runs[runs.len() - 2],
+        newest,
+        &RULE,
+        &RunLevelNoise::floor(floor),
+    );
+    let exit = outcome(&judged).exit_code();
+    Judgement {
+        fails: exit == 1,
+        cannot_tell: exit == 3,
+        regressions: judged
+            .iter()
+            .filter(|c| c.metrics.iter().any(|m| m.verdict == Verdict::Regression))
+            .map(|c| c.config_id.clone())
+            .collect(),
     }
 }
 
-/// The earlier runs pooled as compare's history baseline does, and the
-/// run-level noise estimated from them.
-fn pooled(earlier: &[RunRepeats]) -> (RunRepeats, RunLevelNoise) {
-    let mut a = RunRepeats::new();
-    for run in earlier {
-        for (id, c) in run {
-            let entry = a.entry(id.clone()).or_insert_with(|| ConfigRepeats {
-                runtime: c.runtime.clone(),
-                axes: c.axes.clone(),
-                ..Default::default()
-            });
-            for m in Metric::ALL {
-                entry.values[m as usize].extend_from_slice(c.of(m));
-                entry.runs[m as usize] += 1;
-            }
-        }
+/// History's settings with these thresholds (the rest its defaults).
+fn settings(threshold: f64, latency_threshold: Option<f64>) -> HistorySettings {
+    HistorySettings {
+        threshold,
+        latency_threshold: latency_threshold.expect("p99 is judged"),
+        ..HistorySettings::default()
     }
-    let configs: Vec<RunsOfConfig> = earlier[0]
-        .iter()
-        .flat_map(|(id, c)| {
-            [Metric::Throughput, Metric::P99].map(|metric| RunsOfConfig {
-                runtime: &c.runtime,
-                metric,
-                runs: earlier
-                    .iter()
-                    .map(|r| r[id].of(metric))
-                    .enumerate()
-                    .collect(),
-            })
-        })
-        .collect();
-    let level = RunLevelNoise::estimate(DEFAULT_FLOOR, earlier.len(), configs);
-    (a, level)
 }
 
 struct Rates {
@@ -178,11 +189,9 @@ fn unchanged(world: &World, how: Judge, pairs: usize, seed: u64) -> Rates {
     let (mut false_alarms, mut inconclusive) = (0, 0);
     for _ in 0..pairs {
         let runs = world.draw_history(&mut rng, HISTORY + 1, None);
-        match outcome(&judge(world, how, &runs)).exit_code() {
-            1 => false_alarms += 1,
-            3 => inconclusive += 1,
-            _ => {}
-        }
+        let judgement = judge(world, how, &runs);
+        false_alarms += usize::from(judgement.fails);
+        inconclusive += usize::from(judgement.cannot_tell);
     }
     Rates {
         false_alarms,
@@ -202,10 +211,7 @@ fn power(world: &World, how: Judge, loss: f64, pairs: usize, seed: u64) -> f64 {
     let found = (0..pairs)
         .filter(|_| {
             let runs = world.draw_history(&mut rng, HISTORY + 1, Some(change));
-            judge(world, how, &runs)
-                .iter()
-                .find(|c| c.config_id == id)
-                .is_some_and(|c| c.metrics.iter().any(|m| m.verdict == Verdict::Regression))
+            judge(world, how, &runs).regressions.contains(&id)
         })
         .count();
     found as f64 / pairs as f64
@@ -236,11 +242,7 @@ fn history_calibration(nights: usize, seed: u64) {
         sigma: 0.03,
         p99_sigma: 0.03,
     };
-    let settings = HistorySettings {
-        threshold: 0.05,
-        latency_threshold: 0.10,
-        ..HistorySettings::default()
-    };
+    let settings = settings(0.05, Some(0.10));
     let mut rng = rng(seed);
     let (mut false_nights, mut false_confirmed) = (0, 0);
     for _ in 0..nights {
@@ -352,6 +354,9 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     for (s, structure) in structures.into_iter().enumerate() {
         let world = World::reference(structure);
+        if !world.structure.name().contains(&args.only) {
+            continue;
+        }
         for (j, (how, label)) in [
             (Judge::PairAtStructureFloor, "pair, floor = its run noise"),
             (Judge::PairAtDefaultFloor, "pair, default floor 5%/12%"),

@@ -39,7 +39,7 @@ use indexmap::IndexMap;
 use super::moderated::{Prior, pooled_pair, sample_variance};
 use super::outliers::outlier_repeats;
 use super::repeats::{Better, ConfigRepeats, Metric, RunRepeats};
-use super::run_level::{RunLevel, RunLevelNoise};
+use super::run_level::{RunLevel, RunLevelNoise, RunsAt};
 
 /// Confidence level of the reported intervals.
 pub const LEVEL: f64 = 0.95;
@@ -216,6 +216,10 @@ pub struct Pair<'a> {
     pub b: &'a [f64],
     pub a_runs: usize,
     pub b_runs: usize,
+    /// Where each side's runs lie in the history (empty when not known):
+    /// a wander of the level makes distant runs differ more.
+    pub a_at: &'a [usize],
+    pub b_at: &'a [usize],
     /// Whether it enters the family (a judged metric, not throughput in
     /// open loop); the others are measured and reported only.
     pub judged: bool,
@@ -231,6 +235,8 @@ impl<'a> Pair<'a> {
             b: b.of(metric),
             a_runs: a.runs(metric),
             b_runs: b.runs(metric),
+            a_at: &a.at[metric as usize],
+            b_at: &b.at[metric as usize],
             judged: rule.threshold_of(metric).is_some()
                 && !(metric == Metric::Throughput && (a.open_loop || b.open_loop)),
         }
@@ -290,10 +296,6 @@ fn measure(
     let run_level = run_level.of(pair.runtime, metric);
     let effect = match (prior, log_mean(va), log_mean(vb)) {
         (Some(prior), Some(la), Some(lb)) => {
-            let run_term = |runs: usize| VarianceTerm {
-                var: run_level.var / runs as f64,
-                df: run_level.df,
-            };
             let pooled = prior.moderate_sample(samples.pooled);
             // Each side's noise is the larger of its own (moderated) and
             // the pooled: neither a side that drew none of its rare slow
@@ -303,11 +305,22 @@ fn measure(
                 let noise = if own.var > pooled.var { own } else { pooled };
                 VarianceTerm::of_mean(noise, positive(values))
             };
+            let [common, specific, wander] = run_level.terms(
+                RunsAt {
+                    count: pair.a_runs,
+                    at: pair.a_at,
+                },
+                RunsAt {
+                    count: pair.b_runs,
+                    at: pair.b_at,
+                },
+            );
             let terms = [
                 side(samples.a, va),
                 side(samples.b, vb),
-                run_term(pair.a_runs),
-                run_term(pair.b_runs),
+                common,
+                specific,
+                wander,
             ];
             Some(Effect::of_log_difference(lb - la, &terms, LEVEL))
         }

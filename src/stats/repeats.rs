@@ -74,6 +74,10 @@ pub struct ConfigRepeats {
     /// Per metric: how many runs the values come from (a history baseline
     /// pools the runs of a regime, which may differ by metric); 0 is read as 1.
     pub runs: [usize; 3],
+    /// Per metric: where those runs lie in the experiment's history
+    /// (history indices), when known (a history baseline and its newest
+    /// run); empty otherwise.
+    pub at: [Vec<usize>; 3],
 }
 
 impl ConfigRepeats {

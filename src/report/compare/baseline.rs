@@ -18,6 +18,8 @@ pub struct AgainstHistory {
     pub a: RunRepeats,
     pub a_ref: RunRef,
     pub b: RunData,
+    /// The newest run's repeats, placed at its index in the history.
+    pub rb: RunRepeats,
     /// History's own: estimated from the regimes' runs (the floor below three).
     pub run_level: RunLevelNoise,
 }
@@ -80,7 +82,7 @@ pub fn against_history(
     let mut ids: Vec<String> = Vec::new();
     for regime in &regimes.regimes {
         let metric = regime.metric.stats();
-        for run in &regime.runs {
+        for (run, &at) in regime.runs.iter().zip(&regime.at) {
             if !loaded.contains_key(&run.dir) {
                 loaded.insert(run.dir.clone(), RunData::load(Path::new(&run.dir))?);
                 ids.push(run.run_id.clone());
@@ -99,13 +101,16 @@ pub fn against_history(
                     axes: first.axes.clone(),
                     ..Default::default()
                 });
-            entry.values[metric as usize].extend(rows.iter().map(|m| metric.of_repeat(m)));
-            entry.runs[metric as usize] += 1;
-            if metric == Metric::Throughput {
-                // p50 follows throughput's regime: it is reported, not judged.
-                entry.values[Metric::P50 as usize]
-                    .extend(rows.iter().map(|m| Metric::P50.of_repeat(m)));
-                entry.runs[Metric::P50 as usize] += 1;
+            // p50 follows throughput's regime: it is reported, not judged.
+            let follows: &[Metric] = if metric == Metric::Throughput {
+                &[Metric::Throughput, Metric::P50]
+            } else {
+                &[metric]
+            };
+            for &m in follows {
+                entry.values[m as usize].extend(rows.iter().map(|r| m.of_repeat(r)));
+                entry.runs[m as usize] += 1;
+                entry.at[m as usize].push(at);
             }
         }
     }
@@ -128,10 +133,15 @@ pub fn against_history(
         },
         experiment: b.status.experiment.clone(),
     };
+    let mut rb = run_repeats(&b.measurements);
+    for config in rb.values_mut() {
+        config.at = std::array::from_fn(|_| vec![regimes.newest_at]);
+    }
     Ok(AgainstHistory {
         a,
         a_ref,
         b,
+        rb,
         run_level: regimes.run_level,
     })
 }

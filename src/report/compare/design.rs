@@ -76,7 +76,7 @@ pub fn design(
                     };
                     Some((
                         rl,
-                        rl.var * (1.0 / runs(&c.config_id, a) + 1.0 / runs(&c.config_id, b)),
+                        rl.var() * (1.0 / runs(&c.config_id, a) + 1.0 / runs(&c.config_id, b)),
                     ))
                 })
                 .max_by(|x, y| x.1.total_cmp(&y.1));

@@ -246,11 +246,10 @@ pub fn compare_history_command(
     options: &CompareOptions,
 ) -> Result<CompareOutcome, ReportError> {
     let sides = baseline::against_history(path, options)?;
-    let rb = run_repeats(&sides.b.measurements);
     let comparison = compare(
         Sides {
             a: &sides.a,
-            b: &rb,
+            b: &sides.rb,
             run_level: &sides.run_level,
         },
         sides.a_ref,

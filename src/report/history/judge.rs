@@ -225,8 +225,12 @@ fn tail_split(p: &Pending, m: usize) -> Option<Range<usize>> {
     (cut - start >= 2).then_some(start..cut)
 }
 
-/// Both sides' repeats pooled over their runs, and each side's run count.
-type PooledSides = (Vec<f64>, Vec<f64>, usize, usize);
+/// One side of a test: the repeats pooled over its runs, and where those
+/// runs lie in the history.
+struct PooledSide {
+    repeats: Vec<f64>,
+    at: Vec<usize>,
+}
 
 /// One family of tests, one per series that `sides` gives two point ranges
 /// for (baseline, judged), judged by the compare rule with Holm across the
@@ -237,31 +241,37 @@ fn family(
     run_level: &RunLevelNoise,
     sides: impl Fn(&Pending) -> Option<(Range<usize>, Range<usize>)>,
 ) -> Vec<Option<Judged>> {
-    let values: Vec<Option<PooledSides>> = pending
+    let values: Vec<Option<[PooledSide; 2]>> = pending
         .iter()
         .map(|p| {
             let (a, b) = sides(p)?;
-            let pool = |r: &Range<usize>| -> Vec<f64> {
-                p.series.points[r.clone()]
-                    .iter()
-                    .flat_map(|x| x.repeats.iter().copied())
-                    .collect()
+            let pool = |r: Range<usize>| {
+                let points = &p.series.points[r];
+                PooledSide {
+                    repeats: points
+                        .iter()
+                        .flat_map(|x| x.repeats.iter().copied())
+                        .collect(),
+                    at: points.iter().map(|x| x.run).collect(),
+                }
             };
-            Some((pool(&a), pool(&b), a.len(), b.len()))
+            Some([pool(a), pool(b)])
         })
         .collect();
     let pairs: Vec<Pair> = pending
         .iter()
         .zip(&values)
         .filter_map(|(p, v)| {
-            let (a, b, a_runs, b_runs) = v.as_ref()?;
+            let [a, b] = v.as_ref()?;
             Some(Pair {
                 runtime: &p.series.runtime,
                 metric: p.series.metric.stats(),
-                a,
-                b,
-                a_runs: *a_runs,
-                b_runs: *b_runs,
+                a: &a.repeats,
+                b: &b.repeats,
+                a_runs: a.at.len(),
+                b_runs: b.at.len(),
+                a_at: &a.at,
+                b_at: &b.at,
                 judged: !(p.series.metric == Metric::Throughput && p.series.open_loop),
             })
         })

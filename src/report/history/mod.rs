@@ -250,12 +250,16 @@ pub struct StableRegime {
     pub metric: Metric,
     /// The runs of the regime, oldest first (never the newest run).
     pub runs: Vec<RunRef>,
+    /// The same runs as indices into the history's runs (its time axis).
+    pub at: Vec<usize>,
 }
 
 /// The newest run and, per configuration and metric, what to judge it against.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StableRegimes {
     pub newest: RunRef,
+    /// The newest run's index into the history's runs.
+    pub newest_at: usize,
     pub regimes: Vec<StableRegime>,
     /// The run-level noise history judges the newest run with (estimated
     /// from the regimes' runs, the floor below three).
@@ -294,10 +298,12 @@ pub fn last_stable_regime(
                 .iter()
                 .map(|&i| history.runs[i].clone())
                 .collect(),
+            at: s.newest.baseline_runs.clone(),
         })
         .collect();
     Ok(StableRegimes {
         newest: history.newest,
+        newest_at: history.runs.len() - 1,
         regimes,
         run_level: history.run_level,
     })

@@ -11,6 +11,7 @@ use crate::exec::measure::context::{CellContext, CellEnd, WindowObserver};
 use crate::exec::site::driver::Driver;
 use crate::exec::start::dependencies::{DependencyFiles, RunDependencies};
 use crate::exec::start::lifecycle::{start_measured, stop_measured};
+use crate::exec::start::site::Here;
 use crate::exec::start::started::{Running, StartFailure};
 use crate::exec::start::training::train;
 use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
@@ -103,7 +104,7 @@ impl Driver for Processes {
         index: u32,
         first_cell: &Cell,
     ) -> crate::exec::start::cold_start::ColdStart {
-        crate::exec::start::cold_start::cold_start(ctx, rt, index, first_cell)
+        crate::exec::start::cold_start::cold_start(&mut Here, ctx, rt, index, first_cell)
     }
 
     fn memory_phase(
@@ -114,7 +115,9 @@ impl Driver for Processes {
         first_cell: &Cell,
         memory: &crate::plan::contract::memory::MemoryPlan,
     ) -> crate::results::MemoryPhaseRow {
-        crate::exec::start::memory_phases::memory_phase(ctx, rt, index, first_cell, memory)
+        crate::exec::start::memory_phases::memory_phase(
+            &mut Here, ctx, rt, index, first_cell, memory,
+        )
     }
 
     fn start(
@@ -124,7 +127,7 @@ impl Driver for Processes {
         start_index: u32,
         first_cell: &Cell,
     ) -> Result<Running<Service>, Box<StartFailure>> {
-        let running = start_measured(ctx, rt, start_index, first_cell);
+        let running = start_measured(&mut Here, ctx, rt, start_index, first_cell);
         self.idle_rss = running
             .as_ref()
             .ok()
@@ -161,7 +164,7 @@ impl Driver for Processes {
         rt: &RuntimePlan,
         running: Running<Service>,
     ) -> (LifecycleRow, Option<String>) {
-        stop_measured(rt, running)
+        stop_measured(&mut Here, rt, running)
     }
 
     fn start_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {

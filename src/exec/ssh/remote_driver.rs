@@ -22,18 +22,19 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use crate::build::BuildOutcome;
+use crate::exec::handle::FirstSuccess;
 use crate::exec::measure::context::{CellContext, CellEnd};
 use crate::exec::rules::verdict::one_line;
 use crate::exec::site::driver::Driver;
 use crate::exec::ssh::remote_cell::measure_remote_cell;
-use crate::exec::ssh::remote_service::guarded_remote_run;
 use crate::exec::ssh::remote_service::{RemoteService, SharedClient, append, stop_if_lost};
 use crate::exec::ssh::remote_training::{check_there, far_path, train_there};
-use crate::exec::start::cold_start::ColdStart;
+use crate::exec::start::cold_start::{ColdStart, cold_start};
+use crate::exec::start::containment::Observed;
 use crate::exec::start::dependencies::DependencyFiles;
-use crate::exec::start::first_requests::record as record_first_requests;
-use crate::exec::start::lifecycle::{check_evidence, millis};
-use crate::exec::start::memory_phases::{conclude, empty_row, phases};
+use crate::exec::start::lifecycle::{millis, start_measured, stop_measured};
+use crate::exec::start::memory_phases::memory_phase;
+use crate::exec::start::site::{Spawn, Spawned, StartSite};
 use crate::exec::start::started::{Running, StartFailure};
 use crate::exec::start::training::training_row;
 use crate::plan::contract::hosts::SshTarget;
@@ -45,7 +46,7 @@ use crate::remote::service_hosts::service_wire::{
     ServiceAnswer, ServiceCall, WireBuild, WireDependency, WireStart, millis as ms,
 };
 use crate::results::{
-    Environment, LifecycleRow, MemoryPhaseRow, Phase, ResultsError, StopOutcome, rfc3339_now,
+    Environment, LifecycleRow, MemoryPhaseRow, ResultsError, StopOutcome, rfc3339_now,
 };
 
 /// Drives the runtimes on the service host.
@@ -95,8 +96,8 @@ impl RemoteHost {
         &mut self,
         ctx: &CellContext,
         rt: &RuntimePlan,
-        first_cell: &Cell,
-    ) -> Result<(RemoteService, f64, f64), String> {
+        limits: &crate::cgroup::Limits,
+    ) -> Result<Spawned<RemoteService>, String> {
         let (client, dir) = self.far_dir(ctx, rt)?;
         let addr = SocketAddr::new(service_address(ctx.plan)?, rt.port);
         let log = ctx.run.log(&rt.name);
@@ -108,8 +109,8 @@ impl RemoteHost {
             command: rt.start.clone(),
             env: rt.env.clone(),
             port: rt.port,
-            limit_cpus: first_cell.limits.cpus,
-            limit_memory_bytes: first_cell.limits.memory_bytes,
+            limit_cpus: limits.cpus,
+            limit_memory_bytes: limits.memory_bytes,
             log_cap: rt.log_cap_bytes,
             health_path: rt.health.path.clone(),
             health_timeout_ms: ms(rt.health.timeout),
@@ -144,7 +145,11 @@ impl RemoteHost {
         let mut service =
             RemoteService::new(client, &rt.name, addr, sid, log, ctx.interrupt.clone());
         service.fetch_log();
-        Ok((service, port_ms, startup_ms))
+        Ok(Spawned {
+            service,
+            port_ms,
+            startup_ms,
+        })
     }
 
     /// The session and `rt`'s copied sources there (a runtime without build
@@ -300,6 +305,56 @@ pub fn unsupported(plan: &Plan) -> Vec<String> {
     out
 }
 
+/// A service host as the start steps see it: a start is a call on the
+/// session there, which waits for health itself; the times come back from
+/// there, the first answer is timed from here as the load sees it.
+impl StartSite for RemoteHost {
+    type Service = RemoteService;
+
+    fn check_provenance(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Option<String> {
+        // A far folder that cannot be had fails the start just after.
+        rt.train.as_ref()?;
+        let (client, dir) = self.far_dir(ctx, rt).ok()?;
+        check_there(ctx, &client, &dir, rt)
+    }
+
+    fn spawn_ready(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        how: Spawn,
+        _: &mut LifecycleRow,
+    ) -> Result<Spawned<RemoteService>, String> {
+        // (The profiler's environment is refused there: `unsupported`.)
+        let limits = match how {
+            Spawn::Measured { cell, .. } => cell.limits.clone(),
+            Spawn::Bare => Default::default(),
+        };
+        self.start_there(ctx, rt, &limits)
+    }
+
+    fn first_request_ms(&self, _: &RemoteService, startup_ms: f64, first: &FirstSuccess) -> f64 {
+        millis(first.answered - first.first_try) + startup_ms
+    }
+
+    fn rss_bytes(&mut self, service: &mut RemoteService) -> Option<u64> {
+        service.rss_bytes()
+    }
+
+    fn observe(&self, _: &RemoteService, _: &RuntimePlan) -> Option<Observed> {
+        None
+    }
+
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        mut service: RemoteService,
+        row: &mut LifecycleRow,
+    ) -> Option<String> {
+        self.stop_there(rt, &mut service, row)
+    }
+}
+
 impl Driver for RemoteHost {
     type Service = RemoteService;
 
@@ -396,56 +451,7 @@ impl Driver for RemoteHost {
         index: u32,
         first_cell: &Cell,
     ) -> ColdStart {
-        let mut row = LifecycleRow {
-            runtime: rt.name.clone(),
-            phase: Phase::Startup,
-            start_index: index,
-            started_at: rfc3339_now(),
-            ..Default::default()
-        };
-        let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {
-            Ok(s) => s,
-            Err(e) => {
-                row.exit_status = one_line(&e);
-                return ColdStart {
-                    row,
-                    completed: false,
-                };
-            }
-        };
-        row.port_ms = Some(port_ms);
-        row.startup_ms = Some(startup_ms);
-        // The first answer, timed from here as the load would see it.
-        let first = crate::exec::handle::first_success(
-            &mut service,
-            first_cell,
-            rt.health.timeout,
-            &|| ctx.interrupt.is_set(),
-        );
-        let mut problem = match first {
-            Ok(first) => {
-                row.first_request_ms = Some(millis(first.answered - first.first_try) + startup_ms);
-                let start = (Phase::Startup, index);
-                record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)
-                    .err()
-                    .map(|why| format!("runtime {}: {why}", rt.name))
-            }
-            Err(e) => Some(format!(
-                "runtime {}: the first workload request to {} never succeeded: {e}",
-                rt.name, service.addr
-            )),
-        };
-        let stop_problem = self.stop_there(rt, &mut service, &mut row);
-        // As a local cold start: the first request's problem is the row's
-        // exit status when the stop itself went through.
-        if let (None, Some(p)) = (&stop_problem, &problem) {
-            row.exit_status = one_line(p);
-        }
-        problem = stop_problem.or(problem);
-        ColdStart {
-            completed: problem.is_none(),
-            row,
-        }
+        cold_start(self, ctx, rt, index, first_cell)
     }
 
     fn memory_phase(
@@ -456,23 +462,7 @@ impl Driver for RemoteHost {
         first_cell: &Cell,
         memory: &MemoryPlan,
     ) -> MemoryPhaseRow {
-        let mut row = empty_row(rt, index, memory);
-        // As here: a memory process runs without the cells' limits.
-        let bare = Cell {
-            limits: Default::default(),
-            ..first_cell.clone()
-        };
-        let mut service = match self.start_there(ctx, rt, &bare) {
-            Ok((service, _, _)) => service,
-            Err(e) => return conclude(row, rt, Some(e), Ok(())),
-        };
-        let problem = phases(ctx, &mut service, first_cell, memory, &mut row);
-        let mut lifecycle = LifecycleRow::default();
-        let stopped = match self.stop_there(rt, &mut service, &mut lifecycle) {
-            None => Ok(()),
-            Some(problem) => Err(problem),
-        };
-        conclude(row, rt, problem, stopped)
+        memory_phase(self, ctx, rt, index, first_cell, memory)
     }
 
     fn start(
@@ -482,104 +472,7 @@ impl Driver for RemoteHost {
         start_index: u32,
         first_cell: &Cell,
     ) -> Result<Running<RemoteService>, Box<StartFailure>> {
-        let mut lifecycle = LifecycleRow {
-            runtime: rt.name.clone(),
-            phase: Phase::Measure,
-            start_index,
-            started_at: rfc3339_now(),
-            ..Default::default()
-        };
-        // As a local start: the trained files are checked before it, and
-        // its log (from this start on) for the training's evidence after.
-        // (A far folder that cannot be had fails the start just below.)
-        let provenance = match rt.train {
-            Some(_) => (self.far_dir(ctx, rt).ok())
-                .and_then(|(client, dir)| check_there(ctx, &client, &dir, rt)),
-            None => None,
-        };
-        let offset = std::fs::metadata(ctx.run.log(&rt.name)).map_or(0, |m| m.len());
-        let (mut service, port_ms, startup_ms) = match self.start_there(ctx, rt, first_cell) {
-            Ok(s) => s,
-            Err(reason) => {
-                return Err(Box::new(StartFailure {
-                    reason: one_line(&reason),
-                    lifecycle,
-                    cancelled: ctx.interrupt.is_set(),
-                }));
-            }
-        };
-        lifecycle.port_ms = Some(port_ms);
-        lifecycle.startup_ms = Some(startup_ms);
-        let fail = |this: &mut Self,
-                    reason: String,
-                    mut lifecycle: LifecycleRow,
-                    mut service: RemoteService| {
-            this.stop_there(rt, &mut service, &mut lifecycle);
-            Box::new(StartFailure {
-                reason: one_line(&reason),
-                lifecycle,
-                cancelled: ctx.interrupt.is_set(),
-            })
-        };
-        match crate::exec::handle::first_success(
-            &mut service,
-            first_cell,
-            rt.health.timeout,
-            &|| ctx.interrupt.is_set(),
-        ) {
-            Ok(first) => {
-                lifecycle.first_request_ms =
-                    Some(millis(first.answered - first.first_try) + startup_ms);
-                let start = (Phase::Measure, start_index);
-                if let Err(why) =
-                    record_first_requests(ctx, service.addr, rt, start, first_cell, first.latency)
-                {
-                    let reason = format!("runtime {}: {why}", rt.name);
-                    return Err(fail(self, reason, lifecycle, service));
-                }
-            }
-            Err(e) => {
-                let reason = format!(
-                    "runtime {}: the first workload request to {} never succeeded: {e}",
-                    rt.name, service.addr
-                );
-                return Err(fail(self, reason, lifecycle, service));
-            }
-        }
-        lifecycle.idle_rss_bytes = service.rss_bytes();
-        if !ctx.plan.service_warmup.is_zero() {
-            let config = crate::exec::measure::load_config::warmup_config(
-                first_cell,
-                service.addr,
-                None,
-                ctx.plan.service_warmup,
-            );
-            let died = guarded_remote_run(ctx, &mut service, &config, None, None).died;
-            if ctx.interrupt.is_set() {
-                return Err(fail(self, "interrupted".into(), lifecycle, service));
-            }
-            if died || !service.is_alive() {
-                let (exit, tail) = (service.exit_text(), service.log_tail());
-                let reason = format!(
-                    "runtime {}: the service died on the service host during the service warmup \
-                     ({exit}); see {}; last log lines: {tail}",
-                    rt.name,
-                    service.log.display(),
-                );
-                return Err(fail(self, reason, lifecycle, service));
-            }
-        }
-        service.fetch_log();
-        let evidence = (rt.train.as_ref())
-            .and_then(|t| t.evidence.as_ref())
-            .map(|pattern| check_evidence(&service.log, offset, pattern, &rt.name));
-        Ok(Running {
-            service,
-            lifecycle,
-            // A trained artifact that is not the one trained outweighs any log line.
-            evidence: provenance.map(Err).or(evidence),
-            seen: None,
-        })
+        start_measured(self, ctx, rt, start_index, first_cell)
     }
 
     fn measure(
@@ -601,16 +494,7 @@ impl Driver for RemoteHost {
         rt: &RuntimePlan,
         running: Running<RemoteService>,
     ) -> (LifecycleRow, Option<String>) {
-        let Running {
-            mut service,
-            mut lifecycle,
-            ..
-        } = running;
-        if service.is_alive() {
-            lifecycle.post_load_rss_bytes = service.rss_bytes();
-        }
-        let problem = self.stop_there(rt, &mut service, &mut lifecycle);
-        (lifecycle, problem)
+        stop_measured(self, rt, running)
     }
 
     fn start_dependency(&mut self, ctx: &CellContext, dep: &DependencyPlan) -> Result<(), String> {

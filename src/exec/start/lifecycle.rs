@@ -1,140 +1,172 @@
-//! Starting and stopping the measured service of a runtime, with what
+//! Starting and stopping the measured service of a runtime, here or on a
+//! service host (one path for both, against [`StartSite`]), with what
 //! lifecycle.csv records: startup time, time to the first successful
 //! workload request, idle and post-load RSS, how it stopped.
 use std::time::Duration;
 
 use regex::Regex;
 
-use crate::exec::handle::first_success;
-use crate::exec::measure::context::{CellContext, guarded_run};
+use crate::exec::handle::{ServiceHandle, first_success};
+use crate::exec::measure::cell::CellTarget;
+use crate::exec::measure::context::CellContext;
 use crate::exec::measure::load_config::warmup_config;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::start::first_requests::record as record_first_requests;
+use crate::exec::start::site::{MemorySubject, Spawn, StartSite};
 use crate::exec::start::started::{Running, StartFailure};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
-use crate::sample::session_usage;
-use crate::service::{Service, ServiceCommand, StopKind};
+use crate::service::StopKind;
 use crate::train::find_evidence;
 
-/// Starts `rt` for measuring: health, first request, idle RSS, service
-/// warmup with `first_cell`'s load, training evidence.
-pub fn start_measured(
+/// Starts `rt` for measuring at `site`: health, first request, idle RSS,
+/// service warmup with `first_cell`'s load, training evidence.
+pub(crate) fn start_measured<S: StartSite>(
+    site: &mut S,
     ctx: &CellContext,
     rt: &RuntimePlan,
     start_index: u32,
     first_cell: &Cell,
-) -> Result<Running<Service>, Box<StartFailure>> {
-    let log = ctx.run.log(&rt.name);
-    let provenance = crate::exec::start::provenance::check_before_start(ctx, rt);
-    let offset = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
-    let mut lifecycle = LifecycleRow {
-        runtime: rt.name.clone(),
-        phase: Phase::Measure,
+) -> Result<Running<S::Service>, Box<StartFailure>> {
+    let provenance = site.check_provenance(ctx, rt);
+    let offset = std::fs::metadata(ctx.run.log(&rt.name)).map_or(0, |m| m.len());
+    let start = (Phase::Measure, start_index);
+    let mut lifecycle = fresh_row(rt, start);
+    let how = Spawn::Measured {
+        cell: first_cell,
         start_index,
-        started_at: rfc3339_now(),
-        ..Default::default()
     };
-    let mut command =
-        ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
-    command.limits = first_cell.limits.clone();
-    command
-        .env
-        .extend(crate::exec::measure::profiling::start_env(
-            ctx,
-            rt,
-            start_index,
-        ));
-    let fail =
-        |reason: String, mut lifecycle: LifecycleRow, service: Option<Service>, cancelled: bool| {
+    let answered = until_first_answer(site, ctx, rt, how, start, first_cell, &mut lifecycle);
+    let warmed = answered.and_then(|mut service| {
+        lifecycle.idle_rss_bytes = site.rss_bytes(&mut service);
+        match service_warmup(ctx, rt, &mut service, first_cell) {
+            Ok(()) => Ok(service),
+            Err(why) => Err(Unanswered {
+                service: Some(service),
+                why,
+            }),
+        }
+    });
+    let mut service = match warmed {
+        Ok(service) => service,
+        Err(Unanswered { service, why }) => {
             if let Some(service) = service {
-                let report = service.stop(&rt.stop);
-                let (kind, status) = match report {
-                    Ok(r) => {
-                        lifecycle.log_dropped_bytes = r.log_dropped_bytes;
-                        (r.kind.into(), r.exit_status)
-                    }
-                    Err(e) => (StopOutcome::Killed, e.to_string()),
-                };
-                lifecycle.stop = Some(kind);
-                lifecycle.exit_status = status;
+                site.stop(rt, service, &mut lifecycle);
             }
-            Box::new(StartFailure {
-                reason: one_line(&reason),
+            return Err(Box::new(StartFailure {
+                reason: one_line(&why),
                 lifecycle,
-                cancelled,
-            })
-        };
-    let mut service = match Service::start(&command, &log) {
-        Ok(s) => s,
-        Err(e) => return Err(fail(e.to_string(), lifecycle, None, false)),
-    };
-    let interrupt = ctx.interrupt;
-    let startup = match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
-        Ok(times) => times,
-        Err(e) => {
-            let cancelled = interrupt.is_set();
-            return Err(fail(e.to_string(), lifecycle, Some(service), cancelled));
+                cancelled: ctx.interrupt.is_set(),
+            }));
         }
     };
-    lifecycle.port_ms = Some(millis(startup.port));
-    lifecycle.startup_ms = Some(millis(startup.healthy));
-    match first_success(&mut service, first_cell, rt.health.timeout, &|| {
-        interrupt.is_set()
-    }) {
-        Ok(first) => {
-            lifecycle.first_request_ms =
-                Some(millis(first.answered.duration_since(service.spawned_at())));
-            let start = (Phase::Measure, start_index);
-            if let Err(why) =
-                record_first_requests(ctx, service.addr(), rt, start, first_cell, first.latency)
-            {
-                let reason = format!("runtime {}: {why}", rt.name);
-                let cancelled = interrupt.is_set();
-                return Err(fail(reason, lifecycle, Some(service), cancelled));
-            }
-        }
-        Err(e) => {
-            let reason = format!(
-                "runtime {}: the first workload request never succeeded: {e}",
-                rt.name
-            );
-            return Err(fail(reason, lifecycle, Some(service), false));
-        }
-    }
-    lifecycle.idle_rss_bytes = Some(session_usage(service.sid()).rss_bytes);
-    if !ctx.plan.service_warmup.is_zero() {
-        let cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
-        let config = warmup_config(first_cell, service.addr(), cpus, ctx.plan.service_warmup);
-        let (_, died) = guarded_run(ctx, &service, &config, None);
-        if interrupt.is_set() {
-            return Err(fail("interrupted".into(), lifecycle, Some(service), true));
-        }
-        if died || !service.is_alive() {
-            let reason = format!(
-                "runtime {}: the service died during the service warmup ({}); see {}; last log lines: {}",
-                rt.name,
-                service.exit_text(),
-                log.display(),
-                service.log_tail()
-            );
-            return Err(fail(reason, lifecycle, Some(service), false));
-        }
-    }
     let evidence = rt
         .train
         .as_ref()
         .and_then(|t| t.evidence.as_ref())
-        .map(|pattern| check_evidence(&log, offset, pattern, &rt.name));
-    let seen = Some(crate::exec::start::containment::observe(&service, rt));
-    // A trained artifact that is not the one trained outweighs any log line.
-    let evidence = provenance.map(Err).or(evidence);
+        .map(|pattern| check_evidence(&service.log_here(), offset, pattern, &rt.name));
+    let seen = site.observe(&service, rt);
     Ok(Running {
         service,
         lifecycle,
-        evidence,
+        // A trained artifact that is not the one trained outweighs any log line.
+        evidence: provenance.map(Err).or(evidence),
         seen,
     })
+}
+
+/// The lifecycle row of a start of `rt` (`start`: its phase and index), begun now.
+pub(crate) fn fresh_row(rt: &RuntimePlan, (phase, start_index): (Phase, u32)) -> LifecycleRow {
+    LifecycleRow {
+        runtime: rt.name.clone(),
+        phase,
+        start_index,
+        started_at: rfc3339_now(),
+        ..Default::default()
+    }
+}
+
+/// Why a fresh service got no further than it did, and the service when
+/// one was left running (the caller stops it).
+pub(crate) struct Unanswered<S> {
+    pub service: Option<S>,
+    pub why: String,
+}
+
+/// A fresh process of `rt` at `site` up to its first successful workload
+/// request: spawned `how`, healthy, its first requests recorded in
+/// first-requests.csv as start `start`, and its times (port, health, first
+/// answer) in `row`.
+pub(crate) fn until_first_answer<S: StartSite>(
+    site: &mut S,
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    how: Spawn,
+    start: (Phase, u32),
+    cell: &Cell,
+    row: &mut LifecycleRow,
+) -> Result<S::Service, Unanswered<S::Service>> {
+    let spawned = site
+        .spawn_ready(ctx, rt, how, row)
+        .map_err(|why| Unanswered { service: None, why })?;
+    row.port_ms = Some(spawned.port_ms);
+    row.startup_ms = Some(spawned.startup_ms);
+    let mut service = spawned.service;
+    let interrupt = ctx.interrupt;
+    let answered = first_success(&mut service, cell, rt.health.timeout, &|| {
+        interrupt.is_set()
+    })
+    .map_err(|e| {
+        format!(
+            "runtime {}: the first workload request to {} never succeeded: {e}",
+            rt.name,
+            service.addr()
+        )
+    })
+    .and_then(|first| {
+        record_first_requests(ctx, service.addr(), rt, start, cell, first.latency)
+            .map_err(|why| format!("runtime {}: {why}", rt.name))?;
+        Ok(site.first_request_ms(&service, spawned.startup_ms, &first))
+    });
+    match answered {
+        Ok(ms) => {
+            row.first_request_ms = Some(ms);
+            Ok(service)
+        }
+        Err(why) => Err(Unanswered {
+            service: Some(service),
+            why,
+        }),
+    }
+}
+
+/// The plan's `service_warmup`: `cell`'s load for that long before any
+/// cell, so that no cell's own warmup starts from a cold process.
+fn service_warmup(
+    ctx: &CellContext,
+    rt: &RuntimePlan,
+    service: &mut impl CellTarget,
+    cell: &Cell,
+) -> Result<(), String> {
+    if ctx.plan.service_warmup.is_zero() {
+        return Ok(());
+    }
+    let cpus = service.load_cpus(ctx);
+    let config = warmup_config(cell, service.addr(), cpus, ctx.plan.service_warmup);
+    let died = service.guarded_warmup(ctx, &config);
+    if ctx.interrupt.is_set() {
+        return Err("interrupted".into());
+    }
+    if died || !service.is_alive() {
+        let (exit, tail) = (service.exit_text(), service.log_tail());
+        return Err(format!(
+            "runtime {}: the service died{} during the service warmup ({exit}); see {}; last log lines: {tail}",
+            rt.name,
+            service.site_words(),
+            service.log_path().display(),
+        ));
+    }
+    Ok(())
 }
 
 /// `Ok(line)`: the first line of `log` after `offset` matching `pattern`.
@@ -161,27 +193,21 @@ pub fn millis(d: Duration) -> f64 {
 }
 
 /// Records post-load RSS, stops the service and completes its lifecycle row.
-pub fn stop_measured(
+pub(crate) fn stop_measured<S: StartSite>(
+    site: &mut S,
     rt: &RuntimePlan,
-    mut running: Running<Service>,
+    running: Running<S::Service>,
 ) -> (LifecycleRow, Option<String>) {
-    let mut row = running.lifecycle;
-    if running.service.is_alive() {
-        row.post_load_rss_bytes = Some(session_usage(running.service.sid()).rss_bytes);
+    let Running {
+        mut service,
+        lifecycle: mut row,
+        ..
+    } = running;
+    if service.is_alive() {
+        row.post_load_rss_bytes = site.rss_bytes(&mut service);
     }
-    match running.service.stop(&rt.stop) {
-        Ok(report) => {
-            row.stop = Some(report.kind.into());
-            row.exit_status = report.exit_status;
-            row.log_dropped_bytes = report.log_dropped_bytes;
-            (row, None)
-        }
-        Err(e) => {
-            row.stop = Some(StopOutcome::Killed);
-            row.exit_status = e.to_string();
-            (row, Some(e.to_string()))
-        }
-    }
+    let problem = site.stop(rt, service, &mut row);
+    (row, problem)
 }
 
 /// lifecycle.csv records how the service layer says a service ended.

@@ -9,19 +9,18 @@
 //! The readings total every process of the service (a Node cluster's
 //! primary and its workers): RSS summed, PSS summed (shared pages split)
 //! and, where the service has a memory cgroup, its `memory.current`.
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::exec::handle::ServiceHandle;
-use crate::exec::measure::context::{CellContext, guarded_run};
+use crate::exec::measure::context::CellContext;
 use crate::exec::measure::load_config::measure_config;
 use crate::exec::rules::verdict::one_line;
-use crate::load::{Arrival, LoadConfig, LoadReport, StopCondition};
+pub use crate::exec::start::site::{LoadOutcome, MemorySubject};
+use crate::exec::start::site::{Spawn, StartSite};
+use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::contract::memory::MemoryPlan;
 use crate::plan::{Cell, RuntimePlan};
-use crate::results::{MemoryPhaseRow, MemoryPhaseStatus};
+use crate::results::{LifecycleRow, MemoryPhaseRow, MemoryPhaseStatus};
 pub use crate::sample::MemoryReading;
-use crate::service::{Service, ServiceCommand};
 
 /// The (runtime, process) pairs memory-phases.csv at `path` already holds
 /// (none when it is missing or unreadable: those are measured again).
@@ -51,41 +50,6 @@ pub fn runtimes_left(plan: &crate::plan::Plan, path: &std::path::Path) -> Vec<St
         .collect()
 }
 
-/// What the phases need of a fresh, healthy service, here
-/// ([`Service`]) or on a service host (`exec::ssh::remote_service::RemoteService`),
-/// beyond what every running service gives ([`ServiceHandle`]: its address,
-/// whether it still runs).
-pub trait MemorySubject: ServiceHandle {
-    /// Its memory now, every process together.
-    fn reading(&mut self) -> Result<MemoryReading, String>;
-    /// Applies `config` to it; `died`: it ended meanwhile.
-    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome;
-    /// Its log here (a service host's is copied back first).
-    fn log_here(&mut self) -> PathBuf;
-}
-
-/// A load against a [`MemorySubject`].
-pub struct LoadOutcome {
-    pub report: Result<LoadReport, String>,
-    pub died: bool,
-}
-
-impl MemorySubject for Service {
-    fn reading(&mut self) -> Result<MemoryReading, String> {
-        Ok(self.memory())
-    }
-    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
-        let (report, died) = guarded_run(ctx, self, config, None);
-        LoadOutcome {
-            report: report.map_err(|e| e.to_string()),
-            died,
-        }
-    }
-    fn log_here(&mut self) -> PathBuf {
-        self.log().to_path_buf()
-    }
-}
-
 /// The load between the readings: `cell`'s requests (the runtime's first
 /// cell, so the same workload as the latency cells), closed loop at the
 /// declared connections, for the declared duration.
@@ -106,33 +70,28 @@ pub fn memory_load(
     }
 }
 
-/// One fresh process of `rt` through the phases; the row says how far it got.
-pub fn memory_phase(
+/// One fresh process of `rt` at `site` through the phases; the row says
+/// how far it got. A memory process runs without the cells' limits.
+pub(crate) fn memory_phase<S: StartSite>(
+    site: &mut S,
     ctx: &CellContext,
     rt: &RuntimePlan,
     index: u32,
     cell: &Cell,
     memory: &MemoryPlan,
 ) -> MemoryPhaseRow {
-    let mut row = empty_row(rt, index, memory);
-    let affinity = ctx.plan.affinity.as_ref();
-    let command = ServiceCommand::measured(rt, affinity.map(|a| a.service.clone()));
-    let mut service = match Service::start(&command, &ctx.run.log(&rt.name)) {
-        Ok(s) => s,
-        Err(e) => {
-            row.reason = one_line(&format!("memory process {index}: {e}"));
-            return row;
-        }
+    let row = empty_row(rt, index, memory);
+    let mut lifecycle = LifecycleRow::default();
+    let mut service = match site.spawn_ready(ctx, rt, Spawn::Bare, &mut lifecycle) {
+        Ok(spawned) => spawned.service,
+        Err(e) => return conclude(row, rt, Some(e), Ok(())),
     };
-    let interrupt = ctx.interrupt;
-    let problem = match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
-        Ok(_) => phases(ctx, &mut service, cell, memory, &mut row),
-        Err(e) => Some(e.to_string()),
+    let mut row = row;
+    let problem = phases(ctx, &mut service, cell, memory, &mut row);
+    let stopped = match site.stop(rt, service, &mut lifecycle) {
+        None => Ok(()),
+        Some(problem) => Err(problem),
     };
-    let stopped = service
-        .stop(&rt.stop)
-        .map(|_| ())
-        .map_err(|e| e.to_string());
     conclude(row, rt, problem, stopped)
 }
 

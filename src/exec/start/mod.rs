@@ -9,5 +9,6 @@ pub mod first_requests;
 pub mod lifecycle;
 pub mod memory_phases;
 pub mod provenance;
+pub mod site;
 pub mod started;
 pub mod training;

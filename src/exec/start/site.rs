@@ -1,0 +1,188 @@
+//! Where a runtime's service is started: here ([`Here`]) or on an SSH
+//! service host (`exec::ssh::remote_driver::RemoteHost`). The steps of a
+//! start (spawn until healthy, the first request, the idle reading, the
+//! service warmup, the stop) are written once against [`StartSite`], in
+//! `lifecycle` (the measured start), `cold_start` and `memory_phases`; a
+//! site says only how it spawns, reads and stops a process.
+use std::path::PathBuf;
+
+use crate::exec::handle::FirstSuccess;
+use crate::exec::measure::cell::CellTarget;
+use crate::exec::measure::context::{CellContext, guarded_run};
+use crate::exec::start::containment::Observed;
+use crate::exec::start::lifecycle::millis;
+use crate::load::{LoadConfig, LoadReport};
+use crate::plan::{Cell, RuntimePlan};
+use crate::results::{LifecycleRow, StopOutcome};
+use crate::sample::{MemoryReading, session_usage};
+use crate::service::{Service, ServiceCommand};
+
+/// How a process is started.
+#[derive(Debug, Clone, Copy)]
+pub enum Spawn<'a> {
+    /// The measured start: under `cell`'s limits, with the profiler's
+    /// environment of start `start_index`.
+    Measured { cell: &'a Cell, start_index: u32 },
+    /// A cold start or a memory process: no limits, no profiler.
+    Bare,
+}
+
+/// A process that answered its health check, with its times from the spawn.
+pub struct Spawned<S> {
+    pub service: S,
+    pub port_ms: f64,
+    pub startup_ms: f64,
+}
+
+/// What the phases need of a fresh, healthy service, here ([`Service`]) or
+/// on a service host, beyond what every running service gives
+/// ([`crate::exec::handle::ServiceHandle`]: its address, whether it still runs).
+pub trait MemorySubject: crate::exec::handle::ServiceHandle {
+    /// Its memory now, every process together.
+    fn reading(&mut self) -> Result<MemoryReading, String>;
+    /// Applies `config` to it; `died`: it ended meanwhile.
+    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome;
+    /// Its log here (a service host's is copied back first).
+    fn log_here(&mut self) -> PathBuf;
+}
+
+/// A load against a [`MemorySubject`].
+pub struct LoadOutcome {
+    pub report: Result<LoadReport, String>,
+    pub died: bool,
+}
+
+/// A place services are started at.
+pub(crate) trait StartSite {
+    /// A service started there.
+    type Service: CellTarget + MemorySubject;
+
+    /// Before a measured start: `Some(why)` when a trained file is not the
+    /// one the training produced.
+    fn check_provenance(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Option<String>;
+
+    /// Spawns `rt`'s service and waits until it answers its health check.
+    /// `Err(why)` when it did not; a process that started but never got
+    /// healthy is stopped first, its stop recorded in `row`.
+    fn spawn_ready(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        how: Spawn,
+        row: &mut LifecycleRow,
+    ) -> Result<Spawned<Self::Service>, String>;
+
+    /// Milliseconds from the spawn to the first answer, given the health
+    /// check's `startup_ms`.
+    fn first_request_ms(
+        &self,
+        service: &Self::Service,
+        startup_ms: f64,
+        first: &FirstSuccess,
+    ) -> f64;
+
+    /// The resident memory of the service's processes, when it can be read.
+    fn rss_bytes(&mut self, service: &mut Self::Service) -> Option<u64>;
+
+    /// What the service saw of its limits (`None` where that is not looked at).
+    fn observe(&self, service: &Self::Service, rt: &RuntimePlan) -> Option<Observed>;
+
+    /// Stops the service and records how in `row` (stop, exit status,
+    /// dropped log bytes); `Some(problem)` when it could not be stopped cleanly.
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        service: Self::Service,
+        row: &mut LifecycleRow,
+    ) -> Option<String>;
+}
+
+/// This host: services as process groups in their own sessions.
+pub struct Here;
+
+impl StartSite for Here {
+    type Service = Service;
+
+    fn check_provenance(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Option<String> {
+        crate::exec::start::provenance::check_before_start(ctx, rt)
+    }
+
+    fn spawn_ready(
+        &mut self,
+        ctx: &CellContext,
+        rt: &RuntimePlan,
+        how: Spawn,
+        row: &mut LifecycleRow,
+    ) -> Result<Spawned<Service>, String> {
+        let mut command =
+            ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
+        if let Spawn::Measured { cell, start_index } = how {
+            command.limits = cell.limits.clone();
+            let profiler = crate::exec::measure::profiling::start_env(ctx, rt, start_index);
+            command.env.extend(profiler);
+        }
+        let mut service =
+            Service::start(&command, &ctx.run.log(&rt.name)).map_err(|e| e.to_string())?;
+        let interrupt = ctx.interrupt;
+        match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
+            Ok(times) => Ok(Spawned {
+                service,
+                port_ms: millis(times.port),
+                startup_ms: millis(times.healthy),
+            }),
+            Err(e) => {
+                self.stop(rt, service, row);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    fn first_request_ms(&self, service: &Service, _: f64, first: &FirstSuccess) -> f64 {
+        millis(first.answered.duration_since(service.spawned_at()))
+    }
+
+    fn rss_bytes(&mut self, service: &mut Service) -> Option<u64> {
+        Some(session_usage(service.sid()).rss_bytes)
+    }
+
+    fn observe(&self, service: &Service, rt: &RuntimePlan) -> Option<Observed> {
+        Some(crate::exec::start::containment::observe(service, rt))
+    }
+
+    fn stop(
+        &mut self,
+        rt: &RuntimePlan,
+        service: Service,
+        row: &mut LifecycleRow,
+    ) -> Option<String> {
+        match service.stop(&rt.stop) {
+            Ok(report) => {
+                row.stop = Some(report.kind.into());
+                row.exit_status = report.exit_status;
+                row.log_dropped_bytes = report.log_dropped_bytes;
+                None
+            }
+            Err(e) => {
+                row.stop = Some(StopOutcome::Killed);
+                row.exit_status = e.to_string();
+                Some(e.to_string())
+            }
+        }
+    }
+}
+
+impl MemorySubject for Service {
+    fn reading(&mut self) -> Result<MemoryReading, String> {
+        Ok(self.memory())
+    }
+    fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {
+        let (report, died) = guarded_run(ctx, self, config, None);
+        LoadOutcome {
+            report: report.map_err(|e| e.to_string()),
+            died,
+        }
+    }
+    fn log_here(&mut self) -> PathBuf {
+        self.log().to_path_buf()
+    }
+}

@@ -2,7 +2,6 @@
 //! service host (one path for both, against [`StartSite`]), with what
 //! lifecycle.csv records: startup time, time to the first successful
 //! workload request, idle and post-load RSS, how it stopped.
-use std::time::Duration;
 
 use regex::Regex;
 
@@ -185,11 +184,6 @@ pub(crate) fn check_evidence(
             log.display()
         )
     })
-}
-
-/// A duration in milliseconds, as lifecycle.csv records it.
-pub fn millis(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// Records post-load RSS, stops the service and completes its lifecycle row.

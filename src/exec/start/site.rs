@@ -10,12 +10,16 @@ use crate::exec::handle::FirstSuccess;
 use crate::exec::measure::cell::CellTarget;
 use crate::exec::measure::context::{CellContext, guarded_run};
 use crate::exec::start::containment::Observed;
-use crate::exec::start::lifecycle::millis;
 use crate::load::{LoadConfig, LoadReport};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, StopOutcome};
 use crate::sample::{MemoryReading, session_usage};
 use crate::service::{Service, ServiceCommand};
+
+/// A duration in milliseconds, as lifecycle.csv records it.
+pub fn millis(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
 
 /// How a process is started.
 #[derive(Debug, Clone, Copy)]

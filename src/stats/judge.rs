@@ -39,7 +39,7 @@ use indexmap::IndexMap;
 use super::moderated::{Prior, pooled_pair, sample_variance};
 use super::outliers::outlier_repeats;
 use super::repeats::{Better, ConfigRepeats, Metric, RunRepeats};
-use super::run_level::{RunLevel, RunLevelNoise, RunsAt};
+use super::run_level::{RunLevel, RunLevelNoise};
 
 /// Confidence level of the reported intervals.
 pub const LEVEL: f64 = 0.95;
@@ -214,12 +214,11 @@ pub struct Pair<'a> {
     pub metric: Metric,
     pub a: &'a [f64],
     pub b: &'a [f64],
-    pub a_runs: usize,
-    pub b_runs: usize,
-    /// Where each side's runs lie in the history (empty when not known):
-    /// a wander of the level makes distant runs differ more.
-    pub a_at: &'a [usize],
-    pub b_at: &'a [usize],
+    /// The runs each side's values come from, as history indices (a wander
+    /// of the level makes distant runs differ more); empty for one run read
+    /// on its own.
+    pub a_runs: &'a [usize],
+    pub b_runs: &'a [usize],
     /// Whether it enters the family (a judged metric, not throughput in
     /// open loop); the others are measured and reported only.
     pub judged: bool,
@@ -233,10 +232,8 @@ impl<'a> Pair<'a> {
             metric,
             a: a.of(metric),
             b: b.of(metric),
-            a_runs: a.runs(metric),
-            b_runs: b.runs(metric),
-            a_at: &a.at[metric as usize],
-            b_at: &b.at[metric as usize],
+            a_runs: &a.at[metric as usize],
+            b_runs: &b.at[metric as usize],
             judged: rule.threshold_of(metric).is_some()
                 && !(metric == Metric::Throughput && (a.open_loop || b.open_loop)),
         }
@@ -305,16 +302,7 @@ fn measure(
                 let noise = if own.var > pooled.var { own } else { pooled };
                 VarianceTerm::of_mean(noise, positive(values))
             };
-            let [common, specific, wander] = run_level.terms(
-                RunsAt {
-                    count: pair.a_runs,
-                    at: pair.a_at,
-                },
-                RunsAt {
-                    count: pair.b_runs,
-                    at: pair.b_at,
-                },
-            );
+            let [common, specific, wander] = run_level.terms(pair.a_runs, pair.b_runs);
             let terms = [
                 side(samples.a, va),
                 side(samples.b, vb),

@@ -23,7 +23,5 @@ pub use judge::{
     judge_pairs,
 };
 pub use repeats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats, run_repeats};
-pub use run_level::{
-    DEFAULT_FLOOR, Floor, RunLevel, RunLevelNoise, RunLevelSource, RunsAt, RunsOfConfig,
-};
+pub use run_level::{DEFAULT_FLOOR, Floor, RunLevel, RunLevelNoise, RunLevelSource, RunsOfConfig};
 pub use spread::{MannWhitney, Spread, mann_whitney, median, median_of_some, round_to};

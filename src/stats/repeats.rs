@@ -71,12 +71,9 @@ pub struct ConfigRepeats {
     /// Open loop: the offered rate fixes the throughput, which then says
     /// nothing about the service; only latency is judged.
     pub open_loop: bool,
-    /// Per metric: how many runs the values come from (a history baseline
-    /// pools the runs of a regime, which may differ by metric); 0 is read as 1.
-    pub runs: [usize; 3],
-    /// Per metric: where those runs lie in the experiment's history
-    /// (history indices), when known (a history baseline and its newest
-    /// run); empty otherwise.
+    /// Per metric: the runs the values come from, as indices into the
+    /// experiment's history (a history baseline pools the runs of a regime,
+    /// which may differ by metric); empty for one run read on its own.
     pub at: [Vec<usize>; 3],
 }
 
@@ -91,7 +88,7 @@ impl ConfigRepeats {
 
     /// The runs the values of `metric` come from (at least one).
     pub fn runs(&self, metric: Metric) -> usize {
-        self.runs[metric as usize].max(1)
+        self.at[metric as usize].len().max(1)
     }
 }
 

@@ -95,14 +95,6 @@ pub struct RunLevel {
     pub source: RunLevelSource,
 }
 
-/// The runs one side of a comparison pools: how many, and where they lie
-/// in the history (history indices; empty when not known).
-#[derive(Debug, Clone, Copy)]
-pub struct RunsAt<'a> {
-    pub count: usize,
-    pub at: &'a [usize],
-}
-
 impl RunLevel {
     /// Variance of one run's offset, common and specific together.
     pub fn var(&self) -> f64 {
@@ -114,18 +106,19 @@ impl RunLevel {
         self.var().sqrt().exp_m1()
     }
 
-    /// The run-level terms of the variance of B's log mean minus A's: the
-    /// common offset, the specific offset and the wander, each with its
-    /// degrees of freedom.
-    pub fn terms(&self, a: RunsAt, b: RunsAt) -> [VarianceTerm; 3] {
-        let known = !a.at.is_empty() && !b.at.is_empty();
+    /// The run-level terms of the variance of B's log mean minus A's, each
+    /// side pooled over the runs `a` and `b` (history indices; empty: one
+    /// run read on its own): the common offset, the specific offset and the
+    /// wander, each with its degrees of freedom.
+    pub fn terms(&self, a: &[usize], b: &[usize]) -> [VarianceTerm; 3] {
+        let known = !a.is_empty() && !b.is_empty();
         let offsets = if known {
-            variogram_var(a.at, b.at, |h| if h > 0 { 1.0 } else { 0.0 })
+            variogram_var(a, b, |h| if h > 0 { 1.0 } else { 0.0 })
         } else {
-            1.0 / a.count.max(1) as f64 + 1.0 / b.count.max(1) as f64
+            1.0 / a.len().max(1) as f64 + 1.0 / b.len().max(1) as f64
         };
         let wander = if known && self.walk.var > 0.0 {
-            variogram_var(a.at, b.at, |h| h as f64 / 2.0)
+            variogram_var(a, b, |h| h as f64 / 2.0)
         } else {
             0.0
         };
@@ -547,28 +540,12 @@ mod tests {
         let level = RunLevelNoise::estimate(Floor::NONE, 5, configs).of("go", Metric::Throughput);
         assert!(level.walk.var > 1e-4, "{level:?}");
         let at = |a: &'static [usize], b: &'static [usize]| {
-            level
-                .terms(
-                    RunsAt {
-                        count: a.len(),
-                        at: a,
-                    },
-                    RunsAt {
-                        count: b.len(),
-                        at: b,
-                    },
-                )
-                .iter()
-                .map(|t| t.var)
-                .sum::<f64>()
+            level.terms(a, b).iter().map(|t| t.var).sum::<f64>()
         };
         assert!(at(&[0, 1, 2, 3], &[4]) < at(&[0, 1], &[4]), "{level:?}");
-        // Without positions the wander cannot be placed: offsets only.
-        let unplaced: f64 = level
-            .terms(RunsAt { count: 4, at: &[] }, RunsAt { count: 1, at: &[] })
-            .iter()
-            .map(|t| t.var)
-            .sum();
-        assert!((unplaced - level.var() * 1.25).abs() < 1e-15, "{level:?}");
+        // Two runs read on their own (no place in a history): the wander
+        // cannot be placed, offsets only, one run a side.
+        let unplaced: f64 = level.terms(&[], &[]).iter().map(|t| t.var).sum();
+        assert!((unplaced - level.var() * 2.0).abs() < 1e-15, "{level:?}");
     }
 }

@@ -109,7 +109,6 @@ pub fn against_history(
             };
             for &m in follows {
                 entry.values[m as usize].extend(rows.iter().map(|r| m.of_repeat(r)));
-                entry.runs[m as usize] += 1;
                 entry.at[m as usize].push(at);
             }
         }

@@ -268,10 +268,8 @@ fn family(
                 metric: p.series.metric.stats(),
                 a: &a.repeats,
                 b: &b.repeats,
-                a_runs: a.at.len(),
-                b_runs: b.at.len(),
-                a_at: &a.at,
-                b_at: &b.at,
+                a_runs: &a.at,
+                b_runs: &b.at,
                 judged: !(p.series.metric == Metric::Throughput && p.series.open_loop),
             })
         })

@@ -80,13 +80,12 @@ pub(crate) fn memory_phase<S: StartSite>(
     cell: &Cell,
     memory: &MemoryPlan,
 ) -> MemoryPhaseRow {
-    let row = empty_row(rt, index, memory);
+    let mut row = empty_row(rt, index, memory);
     let mut lifecycle = LifecycleRow::default();
     let mut service = match site.spawn_ready(ctx, rt, Spawn::Bare, &mut lifecycle) {
         Ok(spawned) => spawned.service,
         Err(e) => return conclude(row, rt, Some(e), Ok(())),
     };
-    let mut row = row;
     let problem = phases(ctx, &mut service, cell, memory, &mut row);
     let stopped = match site.stop(rt, service, &mut lifecycle) {
         None => Ok(()),

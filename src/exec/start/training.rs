@@ -3,11 +3,12 @@ use std::net::SocketAddr;
 
 use crate::exec::measure::context::{CellContext, guarded_run};
 use crate::exec::measure::load_config::request_spec;
+use crate::exec::start::lifecycle::fresh_row;
 use crate::exec::start::provenance::record_training;
 use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::results::rows::training::DriverFigures;
-use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
+use crate::results::{LifecycleRow, Phase, StopOutcome};
 use crate::train::{TrainOutcome, driver_figures, train_runtime};
 
 /// Trains `rt`; returns the outcome (or the error text) and its lifecycle row.
@@ -55,12 +56,8 @@ pub fn train(
 /// that has not ended well (yet).
 pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
     LifecycleRow {
-        runtime: rt.name.clone(),
-        phase: Phase::Train,
-        start_index: 1,
-        started_at: rfc3339_now(),
         stop: Some(StopOutcome::Failed),
-        ..Default::default()
+        ..fresh_row(rt, (Phase::Train, 1))
     }
 }
 

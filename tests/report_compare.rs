@@ -372,6 +372,20 @@ fn baseline_history_judges_the_newest_run_against_the_last_stable_regime() {
         .stderr(predicate::str::contains("needs two run directories"));
 }
 
+#[test]
+fn a_first_run_against_its_history_says_nothing_was_compared() {
+    let exp = experiment(&[("quiet-a", "20261201T020000Z")]);
+    runner()
+        .args(["compare", "--baseline", "history"])
+        .arg(exp.path())
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains(
+            "**Verdict: INCONCLUSIVE: no configuration was measured on both sides**",
+        ))
+        .stdout(predicate::str::contains("0 of 0").not());
+}
+
 /// The cell of configuration `id` in a comparison's JSON.
 fn cell_of<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     json["cells"]

@@ -74,6 +74,11 @@ fn headline(c: &Comparison) -> String {
              out a loss of the threshold's size: {counts}.",
             c.cells.len()
         ),
+        Outcome::Inconclusive if c.cells.is_empty() => "**Verdict: INCONCLUSIVE: no \
+             configuration was measured on both sides**, so nothing could be compared (a first \
+             run has no history to be judged against; the configurations of each side alone are \
+             listed below)."
+            .to_string(),
         Outcome::Inconclusive => format!(
             "**Verdict: INCONCLUSIVE: no regression found, but {} of {} configurations \
              cannot be told** (their intervals still reach a loss of the threshold's size: \

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use runner::report::compare::outcome;
-use runner::report::compare::simulate::{Change, Residuals, Structure, World, rng};
+use runner::report::compare::simulate::{Change, Residuals, Structure, World, rng, wilson};
 use runner::report::history::{HistorySettings, Verdict as HistoryVerdict, judge_repeats};
 use runner::results::RunData;
 use runner::stats::{
@@ -215,20 +215,6 @@ fn power(world: &World, how: Judge, loss: f64, pairs: usize, seed: u64) -> f64 {
         })
         .count();
     found as f64 / pairs as f64
-}
-
-/// The 95% Wilson interval of `k` out of `n`, in percent.
-fn wilson(k: usize, n: usize) -> String {
-    let (k, n, z) = (k as f64, n as f64, 1.96f64);
-    let p = k / n;
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
-    format!(
-        "{:.2}% [{:.2}, {:.2}]",
-        100.0 * p,
-        100.0 * (centre - half).max(0.0),
-        100.0 * (centre + half)
-    )
 }
 
 /// `runner history`'s calibration: per night, 100 series (2 runtimes x

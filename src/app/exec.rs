@@ -102,6 +102,12 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
 fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
     match crate::report::report_command(&outcome.run_dir, &[]) {
         Ok(rendered) => {
+            if !rendered.findings.is_empty() {
+                let _ = writeln!(err, "findings (details in report.md):");
+                for line in &rendered.findings {
+                    let _ = writeln!(err, "  {line}");
+                }
+            }
             let _ = writeln!(
                 err,
                 "report: {} file(s) written, e.g. {}",

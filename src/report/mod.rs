@@ -28,6 +28,9 @@ use render::{context, csv_out, templating};
 /// Directory of the chart files inside a run directory.
 pub const CHARTS_DIR: &str = "charts";
 
+/// The findings, for scripts, next to the reports.
+pub const FINDINGS_FILE: &str = "findings.json";
+
 /// What `render_run` wrote.
 #[derive(Debug, Clone)]
 pub struct RenderedReport {
@@ -35,6 +38,8 @@ pub struct RenderedReport {
     pub files: Vec<PathBuf>,
     pub failed_rows: usize,
     pub suspect_rows: usize,
+    /// The findings as plain lines (empty with fewer than two runtimes).
+    pub findings: Vec<String>,
 }
 
 /// Renders a run directory: summary CSVs, charts/*.svg and every template
@@ -57,6 +62,10 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
     );
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
+    if let Some(findings) = &summary.findings {
+        let json = serde_json::to_string_pretty(findings).expect("findings serialize");
+        files.push(write(&run_dir.join(FINDINGS_FILE), &json)?);
+    }
     let charts_dir = run_dir.join(CHARTS_DIR);
     std::fs::create_dir_all(&charts_dir).map_err(|source| ReportError::Write {
         path: charts_dir.clone(),
@@ -78,6 +87,11 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
         files,
         failed_rows: summary.failed.len(),
         suspect_rows: summary.suspect.len(),
+        findings: summary
+            .findings
+            .as_ref()
+            .map(|f| f.lines())
+            .unwrap_or_default(),
     })
 }
 

@@ -55,7 +55,7 @@ pub struct AxisEffect {
 }
 
 /// `jdk=25,log=true` -> `[("jdk", "25"), ("log", "true")]`.
-fn parts(axes: &str) -> Vec<(&str, &str)> {
+pub(crate) fn parts(axes: &str) -> Vec<(&str, &str)> {
     axes.split(',')
         .filter_map(|part| part.split_once('='))
         .collect()

@@ -84,6 +84,27 @@ pub fn beyond_load(axes: &str) -> String {
         .join(",")
 }
 
+/// HTML of a sentence with Markdown code spans: the text escaped, each
+/// `` `name` `` a `<code>` element (runtime names in findings).
+pub fn code_spans_html(text: &str) -> String {
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    let mut out = String::new();
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str("<code>");
+            out.push_str(part);
+            out.push_str("</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ pub mod cold_starts;
 pub mod comparable;
 pub mod efficiency;
 pub mod equal_load;
+pub mod findings;
 pub mod format;
 pub mod pairs;
 pub mod summary;

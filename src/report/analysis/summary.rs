@@ -14,6 +14,7 @@ use crate::report::analysis::efficiency::{
     EfficiencyPair, HostLayout, HostShare, efficiency_pairs, efficiency_repeats,
 };
 use crate::report::analysis::equal_load::{EqualLoadGroup, equal_load};
+use crate::report::analysis::findings::Findings;
 use crate::report::analysis::pairs::{PairEffect, pairs};
 use crate::report::analysis::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
@@ -120,6 +121,9 @@ pub struct Summary {
     pub host_share: Option<HostShare>,
     /// The `equal_load` cells by group: latency at equal offered load.
     pub equal_load: Vec<EqualLoadGroup>,
+    /// What the run establishes, in sentences; `None` with fewer than two
+    /// runtimes measured.
+    pub findings: Option<Findings>,
 }
 
 impl Summary {
@@ -147,7 +151,8 @@ impl Summary {
                 payloads.push(c.payload);
             }
         }
-        Summary {
+        let mut summary = Summary {
+            findings: None,
             startup: startup(run, &runtimes),
             cold_starts: cold_starts(&run.lifecycle, &runtimes),
             log_caps: log_caps(&run.lifecycle, &runtimes),
@@ -169,7 +174,9 @@ impl Summary {
                 &HostLayout::of(&run.environment),
                 run.pinning.clone(),
             ),
-        }
+        };
+        summary.findings = Findings::of(run, &summary);
+        summary
     }
 }
 

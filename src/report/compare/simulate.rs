@@ -293,6 +293,20 @@ fn normal(rng: &mut StdRng) -> f64 {
     StandardNormal.sample(rng)
 }
 
+/// `k` of `n` as a percentage with its 95% Wilson interval: `1.20% [0.81, 1.78]`.
+pub fn wilson(k: usize, n: usize) -> String {
+    let (k, n, z) = (k as f64, n as f64, 1.96f64);
+    let p = k / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    format!(
+        "{:.2}% [{:.2}, {:.2}]",
+        100.0 * p,
+        100.0 * (centre - half).max(0.0),
+        100.0 * (centre + half)
+    )
+}
+
 /// A seeded generator, so that every figure can be reproduced.
 pub fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)

@@ -129,6 +129,9 @@ pub fn environment(templates: &[TemplateSource]) -> Result<Environment<'static>,
             v.to_string()
         }
     });
+    env.add_filter("code_spans", |v: Value| {
+        Value::from_safe_string(format::code_spans_html(v.as_str().unwrap_or_default()))
+    });
     for (name, src) in [DEFAULT_MD, DEFAULT_HTML] {
         env.add_template_owned(name.to_string(), src.to_string())
             .map_err(|e| ReportError::template(name, &e))?;

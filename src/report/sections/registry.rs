@@ -50,6 +50,7 @@ macro_rules! summary_section {
 
 /// Every section, in report order.
 pub const SECTIONS: &[Section] = &[
+    summary_section!(findings),
     summary_section!(win_counts),
     summary_section!(pairs),
     summary_section!(efficiency_pairs),

@@ -1,0 +1,182 @@
+//! Which sentences a figure gets. The runtimes are ranked by the figure and
+//! split into groups where a step between neighbours is decided: inside a
+//! group no neighbour is told from the next. A group of three or more
+//! whose pairs are all open is one sentence (a tie, with what would decide
+//! it); otherwise each of its pairs is stated. Between two neighbouring
+//! groups, one sentence when every runtime of the upper one beats every one
+//! of the lower (the clear last place), else each pair across.
+use super::MeasureFindings;
+use super::family::{Family, Scope};
+use super::measures::{Measure, PointRepeats};
+use super::sentences::{self, Finding, Kind};
+use crate::stats::Better;
+use crate::stats::effect::log_mean;
+
+pub fn measure_findings(
+    family: &Family,
+    runtimes: &[String],
+    points: &[PointRepeats],
+    measure: Measure,
+    crowded: &Option<String>,
+) -> MeasureFindings {
+    let spec_order = |x: &str, y: &str| -> (String, String) {
+        let ix = runtimes.iter().position(|r| r == x);
+        let iy = runtimes.iter().position(|r| r == y);
+        if ix < iy {
+            (x.to_string(), y.to_string())
+        } else {
+            (y.to_string(), x.to_string())
+        }
+    };
+    let pair = |x: &str, y: &str| {
+        let (a, b) = spec_order(x, y);
+        sentences::pair_finding(family, &a, &b, measure)
+    };
+    let ranked = rank(runtimes, points, measure);
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for (i, rt) in ranked.iter().enumerate() {
+        let decided_step = i > 0 && pair(&ranked[i - 1], rt).is_some_and(|f| f.kind == Kind::Lead);
+        match groups.last_mut() {
+            Some(g) if !decided_step => g.push(rt.clone()),
+            _ => groups.push(vec![rt.clone()]),
+        }
+    }
+    let mut findings = Vec::new();
+    for (gi, group) in groups.iter().enumerate() {
+        let inside: Vec<Finding> = (0..group.len())
+            .flat_map(|i| (i + 1..group.len()).map(move |j| (i, j)))
+            .filter_map(|(i, j)| pair(&group[i], &group[j]))
+            .collect();
+        let all_open = inside
+            .iter()
+            .all(|f| matches!(f.kind, Kind::Undecided | Kind::Within));
+        if group.len() >= 3 && all_open && !inside.is_empty() {
+            findings.push(sentences::tie_finding(group, measure, &inside));
+        } else {
+            findings.extend(inside);
+        }
+        let Some(lower) = groups.get(gi + 1) else {
+            continue;
+        };
+        let across: Vec<(&String, &String)> = group
+            .iter()
+            .flat_map(|u| lower.iter().map(move |l| (u, l)))
+            .collect();
+        let answers: Vec<_> = across
+            .iter()
+            .filter_map(|(u, l)| {
+                let (a, b) = spec_order(u, l);
+                family.answer(&a, &b, measure, &Scope::All)
+            })
+            .collect();
+        let upper_wins = answers.len() == across.len()
+            && across.iter().all(|(u, l)| {
+                pair(u, l).is_some_and(|f| f.kind == Kind::Lead && leads(&f, u, measure))
+            });
+        if upper_wins && across.len() > 1 {
+            findings.push(sentences::group_lead(group, lower, measure, &answers));
+        } else {
+            findings.extend(across.iter().filter_map(|(u, l)| pair(u, l)));
+        }
+    }
+    let step = match measure.better() {
+        Better::Higher => ">",
+        Better::Lower => "<",
+    };
+    let ordering = (ranked.len() >= 3 && groups.len() > 1).then(|| {
+        let shown: Vec<String> = groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|rt| format!("`{rt}`"))
+                    .collect::<Vec<_>>()
+                    .join(" ≈ ")
+            })
+            .collect();
+        let direction = match measure.better() {
+            Better::Higher => "highest first",
+            Better::Lower => "lowest first",
+        };
+        format!(
+            "{} ({direction}; ≈: not told apart)",
+            shown.join(&format!(" {step} "))
+        )
+    });
+    let caveat = crowded.as_ref().filter(|_| !measure.robust()).map(|why| {
+        format!(
+            "Read with care: {why}, and co-location distorts {} more than CPU per request or \
+             memory.",
+            measure.label()
+        )
+    });
+    let missing = findings.is_empty().then(|| {
+        "nothing can be stated: one usable repeat per configuration gives no noise estimate \
+         (run with `repeats: 2` or more)"
+            .to_string()
+    });
+    MeasureFindings {
+        measure,
+        label: label_of(measure),
+        ordering,
+        caveat,
+        missing,
+        findings,
+    }
+}
+
+/// Whether the lead finding `f` favours `rt` (its ratio is the second
+/// runtime's over the first's).
+fn leads(f: &Finding, rt: &str, measure: Measure) -> bool {
+    let second_better = match (f.ratio, measure.better()) {
+        (Some(r), Better::Higher) => r > 1.0,
+        (Some(r), Better::Lower) => r < 1.0,
+        (None, _) => return false,
+    };
+    (f.runtimes.get(1).map(String::as_str) == Some(rt)) == second_better
+}
+
+/// The heading of a figure's findings.
+fn label_of(measure: Measure) -> &'static str {
+    match measure {
+        Measure::Throughput => "Throughput",
+        Measure::P99 => "p99 latency",
+        Measure::CpuPerRequest => "CPU per request",
+        Measure::Memory => "Memory (peak RSS)",
+    }
+}
+
+/// The runtimes with a value of `measure`, better first: by the mean log
+/// value over the points every one of them ran (over each one's own
+/// points when they share none).
+fn rank(runtimes: &[String], points: &[PointRepeats], measure: Measure) -> Vec<String> {
+    let with: Vec<&String> = (runtimes.iter())
+        .filter(|rt| {
+            points
+                .iter()
+                .any(|p| p.runtime == rt.as_str() && !p.of(measure).is_empty())
+        })
+        .collect();
+    let shared = |axes: &str| {
+        with.iter().all(|rt| {
+            (points.iter())
+                .any(|p| p.runtime == rt.as_str() && p.axes == axes && !p.of(measure).is_empty())
+        })
+    };
+    let score = |rt: &str, only_shared: bool| -> Option<f64> {
+        let logs: Vec<f64> = (points.iter())
+            .filter(|p| p.runtime == rt && (!only_shared || shared(p.axes)))
+            .filter_map(|p| log_mean(p.of(measure)))
+            .collect();
+        (!logs.is_empty()).then(|| logs.iter().sum::<f64>() / logs.len() as f64)
+    };
+    let any_shared = points.iter().any(|p| shared(p.axes));
+    let mut scored: Vec<(String, f64)> = with
+        .iter()
+        .filter_map(|rt| Some(((*rt).clone(), score(rt, any_shared)?)))
+        .collect();
+    scored.sort_by(|x, y| match measure.better() {
+        Better::Higher => y.1.total_cmp(&x.1),
+        Better::Lower => x.1.total_cmp(&y.1),
+    });
+    scored.into_iter().map(|(rt, _)| rt).collect()
+}

@@ -1,0 +1,354 @@
+//! A pair's answers in words: a lead with its size and interval and where
+//! it holds, a lead that changes with an axis, a tie with what would
+//! decide it. Chosen by the rules here from the answers, never by a
+//! template guessing.
+use serde::Serialize;
+
+use super::family::{Answer, Family, Lead, Scope};
+use super::measures::Measure;
+
+/// A change smaller than this is "within" when the interval shows it; the
+/// smallest difference a "what would decide it" figure is stated for.
+pub const SMALL_CHANGE: f64 = 0.05;
+
+/// What a finding states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// One runtime is better over every point (and where it holds).
+    Lead,
+    /// One runtime is better at some values of an axis, the other at others.
+    Crossover,
+    /// Better at some values of an axis only; over every point, open.
+    LeadAt,
+    /// The interval lies within [`SMALL_CHANGE`] either way.
+    Within,
+    /// The interval is too wide to tell: with what would decide it.
+    Undecided,
+    /// Three or more runtimes, no two of them told apart (or within).
+    Tie,
+    /// Every runtime of one group better than every one of another.
+    GroupLead,
+}
+
+/// One sentence with the figures behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    pub measure: Measure,
+    /// The runtimes it is about: a pair in spec order (`ratio` is the
+    /// second's over the first's, over every point both ran), or a group.
+    pub runtimes: Vec<String>,
+    /// A pair's ratio and interval; for a group, none, and the widest
+    /// interval of its pairs.
+    pub ratio: Option<f64>,
+    pub lo: f64,
+    pub hi: f64,
+    /// Repeats per configuration that would decide an undecided pair at
+    /// this run's noise; `None` otherwise, or beyond 50.
+    pub repeats_needed: Option<u32>,
+    pub text: String,
+}
+
+/// The finding of `a` vs `b` (spec order) on `measure`, if they share a point.
+pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Option<Finding> {
+    let all = family.answer(a, b, measure, &Scope::All)?;
+    let levels = family.levels(a, b, measure);
+    let decided: Vec<&&Answer> = levels.iter().filter(|l| l.lead() != Lead::Open).collect();
+    let leads_a = decided.iter().any(|l| l.lead() == Lead::A);
+    let leads_b = decided.iter().any(|l| l.lead() == Lead::B);
+    let mut repeats_needed = None;
+    let (kind, text) = match (all.lead(), leads_a && leads_b) {
+        (_, true) => (Kind::Crossover, crossover(measure, &decided)),
+        (Lead::Open, false) if !decided.is_empty() => (
+            Kind::LeadAt,
+            format!(
+                "{}; over every point both ran they cannot be told apart ({}).",
+                decided
+                    .iter()
+                    .map(|l| format!("{} at {}", versus(l), scope_words(&l.scope)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                ratio_words(all)
+            ),
+        ),
+        (Lead::Open, false) if within(all) => (
+            Kind::Within,
+            format!(
+                "`{a}` and `{b}` are within {} of each other on {} ({}).",
+                percent(SMALL_CHANGE),
+                measure.label(),
+                ratio_words(all)
+            ),
+        ),
+        (Lead::Open, false) => {
+            let target = (all.effect.ratio - 1.0).abs().max(SMALL_CHANGE);
+            repeats_needed = all.repeats_for(target, family.answers.len());
+            (
+                Kind::Undecided,
+                format!(
+                    "`{a}` and `{b}` cannot be told apart on {} here ({}); {}.",
+                    measure.label(),
+                    ratio_words(all),
+                    decide_words(target, repeats_needed, all.repeats)
+                ),
+            )
+        }
+        (_, false) => (
+            Kind::Lead,
+            format!("{}{}.", versus(all), where_it_holds(&levels, all.lead())),
+        ),
+    };
+    Some(Finding {
+        kind,
+        measure,
+        runtimes: vec![a.to_string(), b.to_string()],
+        ratio: Some(all.effect.ratio),
+        lo: all.effect.lo,
+        hi: all.effect.hi,
+        repeats_needed,
+        text,
+    })
+}
+
+/// Three or more runtimes none of which is told apart from another
+/// (`pairs`: their undecided or within findings, at least one).
+pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> Finding {
+    let ratios = pairs.iter().filter_map(|f| f.ratio).map(|r| r.max(1.0 / r));
+    let widest_lo = pairs.iter().map(|f| f.lo).fold(f64::INFINITY, f64::min);
+    let widest_hi = pairs.iter().map(|f| f.hi).fold(0.0, f64::max);
+    let most = ratios.fold(1.0, f64::max);
+    let needed = pairs.iter().filter(|f| f.kind == Kind::Undecided);
+    let decide = match needed.clone().map(|f| f.repeats_needed).max() {
+        None => String::new(),
+        Some(None) => format!(
+            "; telling them apart would take more than {} repeats per configuration at this \
+             run's noise",
+            super::family::MAX_REPEATS
+        ),
+        Some(Some(n)) => format!(
+            "; telling every pair apart would take about {n} repeats per configuration at this \
+             run's noise"
+        ),
+    };
+    let names: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+    Finding {
+        kind: Kind::Tie,
+        measure,
+        runtimes: members.to_vec(),
+        ratio: None,
+        lo: widest_lo,
+        hi: widest_hi,
+        repeats_needed: needed.filter_map(|f| f.repeats_needed).max(),
+        text: format!(
+            "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
+             interval within [{}, {}]){decide}.",
+            listing(&names),
+            measure.label(),
+            percent(most - 1.0),
+            number(widest_lo),
+            number(widest_hi)
+        ),
+    }
+}
+
+/// Every runtime of `upper` better than every one of `lower`, from their
+/// pairs' findings (all leads of an `upper` runtime).
+pub fn group_lead(
+    upper: &[String],
+    lower: &[String],
+    measure: Measure,
+    pairs: &[&Answer],
+) -> Finding {
+    let names = |g: &[String]| listing(&g.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>());
+    let each = if upper.len() > 1 { " each" } else { "" };
+    let verb = if upper.len() > 1 { "have" } else { "has" };
+    let figures: Vec<String> = pairs.iter().map(|a| ratio_of_winner(a)).collect();
+    Finding {
+        kind: Kind::GroupLead,
+        measure,
+        runtimes: upper.iter().chain(lower).cloned().collect(),
+        ratio: None,
+        lo: pairs
+            .iter()
+            .map(|a| a.effect.lo)
+            .fold(f64::INFINITY, f64::min),
+        hi: pairs.iter().map(|a| a.effect.hi).fold(0.0, f64::max),
+        repeats_needed: None,
+        text: format!(
+            "{}{each} {verb} {} than {}: {}.",
+            names(upper),
+            measure.comparative(),
+            names(lower),
+            figures.join(", ")
+        ),
+    }
+}
+
+/// `` `w`/`l` 3.30x [2.90, 3.75] ``, the better one first.
+fn ratio_of_winner(answer: &Answer) -> String {
+    let (w, l, r, lo, hi) = winner_first(answer);
+    format!("`{w}`/`{l}` {} [{}, {}]", times(r), number(lo), number(hi))
+}
+
+/// The better runtime, the other, and the ratio better/other with its interval.
+fn winner_first(answer: &Answer) -> (&str, &str, f64, f64, f64) {
+    let e = &answer.effect;
+    match answer.lead() {
+        Lead::A => (&answer.a, &answer.b, 1.0 / e.ratio, 1.0 / e.hi, 1.0 / e.lo),
+        _ => (&answer.b, &answer.a, e.ratio, e.lo, e.hi),
+    }
+}
+
+/// `` `w` has 1.40x the throughput of `l` [1.21, 1.62] ``, the better one first.
+fn versus(answer: &Answer) -> String {
+    let (w, l, r, lo, hi) = winner_first(answer);
+    format!(
+        "`{w}` has {} the {} of `{l}` [{}, {}]",
+        times(r),
+        answer.measure.label(),
+        number(lo),
+        number(hi)
+    )
+}
+
+/// `` `b`/`a` 1.04x [0.91, 1.19] ``.
+fn ratio_words(answer: &Answer) -> String {
+    let e = &answer.effect;
+    format!(
+        "`{}`/`{}` {} [{}, {}]",
+        answer.b,
+        answer.a,
+        times(e.ratio),
+        number(e.lo),
+        number(e.hi)
+    )
+}
+
+fn within(answer: &Answer) -> bool {
+    let edge = 1.0 + SMALL_CHANGE;
+    answer.effect.lo >= 1.0 / edge && answer.effect.hi <= edge
+}
+
+/// Where a lead over every point also holds per axis value:
+/// `, at every payload; at concurrency 12 and 96, not at 1`.
+fn where_it_holds(levels: &[&Answer], lead: Lead) -> String {
+    let mut axes: Vec<&str> = Vec::new();
+    for l in levels {
+        if let Scope::Level { axis, .. } = &l.scope
+            && !axes.contains(&axis.as_str())
+        {
+            axes.push(axis);
+        }
+    }
+    let mut every: Vec<String> = Vec::new();
+    let mut nowhere: Vec<String> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    for axis in &axes {
+        let values = |held: bool| -> Vec<String> {
+            levels
+                .iter()
+                .filter(|l| (l.lead() == lead) == held)
+                .filter_map(|l| match &l.scope {
+                    Scope::Level { axis: a, value } if a == axis => Some(value.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (held, open) = (values(true), values(false));
+        if open.is_empty() {
+            every.push(axis.to_string());
+        } else if held.is_empty() {
+            nowhere.push(axis.to_string());
+        } else {
+            parts.push(format!(
+                "at {axis} {}, not at {}",
+                listing(&held),
+                listing(&open)
+            ));
+        }
+    }
+    if !every.is_empty() {
+        parts.insert(0, format!("at every {}", listing(&every)));
+    }
+    if !nowhere.is_empty() {
+        parts.push(format!(
+            "over the points together: no single {} shows it on its own",
+            listing(&nowhere).replace(" and ", " or ")
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", parts.join("; "))
+    }
+}
+
+/// The leader changes: who is better where.
+fn crossover(measure: Measure, decided: &[&&Answer]) -> String {
+    let parts: Vec<String> = decided
+        .iter()
+        .map(|l| format!("{} at {}", versus(l), scope_words(&l.scope)))
+        .collect();
+    format!(
+        "The leader on {} changes with the conditions: {}.",
+        measure.label(),
+        parts.join("; ")
+    )
+}
+
+fn scope_words(scope: &Scope) -> String {
+    match scope {
+        Scope::All => "every point".to_string(),
+        Scope::Level { axis, value } => format!("{axis} {value}"),
+    }
+}
+
+/// What would decide an open pair, at this run's noise.
+fn decide_words(target: f64, needed: Option<u32>, now: usize) -> String {
+    let size = if target > SMALL_CHANGE {
+        format!(
+            "a true difference of {} (the size seen here)",
+            percent(target)
+        )
+    } else {
+        format!("a difference of {}", percent(target))
+    };
+    match needed {
+        Some(n) => format!(
+            "deciding {size} would take about {n} repeats per configuration at this run's noise \
+             ({now} now)"
+        ),
+        None => format!(
+            "deciding {size} would take more than {} repeats per configuration at this run's \
+             noise: this host cannot tell it",
+            super::family::MAX_REPEATS
+        ),
+    }
+}
+
+/// `1.40x`; three decimals below 0.1 so a small ratio keeps its figure.
+fn times(r: f64) -> String {
+    format!("{}x", number(r))
+}
+
+fn number(r: f64) -> String {
+    if r < 0.1 {
+        format!("{r:.3}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
+fn percent(fraction: f64) -> String {
+    format!("{:.0}%", fraction * 100.0)
+}
+
+/// `1`, `1 and 12`, `1, 12 and 96`.
+pub fn listing(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}

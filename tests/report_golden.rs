@@ -77,8 +77,17 @@ fn statistics_skip_failed_rows_and_flag_suspect_ones() {
     );
 
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
-    assert!(md.contains("**failed** `jdk-leyden-aot/payload=7/concurrency=1/r2`: service exited"));
-    assert!(md.contains("**suspect** `jdk-jvm/payload=8192/concurrency=96/r1`"));
+    // One line per distinct reason, naming the repeats it covers.
+    assert!(md.contains(
+        "**failed** in 1 repeat (left out of the statistics): service exited during the measurement"
+    ));
+    assert!(
+        md.contains("see logs/jdk-leyden-aot.log. `jdk-leyden-aot/payload=7/concurrency=1/r2`")
+    );
+    assert!(
+        md.contains("**suspect** in 1 repeat (kept in the statistics): load generator used 93%")
+    );
+    assert!(md.contains("the bottleneck. `jdk-jvm/payload=8192/concurrency=96/r1`"));
     assert!(md.contains("rust-hyper | skipped: preflight: `cargo` not found"));
 }
 
@@ -204,6 +213,11 @@ fn an_interrupted_run_without_measurements_still_renders() {
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(md.contains("**No measurements in this run yet**"), "{md}");
     assert!(md.contains("No service start was recorded"));
+    // A run that measured nothing never says every measurement was normal.
+    assert!(md.contains("Nothing was measured."), "{md}");
+    assert!(!md.contains("completed normally"), "{md}");
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("Nothing was measured.") && !html.contains("completed normally"));
     assert!(!md.contains("## Peak throughput"));
     assert!(
         md.contains("| rust-hyper | skipped"),

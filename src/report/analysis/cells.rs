@@ -70,6 +70,10 @@ pub fn requests_per_cpu_s(m: &MeasurementRow) -> Option<f64> {
         .map(|cpu| m.ok as f64 / cpu)
 }
 
+/// Connections added over the lowest concurrency below which no "RSS per
+/// 1k connections" is stated (it extrapolates at most 4x).
+pub const MIN_CONNECTION_SPAN: i64 = 250;
+
 /// Service CPU milliseconds per successful request of one repeat.
 pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
     m.service_cpu_s
@@ -101,6 +105,10 @@ impl CellEfficiency {
 /// service's base heap would otherwise make one connection look like
 /// gigabytes per thousand. `None` for that lowest cell itself, and where a
 /// side has no RSS figure.
+///
+/// Only over a span of at least [`MIN_CONNECTION_SPAN`] connections: the
+/// figure extrapolates the growth to 1,000, and from 1 to 64 connections
+/// a few MiB of heap noise became hundreds of MiB "per 1k" (16x).
 pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
     let base: Vec<Option<(i64, u64)>> = cells
         .iter()
@@ -117,7 +125,7 @@ pub fn fill_rss_per_1k_connections(cells: &mut [CellSummary]) {
         else {
             continue;
         };
-        if c > c0 {
+        if c - c0 >= MIN_CONNECTION_SPAN {
             let added = rss as f64 - rss0 as f64;
             cell.rss_per_1k_connections_bytes =
                 Some((added.max(0.0) * 1000.0 / (c - c0) as f64).round() as u64);

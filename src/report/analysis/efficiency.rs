@@ -409,7 +409,7 @@ mod tests {
 
     #[test]
     fn rss_per_1k_connections_is_the_growth_over_the_lowest_concurrency() {
-        let rows: Vec<MeasurementRow> = [(1, 10_000_000), (11, 12_000_000), (101, 30_000_000)]
+        let rows: Vec<MeasurementRow> = [(1, 10_000_000), (11, 12_000_000), (501, 30_000_000)]
             .iter()
             .flat_map(|(c, rss)| {
                 ["p=1", "p=2"].map(|p| {
@@ -430,9 +430,10 @@ mod tests {
                 .rss_per_1k_connections_bytes
         };
         assert_eq!(figure("p=1,concurrency=1"), None, "the base itself");
-        // 2 MB over 10 connections: 200 MB per 1,000; 20 MB over 100: 200 MB.
-        assert_eq!(figure("p=1,concurrency=11"), Some(200_000_000));
-        assert_eq!(figure("p=2,concurrency=101"), Some(200_000_000));
+        // 2 MB over 10 connections would be "200 MB per 1,000": too short
+        // a span to extrapolate 100x, so none; 20 MB over 500: 40 MB.
+        assert_eq!(figure("p=1,concurrency=11"), None, "a span under 250");
+        assert_eq!(figure("p=2,concurrency=501"), Some(40_000_000));
     }
 
     /// Two repeats per cell; `b` does `factor` times the requests per CPU-s of `a`.

@@ -11,5 +11,6 @@ pub mod equal_load;
 pub mod findings;
 pub mod format;
 pub mod pairs;
+pub mod reasons;
 pub mod summary;
 pub mod wins;

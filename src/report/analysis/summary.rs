@@ -16,6 +16,7 @@ use crate::report::analysis::efficiency::{
 use crate::report::analysis::equal_load::{EqualLoadGroup, equal_load};
 use crate::report::analysis::findings::Findings;
 use crate::report::analysis::pairs::{PairEffect, pairs};
+use crate::report::analysis::reasons::{ReasonGroup, group_reasons};
 use crate::report::analysis::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
 use crate::results::read::run_data::RunData;
@@ -113,6 +114,9 @@ pub struct Summary {
     pub log_caps: Vec<LogCapRow>,
     pub failed: Vec<FlaggedRow>,
     pub suspect: Vec<FlaggedRow>,
+    /// The same, one entry per distinct reason (what the report lists).
+    pub failed_reasons: Vec<ReasonGroup>,
+    pub suspect_reasons: Vec<ReasonGroup>,
     pub payloads: Vec<Option<i64>>,
     /// Every pair of runtimes on requests per service CPU-second.
     pub efficiency_pairs: Vec<EfficiencyPair>,
@@ -158,6 +162,8 @@ impl Summary {
             log_caps: log_caps(&run.lifecycle, &runtimes),
             failed: flagged(&run.measurements, CellStatus::Failed),
             suspect: flagged(&run.measurements, CellStatus::Suspect),
+            failed_reasons: group_reasons(&flagged(&run.measurements, CellStatus::Failed)),
+            suspect_reasons: group_reasons(&flagged(&run.measurements, CellStatus::Suspect)),
             runtimes,
             cells,
             peaks,

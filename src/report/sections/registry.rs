@@ -115,6 +115,8 @@ pub const SECTIONS: &[Section] = &[
     },
     summary_section!(suspect),
     summary_section!(failed),
+    summary_section!(suspect_reasons),
+    summary_section!(failed_reasons),
     summary_section!(startup),
     summary_section!(cold_starts),
     Section {

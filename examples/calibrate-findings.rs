@@ -2,7 +2,7 @@
 //! four runtimes are drawn from noise structures the rule does not assume
 //! (it assumes each point's log repeats are normal with a variance moderated
 //! toward its runtime's), the family answered by the library's rule
-//! (`report::analysis::findings::family_of`), and two rates printed:
+//! (`stats::findings::family_of`), and two rates printed:
 //!
 //! - **false findings**: the share of runs where any stated lead (any
 //!   question of the family whose interval excludes 1) points the wrong way
@@ -13,8 +13,13 @@
 //!     cargo run --release --example calibrate-findings [-- --runs N --seed S]
 //!
 //! Shape: 4 runtimes x payload {small, large} x concurrency {1, 16, 64},
-//! with 2 and with 3 repeats per configuration, repeats interleaved in
-//! rounds as `runner exec` runs them. Two worlds per structure: `equal`
+//! with 2 and with 3 repeats per configuration, and `repeats: { min: 3,
+//! max: 8, until: decided }` (rounds stop per runtime by `findings::settle`,
+//! the rule exec uses, and the intervals hold over the 6 looks), repeats
+//! interleaved in rounds as `runner exec` runs them. `mean repeats` is per
+//! configuration; `same leads` is the share of runs where the design states
+//! the same leads over every point as the fixed design of `max` repeats on
+//! the same draws (each at its own level). Two worlds per structure: `equal`
 //! (every runtime the same: every finding is false) and `different` (one
 //! runtime 0.3x the throughput, one 0.6x the CPU per request and 0.7x the
 //! memory, one whose throughput lead flips with concurrency; true ratios
@@ -26,10 +31,10 @@ use std::path::Path;
 use rand::RngExt;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal, StudentT};
-use runner::report::analysis::findings::{Lead, Measure, Scope, family_of};
 use runner::report::compare::simulate::{rng, wilson};
 use runner::results::RunData;
 use runner::results::model::MeasurementRow;
+use runner::stats::findings::{self, Lead, Measure, Scope, family_of, settle};
 
 const RUNTIMES: [&str; 4] = ["one", "two", "three", "four"];
 const PAYLOADS: [&str; 2] = ["small", "large"];
@@ -258,9 +263,9 @@ fn main() {
          concurrencies; residual pools (throughput, p99, CPU, memory): {sizes:?}"
     );
     println!(
-        "| structure | repeats | world | family | false findings (<= 5%) | coverage (>= 95%) |"
+        "| structure | repeats | world | family | mean repeats | false findings (<= 5%) | coverage (>= 95%) | same leads as fixed max |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut structures = vec![
         Structure::ConfigNoise,
         Structure::HeavyTails,
@@ -273,36 +278,123 @@ fn main() {
     let names: Vec<String> = RUNTIMES.iter().map(|r| r.to_string()).collect();
     let mut rng = rng(seed);
     for structure in &structures {
-        for repeats in [2, 3] {
+        for design in [Design::Fixed(2), Design::Fixed(3), Design::Decided(3, 8)] {
             for different in [false, true] {
                 let (mut false_runs, mut covered_runs, mut family) = (0, 0, 0);
+                let (mut repeats_used, mut same) = (0.0, 0);
                 for _ in 0..runs {
-                    let rows = draw_run(structure, different, repeats, &mut rng);
-                    let fam = family_of(&names, &rows);
+                    let drawn = draw_run(structure, different, design.max(), &mut rng);
+                    let full = leads(&family_of(&names, &drawn, 1));
+                    let (rows, looks) = design.run(&names, drawn);
+                    repeats_used += rows.len() as f64
+                        / (RUNTIMES.len() * PAYLOADS.len() * CONCURRENCY.len()) as f64;
+                    let fam = family_of(&names, &rows, looks);
                     family = fam.answers.len();
-                    let (mut wrong, mut covered) = (false, true);
-                    for q in &fam.answers {
-                        let a = RUNTIMES.iter().position(|r| *r == q.a).expect("a runtime");
-                        let b = RUNTIMES.iter().position(|r| *r == q.b).expect("a runtime");
-                        let t = true_log_ratio(different, a, b, q.measure, &q.scope);
-                        let (lo, hi) = (q.effect.lo.ln(), q.effect.hi.ln());
-                        covered &= lo <= t + 1e-12 && t - 1e-12 <= hi;
-                        let b_higher = lo > 0.0;
-                        let b_lower = hi < 0.0;
-                        wrong |= q.lead() != Lead::Open
-                            && ((b_higher && t <= 1e-12) || (b_lower && t >= -1e-12));
-                    }
+                    let (wrong, covered) = judge(&fam, different);
+                    same += usize::from(leads(&fam) == full);
                     false_runs += usize::from(wrong);
                     covered_runs += usize::from(covered);
                 }
                 println!(
-                    "| {} | {repeats} | {} | {family} | {} | {} |",
+                    "| {} | {} | {} | {family} | {:.2} | {} | {} | {} |",
                     structure.name(),
+                    design.name(),
                     if different { "different" } else { "equal" },
+                    repeats_used / runs as f64,
                     wilson(false_runs, runs),
-                    wilson(covered_runs, runs)
+                    wilson(covered_runs, runs),
+                    match design {
+                        Design::Decided(..) => wilson(same, runs),
+                        Design::Fixed(_) => "-".to_string(),
+                    }
                 );
             }
         }
     }
+}
+
+/// How many repeats a drawn run keeps.
+#[derive(Clone, Copy)]
+enum Design {
+    /// Every configuration this many times.
+    Fixed(u32),
+    /// `repeats: { min, max, until: decided }`: rounds from `min`, each
+    /// runtime stopping at the look where its findings are settled
+    /// (`findings::settle`, the rule exec uses).
+    Decided(u32, u32),
+}
+
+impl Design {
+    fn max(self) -> u32 {
+        match self {
+            Design::Fixed(n) => n,
+            Design::Decided(_, max) => max,
+        }
+    }
+
+    fn name(self) -> String {
+        match self {
+            Design::Fixed(n) => format!("{n}"),
+            Design::Decided(min, max) => format!("{min}..{max} until decided"),
+        }
+    }
+
+    /// The rows the design keeps of `drawn` (every round up to `max`), and
+    /// the looks its intervals must hold over.
+    fn run(self, names: &[String], drawn: Vec<MeasurementRow>) -> (Vec<MeasurementRow>, usize) {
+        let Design::Decided(min, max) = self else {
+            return (drawn, 1);
+        };
+        let looks = findings::looks(min, max);
+        let mut stopped: Vec<(String, u32)> = Vec::new();
+        let kept = |stopped: &[(String, u32)], round: u32| -> Vec<MeasurementRow> {
+            drawn
+                .iter()
+                .filter(|m| {
+                    let last =
+                        (stopped.iter().find(|(rt, _)| *rt == m.runtime)).map_or(round, |s| s.1);
+                    m.repeat <= last
+                })
+                .cloned()
+                .collect()
+        };
+        for round in min..max {
+            let family = family_of(names, &kept(&stopped, round), looks);
+            let open = settle::open_runtimes(&family, max);
+            for rt in names {
+                if !open.contains(rt) && !stopped.iter().any(|(s, _)| s == rt) {
+                    stopped.push((rt.clone(), round));
+                }
+            }
+            if stopped.len() == names.len() {
+                break;
+            }
+        }
+        (kept(&stopped, max), looks)
+    }
+}
+
+/// The family's decided leads over every point (pair, figure, direction):
+/// what the findings state.
+fn leads(family: &findings::Family) -> Vec<(String, String, Measure, Lead)> {
+    family
+        .answers
+        .iter()
+        .filter(|q| q.scope == Scope::All && q.lead() != Lead::Open)
+        .map(|q| (q.a.clone(), q.b.clone(), q.measure, q.lead()))
+        .collect()
+}
+
+/// Whether any stated lead is false, and whether every interval holds its truth.
+fn judge(family: &findings::Family, different: bool) -> (bool, bool) {
+    let (mut wrong, mut covered) = (false, true);
+    for q in &family.answers {
+        let a = RUNTIMES.iter().position(|r| *r == q.a).expect("a runtime");
+        let b = RUNTIMES.iter().position(|r| *r == q.b).expect("a runtime");
+        let t = true_log_ratio(different, a, b, q.measure, &q.scope);
+        let (lo, hi) = (q.effect.lo.ln(), q.effect.hi.ln());
+        covered &= lo <= t + 1e-12 && t - 1e-12 <= hi;
+        wrong |= q.lead() != Lead::Open && ((lo > 0.0 && t <= 1e-12) || (hi < 0.0 && t >= -1e-12));
+    }
+    (wrong, covered)
 }

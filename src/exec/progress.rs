@@ -154,6 +154,7 @@ pub fn plain_line(event: &Event) -> Option<String> {
             let why = match stop {
                 RepeatsStop::Target => "target reached",
                 RepeatsStop::Max => "max reached",
+                RepeatsStop::Decided => "its runtime's findings are settled",
                 other => other.as_str(),
             };
             format!("repeats {config_id}: {why} after {repeats} ({width})")

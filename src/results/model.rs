@@ -25,7 +25,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::results::states::{
-    CellStatus, ConfigurationStatus, LoopMode, Phase, RepeatsStop, RunState, StopOutcome, WarmupEnd,
+    CellStatus, ConfigurationStatus, LoopMode, Phase, RepeatsStop, RepeatsUntil, RunState,
+    StopOutcome, WarmupEnd,
 };
 
 pub const SPEC_FILE: &str = "spec.yaml";
@@ -399,8 +400,13 @@ pub struct RepeatsRow {
     /// Half-width of its 95% interval, relative to it (0.021 = +-2.1%);
     /// empty with fewer than 2 usable repeats.
     pub half_width: Option<f64>,
-    /// fixed | target | max | interrupted | skipped
+    /// fixed | target | max | decided | interrupted | skipped
     pub stop: RepeatsStop,
+    /// `decided` for `repeats: { until: decided }` (what the report needs
+    /// to know how many looks its intervals must hold over); empty otherwise
+    /// and in runs from before the column.
+    #[serde(default)]
+    pub until: Option<RepeatsUntil>,
 }
 
 /// timelines/<cell>.csv: one row per second of the measurement.

@@ -138,11 +138,21 @@ state_enum! {
         Target => "target",
         /// Adaptive: `max` repeats were measured without reaching the target.
         Max => "max",
+        /// `until: decided`: every finding of its runtime was settled.
+        Decided => "decided",
         /// The run was interrupted (or is still running) before either;
         /// `--resume` continues it.
         Interrupted => "interrupted",
         /// Its runtime was skipped (build, start, too many deaths) first.
         Skipped => "skipped",
+    }
+}
+
+state_enum! {
+    /// repeats.csv `until`: what an adaptive design without `target_ci` went on until.
+    pub enum RepeatsUntil {
+        /// Its runtime's findings were all settled (`until: decided`).
+        Decided => "decided",
     }
 }
 
@@ -190,6 +200,7 @@ mod tests {
         agree(Phase::ALL, Phase::as_str);
         agree(StopOutcome::ALL, StopOutcome::as_str);
         agree(RepeatsStop::ALL, RepeatsStop::as_str);
+        agree(RepeatsUntil::ALL, RepeatsUntil::as_str);
         agree(WarmupEnd::ALL, WarmupEnd::as_str);
     }
 

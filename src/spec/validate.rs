@@ -130,6 +130,19 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
     if let Some((message, help)) = spec.repeats.problem() {
         out.push(finding("repeats", message, help));
     }
+    let decided = |r: &crate::spec::keys::adaptive::RepeatsSpec| r.until_decided();
+    let any_decided = decided(&spec.repeats)
+        || spec
+            .runtimes
+            .values()
+            .any(|rt| rt.repeats.is_some_and(|r| decided(&r)));
+    if any_decided && spec.order == crate::spec::model::OrderSpec::Sequential {
+        out.push(finding(
+            "order",
+            "`repeats: { until: decided }` needs rounds, and `order: sequential` runs every repeat of a runtime before the next runtime",
+            "remove `order: sequential` (interleaved is the default), or use `target_ci` or a fixed count",
+        ));
+    }
     if let Some((message, help)) = crate::spec::keys::adaptive::warmup_problem(&spec.warmup) {
         out.push(finding("warmup.max", message, help));
     }

@@ -7,6 +7,7 @@
 //! stop, when a warmup has ended) and report (compare, history, wins) share
 //! one rule without importing each other.
 pub mod effect;
+pub mod findings;
 pub mod judge;
 pub mod moderated;
 pub mod outliers;

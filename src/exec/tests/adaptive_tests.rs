@@ -28,7 +28,12 @@ fn plan_in(dir: &Path) -> (Plan, String) {
          measure: { duration: 1s }\n\
          results: ./results\n"
         .to_string();
-    let loaded = crate::spec::from_text(text.clone(), &dir.join("adaptive.yaml"))
+    planned(dir, "adaptive.yaml", text)
+}
+
+/// The plan of spec `text`, as if it were the file `name` in `dir`.
+fn planned(dir: &Path, name: &str, text: String) -> (Plan, String) {
+    let loaded = crate::spec::from_text(text.clone(), &dir.join(name))
         .unwrap_or_else(|e| panic!("test spec: {e}"));
     let plan = crate::plan::build(&loaded, &PlanOptions::default())
         .unwrap_or_else(|e| panic!("test plan: {e}"));
@@ -199,5 +204,105 @@ fn resume_counts_the_recorded_repeats_and_measures_nothing_twice() {
     assert_eq!(
         ids, ALL,
         "every cell once, in the order of one uninterrupted run"
+    );
+}
+
+/// `until: decided` (3 to 8 repeats): `fast` serves twice what `a` and
+/// `twin` serve, so its findings are settled at the first look (round 3);
+/// `a` and `twin` differ by 2-4% in noise of a few percent, which 8
+/// repeats can decide, so they go on, round after round, until that pair
+/// is settled too or `max` is reached.
+fn decided_plan_in(dir: &Path) -> (Plan, String) {
+    let text = "experiment: { name: decided }\n\
+         runtimes:\n  a: { dir: ., start: ./a }\n  fast: { dir: ., start: ./fast }\n  twin: { dir: ., start: ./twin }\n\
+         workload: { path: /x }\n\
+         axes: { payload: [1, 2] }\n\
+         repeats: { min: 3, max: 8, until: decided }\n\
+         load: { connections: 2 }\n\
+         measure: { duration: 1s }\n\
+         results: ./results\n"
+        .to_string();
+    planned(dir, "decided.yaml", text)
+}
+
+fn decided_fake() -> Fake {
+    let mut fake = Fake::default();
+    let a = [100.0, 104.0, 97.0, 102.0, 99.0, 103.0, 98.0, 101.0];
+    let twin = [103.0, 99.0, 106.0, 102.0, 105.0, 100.0, 104.0, 103.0];
+    for payload in [1, 2] {
+        for (i, (x, y)) in a.iter().zip(twin).enumerate() {
+            let r = i + 1;
+            fake.throughput
+                .insert(format!("a/payload={payload}/r{r}"), *x);
+            fake.throughput
+                .insert(format!("twin/payload={payload}/r{r}"), y);
+            let fast = 200.0 + 3.0 * (r % 3) as f64;
+            fake.throughput
+                .insert(format!("fast/payload={payload}/r{r}"), fast);
+        }
+    }
+    fake
+}
+
+#[test]
+fn until_decided_stops_a_settled_runtime_at_the_first_look_and_goes_on_for_open_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = decided_plan_in(dir.path());
+    let mut fake = decided_fake();
+    let (outcome, events) = exec(&plan, &text, &mut fake, None);
+    assert_eq!(outcome.state, RunState::Complete);
+    let repeats = repeats_of(&outcome);
+    let of = |id: &str| repeats.iter().find(|r| r.0 == id).unwrap().clone();
+    assert_eq!(
+        of("fast/payload=1"),
+        ("fast/payload=1".into(), 3, RepeatsStop::Decided)
+    );
+    assert_eq!(of("fast/payload=2").1, 3);
+    let (a, twin) = (of("a/payload=1"), of("twin/payload=1"));
+    assert!(
+        a.1 > 3 && a.1 == twin.1,
+        "the open pair went on together: {repeats:?}"
+    );
+    let rows = rows::<RepeatsRow>(&outcome, REPEATS_FILE);
+    assert!(
+        rows.iter()
+            .all(|r| r.until == Some(crate::results::RepeatsUntil::Decided))
+    );
+    let stops = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::RepeatsStopped {
+                    stop: RepeatsStop::Decided,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(stops >= 2, "fast's two configurations stop at the look");
+    // Every cell measured is one the plan had, and none after its runtime stopped.
+    let measured = fake.calls_of("measure fast");
+    assert_eq!(measured.len(), 6, "{measured:?}");
+
+    // A resumed run replays the rows round by round and decides alike (in
+    // a directory of its own: two runs in one second would share a run id).
+    let dir = tempfile::tempdir().unwrap();
+    let (plan, text) = decided_plan_in(dir.path());
+    let mut first = decided_fake();
+    first
+        .cells
+        .insert("a/payload=1/r5".into(), CellScript::Interrupted);
+    let (interrupted, _) = exec(&plan, &text, &mut first, None);
+    let mut second = decided_fake();
+    let (resumed, _) = exec(&plan, &text, &mut second, Some(&interrupted.run_dir));
+    assert_eq!(
+        repeats_of(&resumed),
+        repeats,
+        "a resumed run ends where an uninterrupted one does"
+    );
+    assert!(
+        second.calls_of("measure fast").is_empty(),
+        "fast had stopped before the interruption"
     );
 }

@@ -26,16 +26,25 @@
 //! stops early with an interval that is too narrow: the achieved half-width
 //! is recorded, and compare builds its own intervals from the repeats anyway.
 //!
-//! The decision depends only on the configuration's recorded rows, so a
-//! resumed run (`--resume`) replays measurements.csv and decides exactly as
-//! the interrupted run would have; a recorded cell is never measured again.
+//! `until: decided` judges runtimes, not configurations: at the end of each
+//! round from `min` on (every configuration still going has the same number
+//! of repeats), the findings family (stats::findings) is
+//! answered on every recorded row of those runtimes, at the level that holds
+//! over all the looks the design may take, and a runtime whose questions on
+//! throughput, CPU per request and memory are all settled
+//! (`findings::settle`) gets no more rounds; the others go on to `max`.
+//!
+//! The decision depends only on the recorded rows, so a resumed run
+//! (`--resume`) replays measurements.csv round by round and decides exactly
+//! as the interrupted run would have; a recorded cell is never measured again.
 use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
 
 use crate::plan::{Cell, Plan, RepeatPolicy};
-use crate::results::{CellStatus, MeasurementRow, RepeatsRow, RepeatsStop};
+use crate::results::{CellStatus, MeasurementRow, RepeatsRow, RepeatsStop, RepeatsUntil};
 use crate::stats::effect::MeanInterval;
+use crate::stats::findings::{family_of, looks, settle};
 
 /// The interval level adaptive repeats stop on (compare's is the same).
 pub const LEVEL: f64 = 0.95;
@@ -53,6 +62,9 @@ struct Config {
     policy: RepeatPolicy,
     /// The recorded repeats: repeat number -> throughput when usable.
     measured: BTreeMap<u32, Option<f64>>,
+    /// The recorded rows themselves, for `until: decided` (the findings
+    /// need every figure); empty for the other policies.
+    rows: Vec<MeasurementRow>,
     stop: Option<RepeatsStop>,
 }
 
@@ -70,6 +82,8 @@ impl Config {
         let n = self.measured.len() as u32;
         match self.policy {
             RepeatPolicy::Fixed { repeats } => (n >= repeats).then_some(RepeatsStop::Fixed),
+            // Decided at the round's look (`Repeats::look`), or at `max`.
+            RepeatPolicy::Decided { max, .. } => (n >= max).then_some(RepeatsStop::Max),
             RepeatPolicy::Adaptive {
                 min,
                 max,
@@ -109,19 +123,19 @@ impl Repeats {
                     runtime: cell.runtime.clone(),
                     policy: plan.repeats_of(&cell.runtime),
                     measured: BTreeMap::new(),
+                    rows: Vec::new(),
                     stop: None,
                 });
         }
-        // A profiled repeat is no repeat of the statistics.
-        for row in recorded.iter().filter(|r| !r.profiled) {
-            if let Some(config) = configs.get_mut(&row.config_id) {
-                config.measured.insert(row.repeat, usable_throughput(row));
-            }
+        let mut repeats = Repeats { configs };
+        // A profiled repeat is no repeat of the statistics. Rows replay in
+        // repeat order, so every round's look sees what it saw first time.
+        let mut replay: Vec<&MeasurementRow> = recorded.iter().filter(|r| !r.profiled).collect();
+        replay.sort_by_key(|r| r.repeat);
+        for row in replay {
+            repeats.record(row);
         }
-        for config in configs.values_mut() {
-            config.stop = config.decide();
-        }
-        Repeats { configs }
+        repeats
     }
 
     /// Whether `cell` is still wanted: its configuration has not stopped.
@@ -131,21 +145,81 @@ impl Repeats {
             .is_none_or(|c| c.stop.is_none())
     }
 
-    /// Counts a recorded cell; `Some` when its configuration stops with it.
-    pub fn record(&mut self, row: &MeasurementRow) -> Option<Stopped> {
-        let config = self.configs.get_mut(&row.config_id)?;
+    /// Counts a recorded cell: the configurations that stop with it (its
+    /// own, or with `until: decided` every one the round's look settles).
+    pub fn record(&mut self, row: &MeasurementRow) -> Vec<Stopped> {
+        let Some(config) = self.configs.get_mut(&row.config_id) else {
+            return Vec::new();
+        };
         config.measured.insert(row.repeat, usable_throughput(row));
+        if matches!(config.policy, RepeatPolicy::Decided { .. }) {
+            config.rows.push(row.clone());
+        }
         if config.stop.is_some() {
-            return None;
+            return Vec::new();
         }
         config.stop = config.decide();
-        let stop = config.stop?;
-        Some(Stopped {
-            config_id: row.config_id.clone(),
-            stop,
+        let mut stopped: Vec<String> = config
+            .stop
+            .map(|_| row.config_id.clone())
+            .into_iter()
+            .collect();
+        if matches!(config.policy, RepeatPolicy::Decided { .. }) {
+            stopped.extend(self.look());
+        }
+        stopped.iter().map(|id| self.stopped(id)).collect()
+    }
+
+    fn stopped(&self, id: &str) -> Stopped {
+        let config = &self.configs[id];
+        Stopped {
+            config_id: id.to_string(),
+            stop: config.stop.unwrap_or(RepeatsStop::Interrupted),
             repeats: config.measured.len() as u32,
             half_width: config.interval().map(|i| i.half_width),
-        })
+        }
+    }
+
+    /// `until: decided`: at the end of a round (every configuration still
+    /// going has the same number of repeats, at least `min`), the runtimes
+    /// whose findings are all settled stop. Their ids, when any.
+    fn look(&mut self) -> Vec<String> {
+        let deciding = || {
+            self.configs.values().filter_map(|c| match c.policy {
+                RepeatPolicy::Decided { min, max } => Some((c, min, max)),
+                _ => None,
+            })
+        };
+        let going: Vec<u32> = deciding()
+            .filter(|(c, _, _)| c.stop.is_none())
+            .map(|(c, _, _)| c.measured.len() as u32)
+            .collect();
+        let round = going.first().copied().unwrap_or(0);
+        let (min, max) = deciding().fold((u32::MAX, 0), |(lo, hi), (_, min, max)| {
+            (lo.min(min), hi.max(max))
+        });
+        if going.is_empty() || going.iter().any(|n| *n != round) || round < min {
+            return Vec::new();
+        }
+        let mut runtimes: Vec<String> = Vec::new();
+        let mut rows: Vec<MeasurementRow> = Vec::new();
+        for (c, _, _) in deciding() {
+            if !runtimes.contains(&c.runtime) {
+                runtimes.push(c.runtime.clone());
+            }
+            rows.extend(c.rows.iter().cloned());
+        }
+        let family = family_of(&runtimes, &rows, looks(min, max));
+        let open = settle::open_runtimes(&family, max);
+        let mut stopped = Vec::new();
+        for (id, c) in self.configs.iter_mut() {
+            let deciding = matches!(c.policy, RepeatPolicy::Decided { .. });
+            if deciding && c.stop.is_none() && !open.contains(&c.runtime) {
+                c.stop = Some(RepeatsStop::Decided);
+                stopped.push(id.clone());
+            }
+        }
+        stopped
     }
 
     /// repeats.csv: one row per configuration. Those not stopped are
@@ -155,9 +229,10 @@ impl Repeats {
             .iter()
             .map(|(id, c)| {
                 let interval = c.interval();
-                let target_ci = match c.policy {
-                    RepeatPolicy::Fixed { .. } => None,
-                    RepeatPolicy::Adaptive { target_ci, .. } => Some(target_ci),
+                let (target_ci, until) = match c.policy {
+                    RepeatPolicy::Fixed { .. } => (None, None),
+                    RepeatPolicy::Adaptive { target_ci, .. } => (Some(target_ci), None),
+                    RepeatPolicy::Decided { .. } => (None, Some(RepeatsUntil::Decided)),
                 };
                 let unfinished = if skipped.contains(c.runtime.as_str()) {
                     RepeatsStop::Skipped
@@ -177,6 +252,7 @@ impl Repeats {
                         .or_else(|| c.usable().first().copied()),
                     half_width: interval.map(|i| i.half_width),
                     stop: c.stop.unwrap_or(unfinished),
+                    until,
                 }
             })
             .collect()

@@ -598,7 +598,11 @@ impl<'a, D: Driver> Executor<'a, D> {
     fn record(&mut self, row: &MeasurementRow) -> Result<(), ExecError> {
         self.measurements.append(row)?;
         // The profiled repeat is no repeat of the statistics.
-        let stopped = (!row.profiled).then(|| self.repeats.record(row)).flatten();
+        let stopped = if row.profiled {
+            Vec::new()
+        } else {
+            self.repeats.record(row)
+        };
         if row.status == CellStatus::Failed {
             self.cells_failed += 1;
         }
@@ -617,7 +621,7 @@ impl<'a, D: Driver> Executor<'a, D> {
             reason: row.reason.clone(),
         });
         // A fixed count stopping is no news; an adaptive stop is.
-        if let Some(stopped) = stopped.filter(|s| s.stop != RepeatsStop::Fixed) {
+        for stopped in stopped.into_iter().filter(|s| s.stop != RepeatsStop::Fixed) {
             let dropped = self
                 .ctx
                 .plan

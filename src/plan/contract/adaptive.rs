@@ -20,6 +20,9 @@ pub enum RepeatPolicy {
     /// interval of the configuration's throughput is within `target_ci` of
     /// its mean, or `max` repeats were measured.
     Adaptive { min: u32, max: u32, target_ci: f64 },
+    /// At least `min`, then round after round for the runtimes whose
+    /// findings (report::analysis::findings) are still open, up to `max`.
+    Decided { min: u32, max: u32 },
 }
 
 impl RepeatPolicy {
@@ -27,7 +30,7 @@ impl RepeatPolicy {
     pub fn min(self) -> u32 {
         match self {
             RepeatPolicy::Fixed { repeats } => repeats,
-            RepeatPolicy::Adaptive { min, .. } => min,
+            RepeatPolicy::Adaptive { min, .. } | RepeatPolicy::Decided { min, .. } => min,
         }
     }
 
@@ -35,7 +38,7 @@ impl RepeatPolicy {
     pub fn max(self) -> u32 {
         match self {
             RepeatPolicy::Fixed { repeats } => repeats,
-            RepeatPolicy::Adaptive { max, .. } => max,
+            RepeatPolicy::Adaptive { max, .. } | RepeatPolicy::Decided { max, .. } => max,
         }
     }
 }
@@ -44,10 +47,17 @@ impl From<RepeatsSpec> for RepeatPolicy {
     fn from(spec: RepeatsSpec) -> Self {
         match spec {
             RepeatsSpec::Fixed(repeats) => RepeatPolicy::Fixed { repeats },
-            RepeatsSpec::Adaptive(a) => RepeatPolicy::Adaptive {
-                min: a.min,
-                max: a.max,
-                target_ci: a.target_ci.0,
+            RepeatsSpec::Adaptive(a) => match (a.target_ci, a.until) {
+                (Some(target_ci), _) => RepeatPolicy::Adaptive {
+                    min: a.min,
+                    max: a.max,
+                    target_ci: target_ci.0,
+                },
+                // The spec's check (`RepeatsSpec::problem`) leaves exactly one.
+                (None, _) => RepeatPolicy::Decided {
+                    min: a.min,
+                    max: a.max,
+                },
             },
         }
     }

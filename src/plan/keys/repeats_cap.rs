@@ -24,6 +24,10 @@ impl RepeatPolicy {
                 max: max.min(cap),
                 target_ci,
             },
+            RepeatPolicy::Decided { min, max } => RepeatPolicy::Decided {
+                min: min.min(cap),
+                max: max.min(cap),
+            },
         }
     }
 }

@@ -89,17 +89,25 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         let _ = writeln!(out, "    start   {}", rt.start);
         let _ = writeln!(out, "    port    {}", rt.port);
         let _ = writeln!(out, "    restart {}", restart_words(rt.restart));
-        if let RepeatPolicy::Adaptive {
-            min,
-            max,
-            target_ci,
-        } = rt.repeats
-        {
-            let _ = writeln!(
-                out,
-                "    repeats {min} to {max} per configuration, until the 95% interval of its throughput is within +-{:.1}%",
-                target_ci * 100.0
-            );
+        match rt.repeats {
+            RepeatPolicy::Adaptive {
+                min,
+                max,
+                target_ci,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "    repeats {min} to {max} per configuration, until the 95% interval of its throughput is within +-{:.1}%",
+                    target_ci * 100.0
+                );
+            }
+            RepeatPolicy::Decided { min, max } => {
+                let _ = writeln!(
+                    out,
+                    "    repeats {min} to {max} per configuration, round after round while this runtime's findings are open"
+                );
+            }
+            RepeatPolicy::Fixed { .. } => {}
         }
         if !plan.dependencies.is_empty() {
             let _ = writeln!(out, "    needs   {}", rt.needs.join(", "));
@@ -196,9 +204,16 @@ fn write_estimate(out: &mut String, plan: &Plan) {
             let _ = writeln!(out, "estimated wall time: {}", human(e.total));
         }
         Some(least) => {
+            let decided =
+                (plan.runtimes.iter()).any(|rt| matches!(rt.repeats, RepeatPolicy::Decided { .. }));
+            let why = if decided {
+                "until decided: a runtime stops when its findings are settled"
+            } else {
+                "adaptive: each configuration stops when its interval is narrow enough"
+            };
             let _ = writeln!(
                 out,
-                "\n{} to {} cells (adaptive: each configuration stops when its interval is narrow enough)",
+                "\n{} to {} cells ({why})",
                 least.cells,
                 plan.cells.len()
             );

@@ -16,6 +16,7 @@
 //! lies on that side of 1. Throughput, p99 and requests per service
 //! CPU-second: a switch can cost CPU that a many-core host hides from
 //! throughput (the study saw Java offload logging to other cores).
+use crate::stats::findings::axis_parts as parts;
 use serde::Serialize;
 
 use crate::report::analysis::efficiency::EfficiencyRepeats;
@@ -52,13 +53,6 @@ pub struct AxisEffect {
     pub throughput: SwitchMeasure,
     pub p99: SwitchMeasure,
     pub rps_per_cpu_s: SwitchMeasure,
-}
-
-/// `jdk=25,log=true` -> `[("jdk", "25"), ("log", "true")]`.
-pub(crate) fn parts(axes: &str) -> Vec<(&str, &str)> {
-    axes.split(',')
-        .filter_map(|part| part.split_once('='))
-        .collect()
 }
 
 fn value_of<'a>(axes: &'a str, axis: &str) -> Option<&'a str> {

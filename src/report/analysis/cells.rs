@@ -74,12 +74,7 @@ pub fn requests_per_cpu_s(m: &MeasurementRow) -> Option<f64> {
 /// 1k connections" is stated (it extrapolates at most 4x).
 pub const MIN_CONNECTION_SPAN: i64 = 250;
 
-/// Service CPU milliseconds per successful request of one repeat.
-pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
-    m.service_cpu_s
-        .filter(|_| m.ok > 0)
-        .map(|cpu| cpu * 1000.0 / m.ok as f64)
-}
+pub use crate::stats::findings::cpu_ms_per_request;
 
 /// The CPU figures of one configuration: medians over its usable repeats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -9,10 +9,38 @@
 //! (measurements.csv keeps each repeat's own).
 use serde::Serialize;
 
-use crate::report::analysis::summary::FlaggedRow;
+use crate::results::model::{CellStatus, MeasurementRow};
 
 /// Repeats listed by name on a reason's line before "and N more".
 const NAMED: usize = 6;
+
+/// A failed or suspect measurement row, listed as is.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlaggedRow {
+    pub cell_id: String,
+    pub runtime: String,
+    pub axes: String,
+    pub status: CellStatus,
+    pub reason: String,
+    pub throughput_rps: f64,
+    pub errors: u64,
+}
+
+/// The rows of `rows` with `status`, as they are.
+pub fn flagged(rows: &[MeasurementRow], status: CellStatus) -> Vec<FlaggedRow> {
+    rows.iter()
+        .filter(|r| r.status == status)
+        .map(|r| FlaggedRow {
+            cell_id: r.cell_id.clone(),
+            runtime: r.runtime.clone(),
+            axes: r.axes.clone(),
+            status: r.status,
+            reason: r.reason.clone(),
+            throughput_rps: r.throughput_rps,
+            errors: r.errors,
+        })
+        .collect()
+}
 
 /// One distinct reason and the repeats it covers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -80,7 +108,6 @@ fn masked(reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::CellStatus;
 
     fn flagged(cell: &str, reason: &str) -> FlaggedRow {
         FlaggedRow {

@@ -16,9 +16,9 @@ use crate::report::analysis::efficiency::{
 use crate::report::analysis::equal_load::{EqualLoadGroup, equal_load};
 use crate::report::analysis::findings::Findings;
 use crate::report::analysis::pairs::{PairEffect, pairs};
-use crate::report::analysis::reasons::{ReasonGroup, group_reasons};
+use crate::report::analysis::reasons::{FlaggedRow, ReasonGroup, flagged, group_reasons};
 use crate::report::analysis::wins::{WinCount, WinRow, win_counts, wins};
-use crate::results::model::{CellStatus, LifecycleRow, MeasurementRow, Phase, StopOutcome};
+use crate::results::model::{CellStatus, LifecycleRow, Phase, StopOutcome};
 use crate::results::read::run_data::RunData;
 use crate::stats::spread::median_of_some;
 use crate::stats::{RunNoise, run_repeats};
@@ -79,18 +79,6 @@ pub struct StartupRow {
     pub post_load_rss_bytes: Option<u64>,
     /// Median startup in the training phase, if the runtime was trained.
     pub train_startup_ms: Option<f64>,
-}
-
-/// A failed or suspect measurement row, listed as is.
-#[derive(Debug, Clone, Serialize)]
-pub struct FlaggedRow {
-    pub cell_id: String,
-    pub runtime: String,
-    pub axes: String,
-    pub status: CellStatus,
-    pub reason: String,
-    pub throughput_rps: f64,
-    pub errors: u64,
 }
 
 /// Every table of a report, computed once from a run.
@@ -318,21 +306,6 @@ fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
                 train_startup_ms: median_of_some(train.iter().map(|l| l.startup_ms)),
                 runtime: rt,
             })
-        })
-        .collect()
-}
-
-fn flagged(rows: &[MeasurementRow], status: CellStatus) -> Vec<FlaggedRow> {
-    rows.iter()
-        .filter(|r| r.status == status)
-        .map(|r| FlaggedRow {
-            cell_id: r.cell_id.clone(),
-            runtime: r.runtime.clone(),
-            axes: r.axes.clone(),
-            status: r.status,
-            reason: r.reason.clone(),
-            throughput_rps: r.throughput_rps,
-            errors: r.errors,
         })
         .collect()
 }

@@ -16,6 +16,11 @@ pub struct AdaptiveView {
     /// Configurations that stopped at their target, and at their max.
     pub at_target: usize,
     pub at_max: usize,
+    /// `until: decided`: configurations whose runtime's findings were
+    /// settled (the others stopped at max); the design's looks.
+    pub decided: usize,
+    pub until_decided: bool,
+    pub looks: usize,
     /// Automatic cell warmups, when the run had any.
     pub warmup: Option<AutoWarmupView>,
 }
@@ -34,7 +39,8 @@ pub struct AutoWarmupView {
 
 impl AdaptiveView {
     pub fn of(run: &RunData) -> Self {
-        let adaptive = run.repeats.iter().any(|r| r.target_ci.is_some());
+        let until_decided = run.repeats.iter().any(|r| r.until.is_some());
+        let adaptive = until_decided || run.repeats.iter().any(|r| r.target_ci.is_some());
         let repeats = if adaptive {
             run.repeats.clone()
         } else {
@@ -44,6 +50,9 @@ impl AdaptiveView {
         AdaptiveView {
             at_target: count(RepeatsStop::Target),
             at_max: count(RepeatsStop::Max),
+            decided: count(RepeatsStop::Decided),
+            until_decided,
+            looks: crate::report::analysis::findings::looks_of(run),
             repeats,
             warmup: auto_warmup(run),
         }
@@ -131,6 +140,7 @@ mod tests {
             throughput_rps: Some(100.0),
             half_width: Some(0.02),
             stop,
+            until: None,
         }
     }
 

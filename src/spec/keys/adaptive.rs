@@ -14,9 +14,11 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use crate::spec::values::{HELP_SEPARATOR, HumanDuration};
 use crate::units::{DURATION_HELP, parse_duration};
 
-/// `repeats: 5` (every configuration exactly 5 times) or
+/// `repeats: 5` (every configuration exactly 5 times),
 /// `repeats: { min: 3, max: 10, target_ci: 3% }` (repeats are added to a
-/// configuration until its 95% interval is that narrow, or `max` is reached).
+/// configuration until its 95% interval is that narrow, or `max` is reached)
+/// or `repeats: { min: 3, max: 10, until: decided }` (repeats go on, round
+/// after round, for the runtimes whose findings are still open).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RepeatsSpec {
     Fixed(u32),
@@ -33,7 +35,7 @@ impl Default for RepeatsSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with min, max and target_ci (e.g. { min: 3, max: 10, target_ci: 3% })"
+    expecting = "a map with min, max and target_ci or until (e.g. { min: 3, max: 10, target_ci: 3% })"
 )]
 pub struct AdaptiveRepeatsSpec {
     /// Repeats every configuration gets (at least 2: an interval needs two).
@@ -42,7 +44,21 @@ pub struct AdaptiveRepeatsSpec {
     pub max: u32,
     /// The half-width of the 95% interval of the configuration's mean
     /// throughput, relative to it (`3%`), at which no more repeats are added.
-    pub target_ci: Percent,
+    #[serde(default)]
+    pub target_ci: Option<Percent>,
+    /// `decided`: after each round, the runtimes whose findings
+    /// (docs/findings.md) on throughput, CPU per request and memory are all
+    /// settled get no more repeats.
+    #[serde(default)]
+    pub until: Option<UntilSpec>,
+}
+
+/// What adaptive repeats go on until (`until:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UntilSpec {
+    /// Every finding of the runtime is decided, within 5%, or out of reach by `max`.
+    Decided,
 }
 
 impl<'de> Deserialize<'de> for RepeatsSpec {
@@ -51,7 +67,9 @@ impl<'de> Deserialize<'de> for RepeatsSpec {
         impl<'de> Visitor<'de> for V {
             type Value = RepeatsSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a whole number of repeats, or a map { min, max, target_ci }")
+                f.write_str(
+                    "a whole number of repeats, or a map { min, max, target_ci } or { min, max, until: decided }",
+                )
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<RepeatsSpec, E> {
                 u32::try_from(v)
@@ -79,13 +97,18 @@ impl JsonSchema for RepeatsSpec {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let adaptive = generator.subschema_for::<AdaptiveRepeatsSpec>();
         json_schema!({
-            "description": "How many times every configuration is measured: a fixed count, or { min, max, target_ci } to add repeats until the 95% interval of its throughput is that narrow",
+            "description": "How many times every configuration is measured: a fixed count, { min, max, target_ci } to add repeats until the 95% interval of its throughput is that narrow, or { min, max, until: decided } to add rounds while a runtime's findings are open",
             "oneOf": [{"type": "integer", "minimum": 1}, adaptive]
         })
     }
 }
 
 impl RepeatsSpec {
+    /// Whether this is `{ until: decided }`.
+    pub fn until_decided(&self) -> bool {
+        matches!(self, RepeatsSpec::Adaptive(a) if a.until == Some(UntilSpec::Decided))
+    }
+
     /// What is wrong with these repeats, as (message, help); `None`: fine.
     pub fn problem(&self) -> Option<(String, String)> {
         match *self {
@@ -102,6 +125,12 @@ impl RepeatsSpec {
             RepeatsSpec::Adaptive(a) if a.max < a.min => Some((
                 format!("`max` ({}) is below `min` ({})", a.max, a.min),
                 "write `max` at least as large as `min`".into(),
+            )),
+            RepeatsSpec::Adaptive(a) if a.target_ci.is_some() == a.until.is_some() => Some((
+                "adaptive repeats need exactly one of `target_ci` and `until`".into(),
+                "write `target_ci: 3%` (each configuration until its interval is that narrow) or \
+                 `until: decided` (rounds while a runtime's findings are open)"
+                    .into(),
             )),
             RepeatsSpec::Adaptive(_) => None,
         }
@@ -294,7 +323,7 @@ mod tests {
             panic!("{:?}", adaptive.spec.repeats)
         };
         assert_eq!((a.min, a.max), (3, 10));
-        assert!((a.target_ci.0 - 0.03).abs() < 1e-12);
+        assert!((a.target_ci.expect("target_ci").0 - 0.03).abs() < 1e-12);
         let wrong = spec("repeats: { min: 3, max: 10, target_ci: 300% }\n").unwrap_err();
         assert!(wrong.to_string().contains("repeats.target_ci"), "{wrong}");
         let low = spec("repeats: { min: 1, max: 10, target_ci: 3% }\n").unwrap_err();

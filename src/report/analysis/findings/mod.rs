@@ -15,21 +15,19 @@
 //! Here: the findings of a run and the conditions that bound them. On a host the
 //! generator or other processes crowded, the measures co-location distorts
 //! least come first and throughput is qualified.
-mod family;
-mod measures;
 mod select;
 mod sentences;
 
 use serde::Serialize;
 
-pub use family::{Answer, FAMILY_ALPHA, Family, Lead, Scope};
-pub use measures::Measure;
+pub use crate::stats::findings::{Family, Measure};
 pub use sentences::{Finding, Kind};
 
 use crate::report::analysis::efficiency::HostShare;
 use crate::report::analysis::summary::Summary;
 use crate::results::RunData;
 use crate::results::model::CellStatus;
+use crate::stats::findings::{answer_all, point_repeats};
 
 /// Repeats per configuration below which the family's error bound is not
 /// met on realistic noise (examples/calibrate-findings.rs).
@@ -78,7 +76,7 @@ pub struct Findings {
 impl Findings {
     /// The findings of a run; `None` with fewer than two runtimes measured.
     pub fn of(run: &RunData, summary: &Summary) -> Option<Findings> {
-        let points = measures::point_repeats(&run.measurements);
+        let points = point_repeats(&run.measurements);
         let runtimes: Vec<String> = (summary.runtimes.iter())
             .filter(|rt| points.iter().any(|p| &p.runtime == rt))
             .cloned()
@@ -86,7 +84,7 @@ impl Findings {
         if runtimes.len() < 2 {
             return None;
         }
-        let family = family::answer_all(&runtimes, &points);
+        let family = answer_all(&runtimes, &points, looks_of(run));
         let crowded = summary.host_share.as_ref().and_then(crowded);
         let order = if crowded.is_some() {
             Measure::ROBUST_FIRST
@@ -130,11 +128,15 @@ impl Findings {
     }
 }
 
-/// Every question findings could state about `runtimes` in these rows,
-/// answered with its simultaneous interval: what the sentences are chosen
-/// from, and what examples/calibrate-findings.rs checks.
-pub fn family_of(runtimes: &[String], rows: &[crate::results::model::MeasurementRow]) -> Family {
-    family::answer_all(runtimes, &measures::point_repeats(rows))
+/// The looks a run's design took at its data: one per round from `min` to
+/// `max` of `repeats: { until: decided }` (repeats.csv), else 1.
+pub fn looks_of(run: &RunData) -> usize {
+    run.repeats
+        .iter()
+        .filter(|r| r.until.is_some())
+        .map(|r| crate::stats::findings::looks(r.min, r.max))
+        .max()
+        .unwrap_or(1)
 }
 
 /// Why co-location makes throughput unreliable in this run, if it does:

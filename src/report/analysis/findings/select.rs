@@ -6,11 +6,10 @@
 //! groups, one sentence when every runtime of the upper one beats every one
 //! of the lower (the clear last place), else each pair across.
 use super::MeasureFindings;
-use super::family::{Family, Scope};
-use super::measures::{Measure, PointRepeats};
 use super::sentences::{self, Finding, Kind};
 use crate::stats::Better;
 use crate::stats::effect::log_mean;
+use crate::stats::findings::{Family, Measure, PointRepeats, Scope};
 
 pub fn measure_findings(
     family: &Family,

@@ -4,12 +4,7 @@
 //! template guessing.
 use serde::Serialize;
 
-use super::family::{Answer, Family, Lead, Scope};
-use super::measures::Measure;
-
-/// A change smaller than this is "within" when the interval shows it; the
-/// smallest difference a "what would decide it" figure is stated for.
-pub const SMALL_CHANGE: f64 = 0.05;
+use crate::stats::findings::{Answer, Family, Lead, MAX_REPEATS, Measure, SMALL_CHANGE, Scope};
 
 /// What a finding states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -47,6 +42,10 @@ pub struct Finding {
     /// Repeats per configuration that would decide an undecided pair at
     /// this run's noise; `None` otherwise, or beyond 50.
     pub repeats_needed: Option<u32>,
+    /// The leads it states over every point, as `[better, worse]` pairs
+    /// (one for a lead, every pair across for a group lead; none otherwise):
+    /// what a script compares between runs.
+    pub better_than: Vec<[String; 2]>,
     pub text: String,
 }
 
@@ -83,7 +82,7 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
         ),
         (Lead::Open, false) => {
             let target = (all.effect.ratio - 1.0).abs().max(SMALL_CHANGE);
-            repeats_needed = all.repeats_for(target, family.answers.len());
+            repeats_needed = all.repeats_for(target, family.tests());
             (
                 Kind::Undecided,
                 format!(
@@ -99,9 +98,17 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
             format!("{}{}.", versus(all), where_it_holds(&levels, all.lead())),
         ),
     };
+    let better_than = match kind {
+        Kind::Lead => {
+            let (w, l, ..) = winner_first(all);
+            vec![[w.to_string(), l.to_string()]]
+        }
+        _ => Vec::new(),
+    };
     Some(Finding {
         kind,
         measure,
+        better_than,
         runtimes: vec![a.to_string(), b.to_string()],
         ratio: Some(all.effect.ratio),
         lo: all.effect.lo,
@@ -124,7 +131,7 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
         Some(None) => format!(
             "; telling them apart would take more than {} repeats per configuration at this \
              run's noise",
-            super::family::MAX_REPEATS
+            MAX_REPEATS
         ),
         Some(Some(n)) => format!(
             "; telling every pair apart would take about {n} repeats per configuration at this \
@@ -140,6 +147,7 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
         lo: widest_lo,
         hi: widest_hi,
         repeats_needed: needed.filter_map(|f| f.repeats_needed).max(),
+        better_than: Vec::new(),
         text: format!(
             "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
              interval within [{}, {}]){decide}.",
@@ -175,6 +183,10 @@ pub fn group_lead(
             .fold(f64::INFINITY, f64::min),
         hi: pairs.iter().map(|a| a.effect.hi).fold(0.0, f64::max),
         repeats_needed: None,
+        better_than: upper
+            .iter()
+            .flat_map(|u| lower.iter().map(move |l| [u.clone(), l.clone()]))
+            .collect(),
         text: format!(
             "{}{each} {verb} {} than {}: {}.",
             names(upper),
@@ -322,7 +334,7 @@ fn decide_words(target: f64, needed: Option<u32>, now: usize) -> String {
         None => format!(
             "deciding {size} would take more than {} repeats per configuration at this run's \
              noise: this host cannot tell it",
-            super::family::MAX_REPEATS
+            MAX_REPEATS
         ),
     }
 }

@@ -7,9 +7,15 @@
 //! finding on a shared host leads with.
 use serde::Serialize;
 
-use crate::report::analysis::cells::cpu_ms_per_request;
 use crate::results::model::{CellStatus, LoopMode, MeasurementRow};
 use crate::stats::Better;
+
+/// Service CPU milliseconds per successful request of one repeat.
+pub fn cpu_ms_per_request(m: &MeasurementRow) -> Option<f64> {
+    m.service_cpu_s
+        .filter(|_| m.ok > 0)
+        .map(|cpu| cpu * 1000.0 / m.ok as f64)
+}
 
 /// A figure findings are stated on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -87,6 +93,8 @@ pub struct PointRepeats<'r> {
     pub axes: &'r str,
     /// Per measure, in [`Measure::ALL`] order.
     pub values: [Vec<f64>; 4],
+    /// The round (repeat number) of each value, aligned with `values`.
+    pub rounds: [Vec<u32>; 4],
     /// Open loop: the offered rate fixes the throughput, so it says
     /// nothing about the service and no finding is stated on it.
     pub open_loop: bool,
@@ -95,6 +103,24 @@ pub struct PointRepeats<'r> {
 impl PointRepeats<'_> {
     pub fn of(&self, measure: Measure) -> &[f64] {
         &self.values[measure as usize]
+    }
+
+    /// The last round with a value of `measure` (0 without one).
+    pub fn last_round(&self, measure: Measure) -> u32 {
+        self.rounds[measure as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The values of `measure` from rounds up to `last`.
+    pub fn until(&self, measure: Measure, last: u32) -> Vec<f64> {
+        let m = measure as usize;
+        (self.values[m].iter().zip(&self.rounds[m]))
+            .filter(|(_, r)| **r <= last)
+            .map(|(v, _)| *v)
+            .collect()
     }
 }
 
@@ -112,6 +138,7 @@ pub fn point_repeats(rows: &[MeasurementRow]) -> Vec<PointRepeats<'_>> {
                     runtime: &m.runtime,
                     axes: &m.axes,
                     values: Default::default(),
+                    rounds: Default::default(),
                     open_loop: false,
                 });
                 out.len() - 1
@@ -122,6 +149,7 @@ pub fn point_repeats(rows: &[MeasurementRow]) -> Vec<PointRepeats<'_>> {
         for measure in Measure::ALL {
             if let Some(v) = measure.of_repeat(m) {
                 point.values[measure as usize].push(v);
+                point.rounds[measure as usize].push(m.repeat);
             }
         }
     }

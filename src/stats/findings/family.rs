@@ -22,8 +22,8 @@
 //! reader quotes.
 use indexmap::IndexMap;
 
+use super::axis_parts as parts;
 use super::measures::{Measure, PointRepeats};
-use crate::report::analysis::axis_effects::parts;
 use crate::stats::effect::{Effect, PooledVariance, VarianceTerm, log_mean, t_quantile};
 use crate::stats::moderated::{Prior, sample_variance};
 use crate::stats::{Better, POWER};
@@ -107,11 +107,20 @@ impl Answer {
 #[derive(Debug, Clone)]
 pub struct Family {
     pub answers: Vec<Answer>,
-    /// The confidence level of every interval (`1 - 0.05 / answers`).
+    /// How many times the data were looked at to decide whether to go on
+    /// (`repeats: { until: decided }`: one look per round from `min` to
+    /// `max`); 1 for a fixed design.
+    pub looks: usize,
+    /// The confidence level of every interval (`1 - 0.05 / (answers x looks)`).
     pub level: f64,
 }
 
 impl Family {
+    /// The tests the level is divided among: every question at every look.
+    pub fn tests(&self) -> usize {
+        self.answers.len() * self.looks
+    }
+
     /// The answer to `a` vs `b` on `measure` over `scope`, when asked.
     pub fn answer(&self, a: &str, b: &str, measure: Measure, scope: &Scope) -> Option<&Answer> {
         self.answers
@@ -139,8 +148,10 @@ struct PointEffect<'r> {
 }
 
 /// Answers every question on `runtimes` (pairs in their order) from the
-/// run's points.
-pub fn answer_all(runtimes: &[String], points: &[PointRepeats]) -> Family {
+/// run's points, at the level that holds over `looks` looks at the data
+/// (Bonferroni over questions and looks: whatever round a sequential design
+/// stops at, every interval it could have reported holds at once).
+pub fn answer_all(runtimes: &[String], points: &[PointRepeats], looks: usize) -> Family {
     let priors = priors(points);
     let mut pending: Vec<(String, String, Measure, Scope, Vec<PointEffect>)> = Vec::new();
     for (i, a) in runtimes.iter().enumerate() {
@@ -156,7 +167,8 @@ pub fn answer_all(runtimes: &[String], points: &[PointRepeats]) -> Family {
             }
         }
     }
-    let level = 1.0 - FAMILY_ALPHA / pending.len().max(1) as f64;
+    let looks = looks.max(1);
+    let level = 1.0 - FAMILY_ALPHA / (pending.len().max(1) * looks) as f64;
     let answers = pending
         .into_iter()
         .map(|(a, b, measure, scope, effects)| {
@@ -182,7 +194,11 @@ pub fn answer_all(runtimes: &[String], points: &[PointRepeats]) -> Family {
             }
         })
         .collect();
-    Family { answers, level }
+    Family {
+        answers,
+        looks,
+        level,
+    }
 }
 
 /// The prior of the points' variances on each measure, fitted over every
@@ -239,7 +255,14 @@ fn point_effects<'r>(
             if measure == Measure::Throughput && (pa.open_loop || pb.open_loop) {
                 return None;
             }
-            let (va, vb) = (pa.of(measure), pb.of(measure));
+            // Matched rounds: with `until: decided` one side may have
+            // stopped rounds before the other, and a level that drifts over
+            // the run would then tell them apart (28% of equal runs with a
+            // -3%/round drift stated a false finding). Over the rounds both
+            // ran, interleaving cancels the drift again.
+            let last = pa.last_round(measure).min(pb.last_round(measure));
+            let (va, vb) = (pa.until(measure, last), pb.until(measure, last));
+            let (va, vb) = (va.as_slice(), vb.as_slice());
             let log_ratio = log_mean(vb)? - log_mean(va)?;
             let (ma, mb) = (floored(prior_a, va), floored(prior_b, vb));
             Some(PointEffect {
@@ -309,10 +332,13 @@ mod tests {
     fn point<'r>(runtime: &'r str, axes: &'r str, rps: &[f64]) -> PointRepeats<'r> {
         let mut values: [Vec<f64>; 4] = Default::default();
         values[Measure::Throughput as usize] = rps.to_vec();
+        let mut rounds: [Vec<u32>; 4] = Default::default();
+        rounds[Measure::Throughput as usize] = (1..=rps.len() as u32).collect();
         PointRepeats {
             runtime,
             axes,
             values,
+            rounds,
             open_loop: false,
         }
     }
@@ -329,7 +355,7 @@ mod tests {
             point("b", "c=1", &[150.0, 153.0, 147.0]),
             point("b", "c=8", &[300.0, 306.0, 294.0]),
         ];
-        let family = answer_all(&runtimes(), &points);
+        let family = answer_all(&runtimes(), &points, 1);
         // Throughput only: every point, c=1, c=8.
         assert_eq!(family.answers.len(), 3);
         assert!((family.level - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
@@ -349,7 +375,7 @@ mod tests {
             point("b", "c=1", &[104.0, 104.0]),
             point("b", "c=8", &[100.0, 130.0]),
         ];
-        let family = answer_all(&runtimes(), &points);
+        let family = answer_all(&runtimes(), &points, 1);
         let c1 = family
             .answers
             .iter()
@@ -372,7 +398,7 @@ mod tests {
             point("a", "c=1", &[100.0, 110.0, 95.0]),
             point("b", "c=1", &[103.0, 99.0, 108.0]),
         ];
-        let family = answer_all(&runtimes(), &points);
+        let family = answer_all(&runtimes(), &points, 1);
         let all = &family.answers[0];
         let small = all.repeats_for(0.05, 1).unwrap();
         let large = all.repeats_for(0.20, 1).unwrap();

@@ -2,7 +2,8 @@
 //! split into groups where a step between neighbours is decided: inside a
 //! group no neighbour is told from the next. A group of three or more
 //! whose pairs are all open is one sentence (a tie, with what would decide
-//! it); otherwise each of its pairs is stated. Between two neighbouring
+//! it); otherwise its decided pairs are stated, and its open ones share one
+//! sentence when there are three or more. Between two neighbouring
 //! groups, one sentence when every runtime of the upper one beats every one
 //! of the lower (the clear last place), else each pair across.
 use super::MeasureFindings;
@@ -49,8 +50,15 @@ pub fn measure_findings(
         let all_open = inside
             .iter()
             .all(|f| matches!(f.kind, Kind::Undecided | Kind::Within));
-        if group.len() >= 3 && all_open && !inside.is_empty() {
-            findings.push(sentences::tie_finding(group, measure, &inside));
+        let (open, decided): (Vec<Finding>, Vec<Finding>) = (inside.iter().cloned())
+            .partition(|f| matches!(f.kind, Kind::Undecided | Kind::Within));
+        if group.len() >= 3 && all_open && !open.is_empty() {
+            findings.push(sentences::tie_finding(group, measure, &open));
+        } else if open.len() >= 3 {
+            // Some pairs of a large group are decided: those are stated;
+            // the open ones share one sentence instead of one each.
+            findings.extend(decided);
+            findings.push(sentences::open_pairs_finding(group, measure, &open));
         } else {
             findings.extend(inside);
         }

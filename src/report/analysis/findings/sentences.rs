@@ -122,42 +122,93 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
 /// (`pairs`: their undecided or within findings, at least one).
 pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> Finding {
     let ratios = pairs.iter().filter_map(|f| f.ratio).map(|r| r.max(1.0 / r));
-    let widest_lo = pairs.iter().map(|f| f.lo).fold(f64::INFINITY, f64::min);
-    let widest_hi = pairs.iter().map(|f| f.hi).fold(0.0, f64::max);
     let most = ratios.fold(1.0, f64::max);
-    let needed = pairs.iter().filter(|f| f.kind == Kind::Undecided);
-    let decide = match needed.clone().map(|f| f.repeats_needed).max() {
-        None => String::new(),
-        Some(None) => format!(
-            "; telling them apart would take more than {} repeats per configuration at this \
-             run's noise",
-            MAX_REPEATS
-        ),
-        Some(Some(n)) => format!(
-            "; telling every pair apart would take about {n} repeats per configuration at this \
-             run's noise"
-        ),
-    };
+    let (lo, hi) = widest(pairs);
     let names: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+    open_group(
+        members,
+        measure,
+        pairs,
+        format!(
+            "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
+             interval within [{}, {}])",
+            listing(&names),
+            measure.label(),
+            percent(most - 1.0),
+            number(lo),
+            number(hi)
+        ),
+    )
+}
+
+/// The open pairs of a group in which some pairs are decided (stated on
+/// their own): one sentence naming each open pair with its interval.
+pub fn open_pairs_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> Finding {
+    let listed: Vec<String> = pairs
+        .iter()
+        .filter_map(|f| {
+            let [a, b] = [f.runtimes.first()?, f.runtimes.get(1)?];
+            Some(format!(
+                "`{b}`/`{a}` {} [{}, {}]",
+                times(f.ratio?),
+                number(f.lo),
+                number(f.hi)
+            ))
+        })
+        .collect();
+    open_group(
+        members,
+        measure,
+        pairs,
+        format!(
+            "These pairs cannot be told apart on {} here: {}",
+            measure.label(),
+            listed.join(", ")
+        ),
+    )
+}
+
+/// A group finding of open pairs: `head`, then what would decide them.
+fn open_group(members: &[String], measure: Measure, pairs: &[Finding], head: String) -> Finding {
+    let needed: Vec<Option<u32>> = (pairs.iter())
+        .filter(|f| f.kind == Kind::Undecided)
+        .map(|f| f.repeats_needed)
+        .collect();
+    let most = needed.iter().copied().max().flatten();
+    let decide = if needed.is_empty() {
+        String::new()
+    } else if needed.contains(&None) {
+        format!(
+            "; deciding a 5% difference (or the one seen, if larger) in every pair would take \
+             more than {MAX_REPEATS} repeats per configuration at this run's noise"
+        )
+    } else {
+        format!(
+            "; deciding a 5% difference (or the one seen, if larger) in every pair would take \
+             about {} repeats per configuration at this run's noise",
+            most.unwrap_or(0)
+        )
+    };
+    let (lo, hi) = widest(pairs);
     Finding {
         kind: Kind::Tie,
         measure,
         runtimes: members.to_vec(),
         ratio: None,
-        lo: widest_lo,
-        hi: widest_hi,
-        repeats_needed: needed.filter_map(|f| f.repeats_needed).max(),
+        lo,
+        hi,
+        repeats_needed: if needed.contains(&None) { None } else { most },
         better_than: Vec::new(),
-        text: format!(
-            "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
-             interval within [{}, {}]){decide}.",
-            listing(&names),
-            measure.label(),
-            percent(most - 1.0),
-            number(widest_lo),
-            number(widest_hi)
-        ),
+        text: format!("{head}{decide}."),
     }
+}
+
+/// The lowest and highest bound of the findings' intervals.
+fn widest(pairs: &[Finding]) -> (f64, f64) {
+    (
+        pairs.iter().map(|f| f.lo).fold(f64::INFINITY, f64::min),
+        pairs.iter().map(|f| f.hi).fold(0.0, f64::max),
+    )
 }
 
 /// Every runtime of `upper` better than every one of `lower`, from their
@@ -362,5 +413,42 @@ pub fn listing(items: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(a: &str, b: &str, needed: Option<u32>) -> Finding {
+        Finding {
+            kind: Kind::Undecided,
+            measure: Measure::Throughput,
+            runtimes: vec![a.into(), b.into()],
+            ratio: Some(0.97),
+            lo: 0.81,
+            hi: 1.17,
+            repeats_needed: needed,
+            better_than: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn one_pair_out_of_reach_makes_the_group_out_of_reach() {
+        let members: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let pairs = [
+            open("a", "b", Some(24)),
+            open("a", "c", None),
+            open("b", "c", Some(9)),
+        ];
+        let tie = tie_finding(&members, Measure::Throughput, &pairs);
+        assert!(tie.text.contains("more than 50 repeats"), "{}", tie.text);
+        assert_eq!(tie.repeats_needed, None);
+        let reachable = [open("a", "b", Some(24)), open("b", "c", Some(9))];
+        let listed = open_pairs_finding(&members, Measure::Throughput, &reachable);
+        assert!(listed.text.starts_with("These pairs cannot be told apart on throughput here: `b`/`a` 0.97x [0.81, 1.17], `c`/`b`"), "{}", listed.text);
+        assert!(listed.text.contains("about 24 repeats"), "{}", listed.text);
+        assert_eq!(listed.repeats_needed, Some(24));
     }
 }

@@ -143,15 +143,17 @@ impl Summary {
                 payloads.push(c.payload);
             }
         }
+        let failed = flagged(&run.measurements, CellStatus::Failed);
+        let suspect = flagged(&run.measurements, CellStatus::Suspect);
         let mut summary = Summary {
             findings: None,
             startup: startup(run, &runtimes),
             cold_starts: cold_starts(&run.lifecycle, &runtimes),
             log_caps: log_caps(&run.lifecycle, &runtimes),
-            failed: flagged(&run.measurements, CellStatus::Failed),
-            suspect: flagged(&run.measurements, CellStatus::Suspect),
-            failed_reasons: group_reasons(&flagged(&run.measurements, CellStatus::Failed)),
-            suspect_reasons: group_reasons(&flagged(&run.measurements, CellStatus::Suspect)),
+            failed_reasons: group_reasons(&failed),
+            suspect_reasons: group_reasons(&suspect),
+            failed,
+            suspect,
             runtimes,
             cells,
             peaks,

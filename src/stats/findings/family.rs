@@ -22,8 +22,8 @@
 //! reader quotes.
 use indexmap::IndexMap;
 
-use super::axis_parts as parts;
 use super::measures::{Measure, PointRepeats};
+use super::{SMALL_CHANGE, axis_parts as parts};
 use crate::stats::effect::{Effect, PooledVariance, VarianceTerm, log_mean, t_quantile};
 use crate::stats::moderated::{Prior, sample_variance};
 use crate::stats::{Better, POWER};
@@ -71,19 +71,23 @@ pub struct Answer {
 
 impl Answer {
     pub fn lead(&self) -> Lead {
-        let b_better = match self.measure.better() {
-            Better::Higher => self.effect.lo > 1.0,
-            Better::Lower => self.effect.hi < 1.0,
-        };
-        let a_better = match self.measure.better() {
-            Better::Higher => self.effect.hi < 1.0,
-            Better::Lower => self.effect.lo > 1.0,
+        let (b_higher, b_lower) = (self.effect.lo > 1.0, self.effect.hi < 1.0);
+        let (b_better, a_better) = match self.measure.better() {
+            Better::Higher => (b_higher, b_lower),
+            Better::Lower => (b_lower, b_higher),
         };
         match (a_better, b_better) {
             (true, _) => Lead::A,
             (_, true) => Lead::B,
             _ => Lead::Open,
         }
+    }
+
+    /// Whether the interval lies within [`SMALL_CHANGE`] either way: the
+    /// two are as good as equal on this figure.
+    pub fn within(&self) -> bool {
+        let edge = 1.0 + SMALL_CHANGE;
+        self.effect.lo >= 1.0 / edge && self.effect.hi <= edge
     }
 
     /// The fewest repeats per configuration (up to [`MAX_REPEATS`]) with

@@ -60,6 +60,16 @@ impl Measure {
         }
     }
 
+    /// The heading of the figure's findings.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Measure::Throughput => "Throughput",
+            Measure::P99 => "p99 latency",
+            Measure::CpuPerRequest => "CPU per request",
+            Measure::Memory => "Memory (peak RSS)",
+        }
+    }
+
     /// What being better is, after "has": "more throughput", "a lower p99 latency".
     pub fn comparative(self) -> &'static str {
         match self {

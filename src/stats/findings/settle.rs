@@ -36,8 +36,7 @@ pub fn standing(answer: &Answer, family: &Family, max: u32) -> Standing {
     if answer.lead() != Lead::Open {
         return Standing::Decided;
     }
-    let edge = 1.0 + SMALL_CHANGE;
-    if answer.effect.lo >= 1.0 / edge && answer.effect.hi <= edge {
+    if answer.within() {
         return Standing::Within;
     }
     // The largest difference a plain 95% interval still allows: a pair is

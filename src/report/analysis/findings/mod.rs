@@ -3,16 +3,14 @@
 //! decide it. First in report.md, report.html, findings.json and the end
 //! of `runner exec`.
 //!
-//! - `measures`: the four figures (throughput, p99, CPU per request,
-//!   memory), one value per usable repeat per runtime and point.
-//! - `family`: every question (pair x measure x scope) answered with a
-//!   simultaneous interval; the family's error control is stated there.
-//! - `sentences`: a pair's answers in words.
-//!
+//! The statistics are `stats::findings` (the four figures per repeat, every
+//! question answered with a simultaneous interval; the family's error
+//! control is stated there). Here they are worded:
+//! - `sentences`: a pair's (or a group's) answers in words;
 //! - `select`: which sentences a figure gets (runtimes ranked, grouped
 //!   where they cannot be told apart).
 //!
-//! Here: the findings of a run and the conditions that bound them. On a host the
+//! This file: the findings of a run and the conditions that bound them. On a host the
 //! generator or other processes crowded, the measures co-location distorts
 //! least come first and throughput is qualified.
 mod select;
@@ -24,9 +22,9 @@ pub use crate::stats::findings::{Family, Measure};
 pub use sentences::{Finding, Kind};
 
 use crate::report::analysis::efficiency::HostShare;
+use crate::report::analysis::format::pct;
 use crate::report::analysis::summary::Summary;
 use crate::results::RunData;
-use crate::results::model::CellStatus;
 use crate::stats::findings::{answer_all, point_repeats};
 
 /// Repeats per configuration below which the family's error bound is not
@@ -147,16 +145,21 @@ fn crowded(share: &HostShare) -> Option<String> {
     if share.advice.is_some() && share.cells_over_limit * 2 >= share.cells {
         return Some(format!(
             "the load generator took more than a quarter of the host's CPU in {} of {} repeats \
-             (at most {:.0}%)",
+             (at most {})",
             share.cells_over_limit,
             share.cells,
-            share.generator_share_max * 100.0
+            pct(share.generator_share_max, 0, false)
         ));
     }
     share
         .others_share
         .filter(|o| *o > CROWDED_BY_OTHERS)
-        .map(|o| format!("other processes took {:.0}% of the host's CPU", o * 100.0))
+        .map(|o| {
+            format!(
+                "other processes took {} of the host's CPU",
+                pct(o, 0, false)
+            )
+        })
 }
 
 /// What bounds the findings.
@@ -172,19 +175,9 @@ fn conditions(run: &RunData, summary: &Summary) -> Vec<String> {
             None => "generator and services not pinned to CPUs".to_string(),
         }
     )];
-    let mut repeats: Vec<u32> = Vec::new();
-    for m in &run.measurements {
-        let n = run
-            .measurements
-            .iter()
-            .filter(|o| o.config_id == m.config_id && o.status != CellStatus::Failed)
-            .count() as u32;
-        repeats.push(n);
-    }
-    let (lo, hi) = (
-        repeats.iter().copied().min().unwrap_or(0),
-        repeats.iter().copied().max().unwrap_or(0),
-    );
+    // Usable repeats per configuration, as the "Every cell" table counts them.
+    let repeats = || summary.cells.iter().map(|c| c.repeats as u32);
+    let (lo, hi) = (repeats().min().unwrap_or(0), repeats().max().unwrap_or(0));
     let span = if lo == hi {
         format!("{lo}")
     } else {

@@ -8,6 +8,8 @@
 //! of the lower (the clear last place), else each pair across.
 use super::MeasureFindings;
 use super::sentences::{self, Finding, Kind};
+use std::collections::HashMap;
+
 use crate::stats::Better;
 use crate::stats::effect::log_mean;
 use crate::stats::findings::{Family, Measure, PointRepeats, Scope};
@@ -19,18 +21,27 @@ pub fn measure_findings(
     measure: Measure,
     crowded: &Option<String>,
 ) -> MeasureFindings {
-    let spec_order = |x: &str, y: &str| -> (String, String) {
-        let ix = runtimes.iter().position(|r| r == x);
-        let iy = runtimes.iter().position(|r| r == y);
-        if ix < iy {
-            (x.to_string(), y.to_string())
-        } else {
-            (y.to_string(), x.to_string())
+    // Every pair's finding, once: the grouping, the groups and the steps
+    // between them all read these.
+    let mut by_pair: HashMap<(usize, usize), Finding> = HashMap::new();
+    for (i, a) in runtimes.iter().enumerate() {
+        for (j, b) in runtimes.iter().enumerate().skip(i + 1) {
+            if let Some(f) = sentences::pair_finding(family, a, b, measure) {
+                by_pair.insert((i, j), f);
+            }
         }
+    }
+    // A pair as the family holds it: positions in spec order.
+    let spec_order = |x: &str, y: &str| -> Option<(usize, usize)> {
+        let ix = runtimes.iter().position(|r| r == x)?;
+        let iy = runtimes.iter().position(|r| r == y)?;
+        Some((ix.min(iy), ix.max(iy)))
     };
-    let pair = |x: &str, y: &str| {
-        let (a, b) = spec_order(x, y);
-        sentences::pair_finding(family, &a, &b, measure)
+    let pair = |x: &str, y: &str| by_pair.get(&spec_order(x, y)?);
+    // `better` leads `worse` over every point.
+    let leads = |better: &str, worse: &str| {
+        pair(better, worse)
+            .is_some_and(|f| f.better_than == [[better.to_string(), worse.to_string()]])
     };
     let ranked = rank(runtimes, points, measure);
     let mut groups: Vec<Vec<String>> = Vec::new();
@@ -45,14 +56,11 @@ pub fn measure_findings(
     for (gi, group) in groups.iter().enumerate() {
         let inside: Vec<Finding> = (0..group.len())
             .flat_map(|i| (i + 1..group.len()).map(move |j| (i, j)))
-            .filter_map(|(i, j)| pair(&group[i], &group[j]))
+            .filter_map(|(i, j)| pair(&group[i], &group[j]).cloned())
             .collect();
-        let all_open = inside
-            .iter()
-            .all(|f| matches!(f.kind, Kind::Undecided | Kind::Within));
         let (open, decided): (Vec<Finding>, Vec<Finding>) = (inside.iter().cloned())
             .partition(|f| matches!(f.kind, Kind::Undecided | Kind::Within));
-        if group.len() >= 3 && all_open && !open.is_empty() {
+        if group.len() >= 3 && decided.is_empty() && !open.is_empty() {
             findings.push(sentences::tie_finding(group, measure, &open));
         } else if open.len() >= 3 {
             // Some pairs of a large group are decided: those are stated;
@@ -72,23 +80,20 @@ pub fn measure_findings(
         let answers: Vec<_> = across
             .iter()
             .filter_map(|(u, l)| {
-                let (a, b) = spec_order(u, l);
-                family.answer(&a, &b, measure, &Scope::All)
+                let (a, b) = spec_order(u, l)?;
+                family.answer(&runtimes[a], &runtimes[b], measure, &Scope::All)
             })
             .collect();
-        let upper_wins = answers.len() == across.len()
-            && across.iter().all(|(u, l)| {
-                pair(u, l).is_some_and(|f| f.kind == Kind::Lead && leads(&f, u, measure))
-            });
+        let upper_wins = answers.len() == across.len() && across.iter().all(|(u, l)| leads(u, l));
         if upper_wins && across.len() > 1 {
             findings.push(sentences::group_lead(group, lower, measure, &answers));
         } else {
-            findings.extend(across.iter().filter_map(|(u, l)| pair(u, l)));
+            findings.extend(across.iter().filter_map(|(u, l)| pair(u, l).cloned()));
         }
     }
-    let step = match measure.better() {
-        Better::Higher => ">",
-        Better::Lower => "<",
+    let (step, direction) = match measure.better() {
+        Better::Higher => (">", "highest first"),
+        Better::Lower => ("<", "lowest first"),
     };
     let ordering = (ranked.len() >= 3 && groups.len() > 1).then(|| {
         let shown: Vec<String> = groups
@@ -100,10 +105,6 @@ pub fn measure_findings(
                     .join(" ≈ ")
             })
             .collect();
-        let direction = match measure.better() {
-            Better::Higher => "highest first",
-            Better::Lower => "lowest first",
-        };
         format!(
             "{} ({direction}; ≈: not told apart)",
             shown.join(&format!(" {step} "))
@@ -123,32 +124,11 @@ pub fn measure_findings(
     });
     MeasureFindings {
         measure,
-        label: label_of(measure),
+        label: measure.heading(),
         ordering,
         caveat,
         missing,
         findings,
-    }
-}
-
-/// Whether the lead finding `f` favours `rt` (its ratio is the second
-/// runtime's over the first's).
-fn leads(f: &Finding, rt: &str, measure: Measure) -> bool {
-    let second_better = match (f.ratio, measure.better()) {
-        (Some(r), Better::Higher) => r > 1.0,
-        (Some(r), Better::Lower) => r < 1.0,
-        (None, _) => return false,
-    };
-    (f.runtimes.get(1).map(String::as_str) == Some(rt)) == second_better
-}
-
-/// The heading of a figure's findings.
-fn label_of(measure: Measure) -> &'static str {
-    match measure {
-        Measure::Throughput => "Throughput",
-        Measure::P99 => "p99 latency",
-        Measure::CpuPerRequest => "CPU per request",
-        Measure::Memory => "Memory (peak RSS)",
     }
 }
 

@@ -4,6 +4,7 @@
 //! template guessing.
 use serde::Serialize;
 
+use crate::report::analysis::format::pct;
 use crate::stats::findings::{Answer, Family, Lead, MAX_REPEATS, Measure, SMALL_CHANGE, Scope};
 
 /// What a finding states.
@@ -65,13 +66,13 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
                 "{}; over every point both ran they cannot be told apart ({}).",
                 decided
                     .iter()
-                    .map(|l| format!("{} at {}", versus(l), scope_words(&l.scope)))
+                    .map(|l| versus_at(l))
                     .collect::<Vec<_>>()
                     .join("; "),
                 ratio_words(all)
             ),
         ),
-        (Lead::Open, false) if within(all) => (
+        (Lead::Open, false) if all.within() => (
             Kind::Within,
             format!(
                 "`{a}` and `{b}` are within {} of each other on {} ({}).",
@@ -123,8 +124,7 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
 pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> Finding {
     let ratios = pairs.iter().filter_map(|f| f.ratio).map(|r| r.max(1.0 / r));
     let most = ratios.fold(1.0, f64::max);
-    let (lo, hi) = widest(pairs);
-    let names: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+    let (lo, hi) = widest(pairs.iter().map(|f| (f.lo, f.hi)));
     open_group(
         members,
         measure,
@@ -132,7 +132,7 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
         format!(
             "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
              interval within [{}, {}])",
-            listing(&names),
+            names(members),
             measure.label(),
             percent(most - 1.0),
             number(lo),
@@ -148,12 +148,7 @@ pub fn open_pairs_finding(members: &[String], measure: Measure, pairs: &[Finding
         .iter()
         .filter_map(|f| {
             let [a, b] = [f.runtimes.first()?, f.runtimes.get(1)?];
-            Some(format!(
-                "`{b}`/`{a}` {} [{}, {}]",
-                times(f.ratio?),
-                number(f.lo),
-                number(f.hi)
-            ))
+            Some(ratio_text(b, a, f.ratio?, f.lo, f.hi))
         })
         .collect();
     open_group(
@@ -189,7 +184,7 @@ fn open_group(members: &[String], measure: Measure, pairs: &[Finding], head: Str
             most.unwrap_or(0)
         )
     };
-    let (lo, hi) = widest(pairs);
+    let (lo, hi) = widest(pairs.iter().map(|f| (f.lo, f.hi)));
     Finding {
         kind: Kind::Tie,
         measure,
@@ -203,11 +198,20 @@ fn open_group(members: &[String], measure: Measure, pairs: &[Finding], head: Str
     }
 }
 
-/// The lowest and highest bound of the findings' intervals.
-fn widest(pairs: &[Finding]) -> (f64, f64) {
-    (
-        pairs.iter().map(|f| f.lo).fold(f64::INFINITY, f64::min),
-        pairs.iter().map(|f| f.hi).fold(0.0, f64::max),
+/// The lowest and highest of these intervals' bounds.
+fn widest(bounds: impl Iterator<Item = (f64, f64)>) -> (f64, f64) {
+    bounds.fold((f64::INFINITY, 0.0), |(lo, hi), (l, h)| {
+        (lo.min(l), hi.max(h))
+    })
+}
+
+/// `` `a`, `b` and `c` ``.
+fn names(runtimes: &[String]) -> String {
+    listing(
+        &runtimes
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>(),
     )
 }
 
@@ -219,20 +223,17 @@ pub fn group_lead(
     measure: Measure,
     pairs: &[&Answer],
 ) -> Finding {
-    let names = |g: &[String]| listing(&g.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>());
     let each = if upper.len() > 1 { " each" } else { "" };
     let verb = if upper.len() > 1 { "have" } else { "has" };
     let figures: Vec<String> = pairs.iter().map(|a| ratio_of_winner(a)).collect();
+    let (lo, hi) = widest(pairs.iter().map(|a| (a.effect.lo, a.effect.hi)));
     Finding {
         kind: Kind::GroupLead,
         measure,
         runtimes: upper.iter().chain(lower).cloned().collect(),
         ratio: None,
-        lo: pairs
-            .iter()
-            .map(|a| a.effect.lo)
-            .fold(f64::INFINITY, f64::min),
-        hi: pairs.iter().map(|a| a.effect.hi).fold(0.0, f64::max),
+        lo,
+        hi,
         repeats_needed: None,
         better_than: upper
             .iter()
@@ -251,7 +252,17 @@ pub fn group_lead(
 /// `` `w`/`l` 3.30x [2.90, 3.75] ``, the better one first.
 fn ratio_of_winner(answer: &Answer) -> String {
     let (w, l, r, lo, hi) = winner_first(answer);
-    format!("`{w}`/`{l}` {} [{}, {}]", times(r), number(lo), number(hi))
+    ratio_text(w, l, r, lo, hi)
+}
+
+/// `` `num`/`den` 1.04x [0.91, 1.19] ``: one ratio with its interval.
+fn ratio_text(num: &str, den: &str, ratio: f64, lo: f64, hi: f64) -> String {
+    format!(
+        "`{num}`/`{den}` {} [{}, {}]",
+        times(ratio),
+        number(lo),
+        number(hi)
+    )
 }
 
 /// The better runtime, the other, and the ratio better/other with its interval.
@@ -278,19 +289,7 @@ fn versus(answer: &Answer) -> String {
 /// `` `b`/`a` 1.04x [0.91, 1.19] ``.
 fn ratio_words(answer: &Answer) -> String {
     let e = &answer.effect;
-    format!(
-        "`{}`/`{}` {} [{}, {}]",
-        answer.b,
-        answer.a,
-        times(e.ratio),
-        number(e.lo),
-        number(e.hi)
-    )
-}
-
-fn within(answer: &Answer) -> bool {
-    let edge = 1.0 + SMALL_CHANGE;
-    answer.effect.lo >= 1.0 / edge && answer.effect.hi <= edge
+    ratio_text(&answer.b, &answer.a, e.ratio, e.lo, e.hi)
 }
 
 /// Where a lead over every point also holds per axis value:
@@ -349,10 +348,7 @@ fn where_it_holds(levels: &[&Answer], lead: Lead) -> String {
 
 /// The leader changes: who is better where.
 fn crossover(measure: Measure, decided: &[&&Answer]) -> String {
-    let parts: Vec<String> = decided
-        .iter()
-        .map(|l| format!("{} at {}", versus(l), scope_words(&l.scope)))
-        .collect();
+    let parts: Vec<String> = decided.iter().map(|l| versus_at(l)).collect();
     format!(
         "The leader on {} changes with the conditions: {}.",
         measure.label(),
@@ -360,11 +356,13 @@ fn crossover(measure: Measure, decided: &[&&Answer]) -> String {
     )
 }
 
-fn scope_words(scope: &Scope) -> String {
-    match scope {
+/// [`versus`] where it was decided: `` `w` has 1.30x ... at concurrency 1 ``.
+fn versus_at(answer: &Answer) -> String {
+    let place = match &answer.scope {
         Scope::All => "every point".to_string(),
         Scope::Level { axis, value } => format!("{axis} {value}"),
-    }
+    };
+    format!("{} at {place}", versus(answer))
 }
 
 /// What would decide an open pair, at this run's noise.
@@ -404,7 +402,7 @@ fn number(r: f64) -> String {
 }
 
 fn percent(fraction: f64) -> String {
-    format!("{:.0}%", fraction * 100.0)
+    pct(fraction, 0, false)
 }
 
 /// `1`, `1 and 12`, `1, 12 and 96`.

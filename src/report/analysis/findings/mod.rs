@@ -187,8 +187,8 @@ fn conditions(run: &RunData, summary: &Summary) -> Vec<String> {
     if lo < FEW_REPEATS {
         out.push(format!(
             "With fewer than {FEW_REPEATS} repeats per configuration the 5% bound on false \
-             findings does not hold when noise differs between configurations (up to 24% of \
-             runs in the calibration, docs/findings.md): treat these findings as leads to check \
+             findings does not hold when noise differs between configurations (22% of runs \
+             with 2 repeats in the calibration, docs/findings.md): treat these findings as leads to check \
              with `repeats: {FEW_REPEATS}` or more."
         ));
     }

@@ -152,3 +152,60 @@ fn never_healthy_times_out_and_dropping_kills_the_tree() {
     assert!(wait_all_gone(&pids_in(&pids), Duration::from_secs(2)).is_empty());
     assert!(port_is_free(port));
 }
+
+/// Between cells, a service that answers its health check late (here 600 ms,
+/// three times the shortest try) is slow, not hung: a request may take the
+/// whole window. Tries of 200 ms each would be abandoned one after another
+/// and the service declared hung (and its cell failed) while it was draining
+/// the backlog a cell left it, as a cold JVM did under a CI run's open loop.
+#[test]
+fn a_late_health_answer_between_cells_is_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut cmd = command("ok", port, &pids);
+    cmd.env.insert("SLOW_HEALTH_MS".into(), "600".into());
+    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    svc.wait_healthy(&health(10_000)).unwrap();
+    let addr = svc.addr();
+    let work = runner::service::http_probe::http_status(
+        addr,
+        "GET",
+        "/work/10",
+        &[],
+        None,
+        Duration::from_secs(5),
+    );
+    assert_eq!(work.unwrap(), 200);
+    let started = std::time::Instant::now();
+    svc.still_healthy(&health(10_000), Duration::from_secs(10))
+        .unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(600),
+        "the health answer came early: {:?}",
+        started.elapsed()
+    );
+}
+
+/// A service that answers nothing is still found hung within the window.
+#[test]
+fn a_service_answering_nothing_between_cells_is_hung() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut cmd = command("hang_after", port, &pids);
+    cmd.env.insert("CRASH_AFTER".into(), "1".into());
+    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    svc.wait_healthy(&health(10_000)).unwrap();
+    let hang = runner::service::http_probe::http_status(
+        svc.addr(),
+        "GET",
+        "/work/10",
+        &[],
+        None,
+        Duration::from_millis(500),
+    );
+    assert!(hang.is_err(), "{hang:?}");
+    let err = svc
+        .still_healthy(&health(10_000), Duration::from_secs(1))
+        .unwrap_err();
+    assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
+}

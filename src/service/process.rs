@@ -270,19 +270,34 @@ impl Service {
         health: &HealthPlan,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Duration, ServiceError> {
-        self.poll_health(health, self.spawned_at, health.timeout, cancelled)?;
+        self.poll_health(
+            health,
+            self.spawned_at,
+            health.timeout,
+            Attempt::Short,
+            cancelled,
+        )?;
         Ok(self.spawned_at.elapsed())
     }
 
     /// Checks, between cells, that a running service still answers its health
     /// check (polling for up to `within`). A hung service (deadlock, a pool
     /// exhausted, a stuck collector) stays alive, so only this notices it.
+    /// A request may take all of `within` ([`Attempt::UntilDeadline`]): a
+    /// service still draining the backlog of a cell that overloaded it answers
+    /// late, and late is not hung.
     pub fn still_healthy(
         &mut self,
         health: &HealthPlan,
         within: Duration,
     ) -> Result<(), ServiceError> {
-        self.poll_health(health, Instant::now(), within, &|| false)
+        self.poll_health(
+            health,
+            Instant::now(),
+            within,
+            Attempt::UntilDeadline,
+            &|| false,
+        )
     }
 
     /// Polls GET `health.path` every `health.interval` until it answers 200,
@@ -292,14 +307,13 @@ impl Service {
         health: &HealthPlan,
         since: Instant,
         timeout: Duration,
+        attempt: Attempt,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), ServiceError> {
         let url = format!("http://{}{}", self.addr(), health.path);
         let deadline = since + timeout;
-        let per_try = health
-            .interval
-            .clamp(Duration::from_millis(200), Duration::from_secs(2));
         loop {
+            let per_try = attempt.limit(health, deadline);
             if cancelled() {
                 return Err(ServiceError::Cancelled {
                     runtime: self.command.runtime.clone(),
@@ -448,5 +462,32 @@ impl Drop for Service {
             g.disarm();
         }
         self.log_sink.finish(LOG_END_WAIT);
+    }
+}
+
+/// How long one health request may take before the next one is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attempt {
+    /// While a service starts: short tries (`health.interval`, 200 ms to
+    /// 2 s), since a request sent while the port was only half ready may
+    /// never be answered and the next one would be.
+    Short,
+    /// Between cells: one request may wait until the deadline, since a
+    /// service answering slowly is not hung, and 200 ms tries would each be
+    /// abandoned and queued behind the backlog they were meant to measure.
+    UntilDeadline,
+}
+
+impl Attempt {
+    fn limit(self, health: &HealthPlan, deadline: Instant) -> Duration {
+        let short = health
+            .interval
+            .clamp(Duration::from_millis(200), Duration::from_secs(2));
+        match self {
+            Attempt::Short => short,
+            Attempt::UntilDeadline => deadline
+                .saturating_duration_since(Instant::now())
+                .max(short),
+        }
     }
 }

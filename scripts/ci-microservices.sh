@@ -102,6 +102,16 @@ for rt in plan["runtimes"]:
         else:
             skipped.add(name)
             print(f"ci-microservices: {name} skipped, as allowed: {c['reason']}")
+def show_log(runtime):
+    """The last lines of a runtime's log, so that a failure in CI can be read from CI's output alone
+    (the run directory does not outlive the CI machine)."""
+    path = run / "logs" / f"{runtime}.log"
+    if path.exists():
+        tail = path.read_text(errors="replace").splitlines()[-40:]
+        print(f"ci-microservices: the last {len(tail)} lines of {path}:", file=sys.stderr)
+        for line in tail:
+            print(f"  | {line[:300]}", file=sys.stderr)
+
 seen = set()
 for cell in plan["cells"]:
     if cell["runtime"] in skipped:
@@ -112,6 +122,7 @@ for cell in plan["cells"]:
         problems.append(f"cell {cell['id']} was not measured")
     elif int(row["requests"]) == 0:
         problems.append(f"cell {cell['id']} answered nothing: {row['reason']}")
+        show_log(cell["runtime"])
     elif row["status"] == "failed" and "requests failed" in row["reason"]:
         # A measurement, not a pipeline fault: the service answered, and
         # more than the error gate's share of its answers were errors (Spring's
@@ -122,6 +133,7 @@ for cell in plan["cells"]:
         seen.add((cell["runtime"], scenario))
     elif row["status"] == "failed":
         problems.append(f"cell {cell['id']} failed: {row['reason']}")
+        show_log(cell["runtime"])
     else:
         seen.add((cell["runtime"], scenario))
 for rt in plan["runtimes"]:

@@ -284,6 +284,51 @@ fn never_healthy_and_failing_build_skip_only_their_runtime() {
     assert_no_leftovers(tmp.path());
 }
 
+/// A server that takes its port from its own config, not from $PORT: its
+/// runtime is skipped after the first start's health timeout (here a cold
+/// start's), with where it listens and what to do, and the others run.
+#[test]
+fn a_service_on_another_port_is_skipped_after_one_timeout_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let other = free_port().to_string();
+    let spec = write_spec(
+        tmp.path(),
+        &[
+            PyRuntime {
+                name: "stubborn",
+                env: &[("LISTEN_PORT", &other)],
+                extra: "    health: { path: /health, timeout: 1500ms, interval: 50ms }\n",
+            },
+            PyRuntime {
+                name: "fine",
+                env: &[],
+                extra: "",
+            },
+        ],
+        &SMALL_MATRIX.replace("startup: { repeats: 0 }", "startup: { repeats: 2 }"),
+    );
+    let out = exec_spec(&spec, 1);
+    let run = run_dir(tmp.path());
+    let stubborn = configuration(&run, "stubborn");
+    assert_eq!(stubborn["status"], "skipped");
+    let reason = &stubborn["reason"];
+    assert!(
+        reason.contains(&format!("the service is listening on 127.0.0.1:{other}"))
+            && reason.contains("make it read $PORT"),
+        "{reason}"
+    );
+    let life = read_rows(&run.join("lifecycle.csv"));
+    let starts: Vec<_> = life.iter().filter(|r| r["runtime"] == "stubborn").collect();
+    assert_eq!(
+        starts.len(),
+        1,
+        "one cold start, no measured start: {starts:?}"
+    );
+    assert_eq!(configuration(&run, "fine")["status"], "ran");
+    assert!(text(&out).contains("SKIP stubborn"), "{}", text(&out));
+    assert_no_leftovers(tmp.path());
+}
+
 #[test]
 fn a_runtime_whose_toolchain_is_missing_is_skipped_and_the_others_run() {
     let tmp = tempfile::tempdir().unwrap();

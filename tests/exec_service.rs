@@ -209,3 +209,39 @@ fn a_service_answering_nothing_between_cells_is_hung() {
         .unwrap_err();
     assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
 }
+
+/// A service that listens on another port than the one it was given is
+/// named as such when its port never opens, with where it does listen,
+/// instead of "raise health.timeout".
+#[test]
+fn a_service_listening_on_another_port_is_told_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, other, pids) = (free_port(), free_port(), tmp.path().join("pids"));
+    let mut cmd = command("ok", port, &pids);
+    cmd.env.insert("LISTEN_PORT".into(), other.to_string());
+    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let err = svc.wait_ready(&health(3000), &|| false).unwrap_err();
+    assert!(matches!(err, ServiceError::WrongPort { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("is listening on 127.0.0.1:{other}"))
+            && text.contains(&format!("on port {port} within 3s"))
+            && text.contains("make it read $PORT, or put {{ port }} into its config file"),
+        "{text}"
+    );
+    // The health poll of `runner verify` and of dependencies says the same.
+    let err = svc.wait_healthy(&health(1000)).unwrap_err();
+    assert!(matches!(err, ServiceError::WrongPort { .. }), "{err}");
+}
+
+/// A service that opens no port at all keeps the plain timeout.
+#[test]
+fn a_service_listening_nowhere_times_out_as_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut cmd = command("ok", port, &pids);
+    cmd.env.insert("STARTUP_DELAY".into(), "30".into());
+    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let err = svc.wait_ready(&health(1500), &|| false).unwrap_err();
+    assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
+}

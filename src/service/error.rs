@@ -48,6 +48,20 @@ pub enum ServiceError {
         last: String,
         log: PathBuf,
     },
+    /// The port never accepted a connection, but the service listens on
+    /// others: it did not take the port it was given.
+    #[error(
+        "runtime {runtime}: nothing accepted connections on port {port} within {timeout:?}, \
+         but the service is listening on {listening}: make it read $PORT, or put {{{{ port }}}} \
+         into its config file; see {log}"
+    )]
+    WrongPort {
+        runtime: String,
+        port: u16,
+        timeout: Duration,
+        listening: String,
+        log: PathBuf,
+    },
     /// A readiness check other than HTTP (a TCP connect, a command) kept failing.
     #[error(transparent)]
     NotReady(Box<NotReady>),

@@ -328,13 +328,18 @@ impl Service {
                     tail: self.log_tail(),
                 });
             }
-            let last = match http_status(self.addr(), "GET", &health.path, &[], None, per_try) {
+            let answer = http_status(self.addr(), "GET", &health.path, &[], None, per_try);
+            let refused = matches!(answer, Err(HttpProbeError::Refused));
+            let last = match answer {
                 Ok(200) => return Ok(()),
                 Ok(code) => format!("status {code}"),
                 Err(HttpProbeError::Refused) => "connection refused".into(),
                 Err(e) => e.to_string(),
             };
             if Instant::now() >= deadline {
+                if let Some(wrong) = refused.then(|| self.wrong_port(timeout)).flatten() {
+                    return Err(wrong);
+                }
                 return Err(ServiceError::HealthTimeout {
                     runtime: self.command.runtime.clone(),
                     url,

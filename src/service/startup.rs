@@ -55,9 +55,13 @@ impl Service {
     ) -> Result<StartupTimes, ServiceError> {
         let deadline = self.spawned_at() + health.timeout;
         let url = format!("http://{}{}", self.addr(), health.path);
-        let port = self
-            .poll_port(deadline, cancelled)
-            .map_err(|stop| self.error(stop, &url, health))?;
+        let port = self.poll_port(deadline, cancelled).map_err(|stop| {
+            match stop {
+                Stop::TimedOut(_) => self.wrong_port(health.timeout),
+                _ => None,
+            }
+            .unwrap_or_else(|| self.error(stop, &url, health))
+        })?;
         let healthy = self
             .poll_health_from(port, health, deadline, cancelled)
             .map_err(|stop| self.error(stop, &url, health))?;
@@ -122,6 +126,28 @@ impl Service {
             Some(status) => Err(Stop::Exited(describe_exit(status))),
             None => Ok(()),
         }
+    }
+
+    /// When the port never opened within `timeout`: `WrongPort` if the
+    /// service listens on other ports (and not on its own), naming them.
+    pub(super) fn wrong_port(&self, timeout: Duration) -> Option<ServiceError> {
+        let mut pids = crate::sample::session_pids(self.sid());
+        if let Some(dir) = self.cgroup().and_then(|c| c.main_dir()) {
+            pids.extend(crate::cgroup::files::pids_in(dir));
+        }
+        let listening = super::listening::listening_addrs(&pids);
+        let port = self.addr().port();
+        if listening.is_empty() || listening.iter().any(|a| a.port() == port) {
+            return None;
+        }
+        let listening: Vec<String> = listening.iter().map(|a| a.to_string()).collect();
+        Some(ServiceError::WrongPort {
+            runtime: self.runtime().to_string(),
+            port,
+            timeout,
+            listening: listening.join(", "),
+            log: self.log().to_path_buf(),
+        })
     }
 
     fn error(&self, stop: Stop, url: &str, health: &HealthPlan) -> ServiceError {

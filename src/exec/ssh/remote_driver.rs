@@ -34,7 +34,7 @@ use crate::exec::start::containment::Observed;
 use crate::exec::start::dependencies::DependencyFiles;
 use crate::exec::start::lifecycle::{start_measured, stop_measured};
 use crate::exec::start::memory_phases::memory_phase;
-use crate::exec::start::site::{Spawn, Spawned, StartSite, millis};
+use crate::exec::start::site::{Spawn, SpawnFailure, Spawned, StartSite, millis};
 use crate::exec::start::started::{Running, StartFailure};
 use crate::exec::start::training::training_row;
 use crate::plan::contract::hosts::SshTarget;
@@ -324,13 +324,16 @@ impl StartSite for RemoteHost {
         rt: &RuntimePlan,
         how: Spawn,
         _: &mut LifecycleRow,
-    ) -> Result<Spawned<RemoteService>, String> {
+    ) -> Result<Spawned<RemoteService>, SpawnFailure> {
         // (The profiler's environment is refused there: `unsupported`.)
         let limits = match how {
             Spawn::Measured { cell, .. } => cell.limits.clone(),
             Spawn::Bare => Default::default(),
         };
+        // The far side's reasons arrive as text: a wrong port there is
+        // found at the measured start, one health timeout later than here.
         self.start_there(ctx, rt, &limits)
+            .map_err(SpawnFailure::from)
     }
 
     fn first_request_ms(&self, _: &RemoteService, startup_ms: f64, first: &FirstSuccess) -> f64 {

@@ -6,30 +6,43 @@
 use crate::exec::measure::context::CellContext;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::start::lifecycle::{Unanswered, fresh_row, until_first_answer};
-use crate::exec::start::site::{Spawn, StartSite};
+use crate::exec::start::site::{Again, Spawn, StartSite};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase};
 
-/// One cold start: its lifecycle row, and whether it completed (when not,
+/// One cold start: its lifecycle row, and how it ended (when not completed,
 /// `exit_status` says what went wrong and no further cold start is tried).
 #[derive(Debug, Clone)]
 pub struct ColdStart {
     pub row: LifecycleRow,
-    pub completed: bool,
+    pub end: ColdStartEnd,
+}
+
+/// How a cold start ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColdStartEnd {
+    Completed,
+    /// It failed; the measured start tries again, and says why or skips.
+    Failed,
+    /// It failed as every start would ([`Again::WouldFail`]: the service
+    /// listens on another port): the runtime is skipped now, one health
+    /// timeout earlier.
+    FailedForGood,
 }
 
 impl ColdStart {
     fn done(row: LifecycleRow) -> ColdStart {
         ColdStart {
             row,
-            completed: true,
+            end: ColdStartEnd::Completed,
         }
     }
-    fn failed(row: LifecycleRow) -> ColdStart {
-        ColdStart {
-            row,
-            completed: false,
-        }
+    fn failed(row: LifecycleRow, again: Again) -> ColdStart {
+        let end = match again {
+            Again::MightWork => ColdStartEnd::Failed,
+            Again::WouldFail => ColdStartEnd::FailedForGood,
+        };
+        ColdStart { row, end }
     }
 }
 
@@ -51,10 +64,15 @@ pub(crate) fn cold_start<S: StartSite>(
             Err(Unanswered {
                 service: Some(service),
                 why,
+                ..
             }) => (service, Some(why)),
-            Err(Unanswered { service: None, why }) => {
+            Err(Unanswered {
+                service: None,
+                why,
+                again,
+            }) => {
                 row.exit_status = one_line(&why);
-                return ColdStart::failed(row);
+                return ColdStart::failed(row, again);
             }
         };
     match (site.stop(rt, service, &mut row), problem) {
@@ -63,8 +81,8 @@ pub(crate) fn cold_start<S: StartSite>(
         // stop itself went through.
         (None, Some(problem)) => {
             row.exit_status = one_line(&problem);
-            ColdStart::failed(row)
+            ColdStart::failed(row, Again::MightWork)
         }
-        (Some(_), _) => ColdStart::failed(row),
+        (Some(_), _) => ColdStart::failed(row, Again::MightWork),
     }
 }

@@ -11,7 +11,7 @@ use crate::exec::measure::context::CellContext;
 use crate::exec::measure::load_config::warmup_config;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::start::first_requests::record as record_first_requests;
-use crate::exec::start::site::{MemorySubject, Spawn, StartSite};
+use crate::exec::start::site::{Again, MemorySubject, Spawn, StartSite};
 use crate::exec::start::started::{Running, StartFailure};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, Phase, StopOutcome, rfc3339_now};
@@ -43,12 +43,13 @@ pub(crate) fn start_measured<S: StartSite>(
             Err(why) => Err(Unanswered {
                 service: Some(service),
                 why,
+                again: Again::MightWork,
             }),
         }
     });
     let mut service = match warmed {
         Ok(service) => service,
-        Err(Unanswered { service, why }) => {
+        Err(Unanswered { service, why, .. }) => {
             if let Some(service) = service {
                 site.stop(rt, service, &mut lifecycle);
             }
@@ -85,11 +86,13 @@ pub(crate) fn fresh_row(rt: &RuntimePlan, (phase, start_index): (Phase, u32)) ->
     }
 }
 
-/// Why a fresh service got no further than it did, and the service when
-/// one was left running (the caller stops it).
+/// Why a fresh service got no further than it did, the service when one
+/// was left running (the caller stops it), and whether another start could
+/// go differently.
 pub(crate) struct Unanswered<S> {
     pub service: Option<S>,
     pub why: String,
+    pub again: Again,
 }
 
 /// A fresh process of `rt` at `site` up to its first successful workload
@@ -107,7 +110,11 @@ pub(crate) fn until_first_answer<S: StartSite>(
 ) -> Result<S::Service, Unanswered<S::Service>> {
     let spawned = site
         .spawn_ready(ctx, rt, how, row)
-        .map_err(|why| Unanswered { service: None, why })?;
+        .map_err(|failure| Unanswered {
+            service: None,
+            why: failure.why,
+            again: failure.again,
+        })?;
     row.port_ms = Some(spawned.port_ms);
     row.startup_ms = Some(spawned.startup_ms);
     let mut service = spawned.service;
@@ -135,6 +142,7 @@ pub(crate) fn until_first_answer<S: StartSite>(
         Err(why) => Err(Unanswered {
             service: Some(service),
             why,
+            again: Again::MightWork,
         }),
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn memory_phase<S: StartSite>(
     let mut lifecycle = LifecycleRow::default();
     let mut service = match site.spawn_ready(ctx, rt, Spawn::Bare, &mut lifecycle) {
         Ok(spawned) => spawned.service,
-        Err(e) => return conclude(row, rt, Some(e), Ok(())),
+        Err(failure) => return conclude(row, rt, Some(failure.why), Ok(())),
     };
     let problem = phases(ctx, &mut service, cell, memory, &mut row);
     let stopped = match site.stop(rt, service, &mut lifecycle) {

@@ -14,7 +14,7 @@ use crate::load::{LoadConfig, LoadReport};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, StopOutcome};
 use crate::sample::{MemoryReading, session_usage};
-use crate::service::{Service, ServiceCommand};
+use crate::service::{Service, ServiceCommand, ServiceError};
 
 /// A duration in milliseconds, as lifecycle.csv records it.
 pub fn millis(d: std::time::Duration) -> f64 {
@@ -74,7 +74,7 @@ pub(crate) trait StartSite {
         rt: &RuntimePlan,
         how: Spawn,
         row: &mut LifecycleRow,
-    ) -> Result<Spawned<Self::Service>, String>;
+    ) -> Result<Spawned<Self::Service>, SpawnFailure>;
 
     /// Milliseconds from the spawn to the first answer, given the health
     /// check's `startup_ms`.
@@ -101,6 +101,34 @@ pub(crate) trait StartSite {
     ) -> Option<String>;
 }
 
+/// Why a spawn got no healthy service, and whether another start of the
+/// same command could go differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnFailure {
+    pub why: String,
+    pub again: Again,
+}
+
+/// Whether another start of the same command could go differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Again {
+    /// Most failures: a busy host, a slow start, a port race.
+    MightWork,
+    /// The service listens on another port than its own: every start
+    /// would, so its runtime is skipped at once rather than after one more
+    /// health timeout.
+    WouldFail,
+}
+
+impl From<String> for SpawnFailure {
+    fn from(why: String) -> SpawnFailure {
+        SpawnFailure {
+            why,
+            again: Again::MightWork,
+        }
+    }
+}
+
 /// This host: services as process groups in their own sessions.
 pub struct Here;
 
@@ -117,7 +145,7 @@ impl StartSite for Here {
         rt: &RuntimePlan,
         how: Spawn,
         row: &mut LifecycleRow,
-    ) -> Result<Spawned<Service>, String> {
+    ) -> Result<Spawned<Service>, SpawnFailure> {
         let mut command =
             ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
         if let Spawn::Measured { cell, start_index } = how {
@@ -125,8 +153,8 @@ impl StartSite for Here {
             let profiler = crate::exec::measure::profiling::start_env(ctx, rt, start_index);
             command.env.extend(profiler);
         }
-        let mut service =
-            Service::start(&command, &ctx.run.log(&rt.name)).map_err(|e| e.to_string())?;
+        let mut service = Service::start(&command, &ctx.run.log(&rt.name))
+            .map_err(|e| SpawnFailure::from(e.to_string()))?;
         let interrupt = ctx.interrupt;
         match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
             Ok(times) => Ok(Spawned {
@@ -136,7 +164,14 @@ impl StartSite for Here {
             }),
             Err(e) => {
                 self.stop(rt, service, row);
-                Err(e.to_string())
+                let again = match e {
+                    ServiceError::WrongPort { .. } => Again::WouldFail,
+                    _ => Again::MightWork,
+                };
+                Err(SpawnFailure {
+                    why: e.to_string(),
+                    again,
+                })
             }
         }
     }

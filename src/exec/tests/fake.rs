@@ -8,7 +8,7 @@ use crate::build::BuildOutcome;
 use crate::exec::measure::context::{CellContext, CellEnd};
 use crate::exec::measure::row::base_row;
 use crate::exec::site::driver::Driver;
-use crate::exec::start::cold_start::ColdStart;
+use crate::exec::start::cold_start::{ColdStart, ColdStartEnd};
 use crate::exec::start::started::{Running, StartFailure};
 use crate::plan::{Cell, DependencyPlan, LoadMode, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::Preflight;
@@ -177,7 +177,12 @@ impl Driver for Fake {
         if completed {
             row.stop = Some(StopOutcome::Graceful);
         }
-        ColdStart { row, completed }
+        let end = if completed {
+            ColdStartEnd::Completed
+        } else {
+            ColdStartEnd::Failed
+        };
+        ColdStart { row, end }
     }
 
     fn start(

@@ -21,7 +21,7 @@ use crate::exec::measure::load_config::expected;
 use crate::exec::rules::dependency_schedule::Tracker;
 use crate::exec::rules::verdict::one_line;
 use crate::exec::site::driver::Driver;
-use crate::exec::start::cold_start::ColdStart;
+use crate::exec::start::cold_start::{ColdStart, ColdStartEnd};
 use crate::exec::start::started::Running;
 use crate::exec::walk::derived_rates::RateBook;
 use crate::exec::walk::repeats::Repeats;
@@ -385,7 +385,8 @@ impl<'a, D: Driver> Executor<'a, D> {
     }
 
     /// `startup.repeats` cold starts of `rt`, recorded in lifecycle.csv; a
-    /// failed one ends them (the measured start will say why, or skip).
+    /// failed one ends them (the measured start will say why, or skip), and
+    /// one that every start would repeat skips the runtime at once.
     /// A resumed run keeps the cold starts of its first session.
     fn cold_starts(&mut self, rt: &RuntimePlan) -> Result<(), ExecError> {
         let plan: &'a Plan = self.ctx.plan;
@@ -399,7 +400,7 @@ impl<'a, D: Driver> Executor<'a, D> {
             if self.ctx.interrupt.is_set() {
                 return Ok(());
             }
-            let ColdStart { row, completed } =
+            let ColdStart { row, end } =
                 self.driver
                     .cold_start(&self.ctx, &rt.for_cell(first_cell), index, first_cell);
             if self.ctx.interrupt.is_set() {
@@ -410,10 +411,15 @@ impl<'a, D: Driver> Executor<'a, D> {
                 runtime: rt.name.clone(),
                 index,
                 of: rt.startup_repeats,
-                healthy_ms: row.startup_ms.filter(|_| completed),
+                healthy_ms: row.startup_ms.filter(|_| end == ColdStartEnd::Completed),
             });
-            if !completed {
-                return Ok(());
+            match end {
+                ColdStartEnd::Completed => {}
+                ColdStartEnd::Failed => return Ok(()),
+                ColdStartEnd::FailedForGood => {
+                    let reason = row.exit_status.clone();
+                    return self.skip(&rt.name, reason);
+                }
             }
         }
         Ok(())

@@ -286,7 +286,8 @@ fn never_healthy_and_failing_build_skip_only_their_runtime() {
 
 /// A server that takes its port from its own config, not from $PORT: its
 /// runtime is skipped after the first start's health timeout (here a cold
-/// start's), with where it listens and what to do, and the others run.
+/// start's), with where it listens and what to do, and the others run
+/// (one of them with a `version:` command, recorded and reported).
 #[test]
 fn a_service_on_another_port_is_skipped_after_one_timeout_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
@@ -302,7 +303,7 @@ fn a_service_on_another_port_is_skipped_after_one_timeout_naming_it() {
             PyRuntime {
                 name: "fine",
                 env: &[],
-                extra: "",
+                extra: "    version: python3 --version\n",
             },
         ],
         &SMALL_MATRIX.replace("startup: { repeats: 0 }", "startup: { repeats: 2 }"),
@@ -326,6 +327,19 @@ fn a_service_on_another_port_is_skipped_after_one_timeout_naming_it() {
     );
     assert_eq!(configuration(&run, "fine")["status"], "ran");
     assert!(text(&out).contains("SKIP stubborn"), "{}", text(&out));
+    // `version:` is recorded before the builds and shown in the report.
+    let env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
+            .unwrap();
+    let version = env["versions"]["runtime fine"].as_str().unwrap_or_default();
+    assert!(version.starts_with("Python 3."), "{env}");
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        report.contains(&format!(
+            "- version of runtime fine (its `version:` command): `{version}`"
+        )),
+        "{report}"
+    );
     assert_no_leftovers(tmp.path());
 }
 

@@ -207,6 +207,49 @@ fn a_different_spec_is_not_comparable() {
         .stderr(predicate::str::contains("spec hash (sha256 of spec.yaml)"));
 }
 
+/// Writes `versions` into a copy's environment.json (what `version:`
+/// commands recorded).
+fn with_versions(run: &std::path::Path, versions: serde_json::Value) {
+    let path = run.join("environment.json");
+    let mut env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    env["versions"] = versions;
+    std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+}
+
+/// A server upgraded between two runs (its `version:` output changed) makes
+/// them not comparable, naming it; a version recorded on one side only (a
+/// run from before the key) is not a difference.
+#[test]
+fn a_changed_server_version_is_not_comparable() {
+    let (_a_tmp, a) = copy_fixture("base");
+    let (_b_tmp, b) = copy_fixture("base");
+    with_versions(
+        &a,
+        serde_json::json!({ "runtime nginx": "nginx version: nginx/1.22.1" }),
+    );
+    with_versions(
+        &b,
+        serde_json::json!({ "runtime nginx": "nginx version: nginx/1.24.0" }),
+    );
+    compare()
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "version of runtime nginx: \"nginx version: nginx/1.22.1\" vs \"nginx version: nginx/1.24.0\"",
+        ));
+    with_versions(&a, serde_json::json!({}));
+    let out = compare().arg(&a).arg(&b).output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_bad_threshold_is_explained() {
     compare()

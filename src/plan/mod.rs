@@ -184,6 +184,7 @@ pub fn build_on(
         .collect();
     let affinity = keys::pinning::resolve(loaded.spec.affinity.as_ref(), &host.allowed_cpus);
     let mut plan = steps::assemble::assemble(loaded, runtimes, cells, affinity);
+    plan.versions = keys::versions::plan_versions(loaded, &plan.runtimes, &dependencies);
     plan.dependencies = dependencies;
     plan.verify = verify;
     plan.skipped_cells = skipped_cells;

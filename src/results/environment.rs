@@ -12,12 +12,14 @@ use crate::results::rfc3339_now;
 /// How long one `--version` command may take before it is abandoned.
 pub const VERSION_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// A version command to record: `name` -> first line of `program args...`.
+/// A version command to record: `name` -> first line of `program args...`
+/// (run in `dir` when set).
 #[derive(Debug, Clone)]
 pub struct VersionProbe {
     pub name: String,
     pub program: PathBuf,
     pub args: Vec<String>,
+    pub dir: Option<PathBuf>,
 }
 
 impl VersionProbe {
@@ -26,6 +28,15 @@ impl VersionProbe {
             name: name.to_string(),
             program: program.into(),
             args: args.iter().map(|a| a.to_string()).collect(),
+            dir: None,
+        }
+    }
+
+    /// A spec's `version:` command: `sh -c command` in `dir`.
+    pub fn shell(name: &str, command: &str, dir: PathBuf) -> Self {
+        VersionProbe {
+            dir: Some(dir),
+            ..VersionProbe::new(name, "sh", &["-c", command])
         }
     }
 }
@@ -55,7 +66,21 @@ pub fn standard_probes(jdks: &[(String, PathBuf)]) -> Vec<VersionProbe> {
 /// Captures the host and the toolchains (probes run in parallel, each
 /// bounded by `timeout`; a missing tool is simply absent from the map).
 pub fn capture(probes: &[VersionProbe], timeout: Duration) -> Environment {
-    let toolchains = thread::scope(|s| {
+    Environment {
+        host: host_info(),
+        toolchains: first_lines(probes, timeout),
+        runner_version: env!("CARGO_PKG_VERSION").to_string(),
+        captured_at: rfc3339_now(),
+        cgroup: Some(crate::cgroup::host().report()),
+        hosts: Vec::new(),
+        versions: BTreeMap::new(),
+    }
+}
+
+/// Each probe's name -> the first line it printed (probes run in parallel,
+/// each bounded by `timeout`; one that could not run is left out).
+pub fn first_lines(probes: &[VersionProbe], timeout: Duration) -> BTreeMap<String, String> {
+    thread::scope(|s| {
         let handles: Vec<_> = probes
             .iter()
             .map(|p| s.spawn(move || (p.name.clone(), first_line_of(p, timeout))))
@@ -64,22 +89,18 @@ pub fn capture(probes: &[VersionProbe], timeout: Duration) -> Environment {
             .into_iter()
             .filter_map(|h| h.join().ok())
             .filter_map(|(name, line)| line.map(|l| (name, l)))
-            .collect::<BTreeMap<_, _>>()
-    });
-    Environment {
-        host: host_info(),
-        toolchains,
-        runner_version: env!("CARGO_PKG_VERSION").to_string(),
-        captured_at: rfc3339_now(),
-        cgroup: Some(crate::cgroup::host().report()),
-        hosts: Vec::new(),
-    }
+            .collect()
+    })
 }
 
 fn first_line_of(probe: &VersionProbe, timeout: Duration) -> Option<String> {
     // As an OsString, not a Path: duct would resolve a bare Path like `go`
     // relative to the working directory instead of searching PATH.
-    let handle = duct::cmd(probe.program.as_os_str().to_owned(), &probe.args)
+    let mut command = duct::cmd(probe.program.as_os_str().to_owned(), &probe.args);
+    if let Some(dir) = &probe.dir {
+        command = command.dir(dir);
+    }
+    let handle = command
         .stdin_null()
         .stderr_to_stdout()
         .stdout_capture()

@@ -87,6 +87,10 @@ pub struct Environment {
     /// absent when everything ran here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<crate::results::host_environment::HostEnvironment>,
+    /// What the spec's `version:` commands printed (first line), by subject
+    /// (`runtime nginx`, `dependency db`); absent before that key existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub versions: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -146,6 +146,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         tags: append(child.tags.or(base.tags), child.tags_append),
         tags_append: None,
         artifact: child.artifact.or(base.artifact),
+        version: child.version.or(base.version),
         deployable: child.deployable.or(base.deployable),
         lifecycle: merge_with(base.lifecycle, child.lifecycle, |b, c| LifecycleSpec {
             restart: c.restart.or(b.restart),

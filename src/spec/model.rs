@@ -134,6 +134,11 @@ pub struct RuntimeSpec {
     pub build_append: Option<Vec<String>>,
     /// Shell command starting the service in the foreground.
     pub start: Option<String>,
+    /// A command run in `dir` (by `sh -c`, before the builds) whose output
+    /// names the version under test, e.g. `nginx -v`: its first line is
+    /// recorded in environment.json, shown in the report, and a change of it
+    /// makes two runs not comparable (compare and history name it).
+    pub version: Option<String>,
     /// Environment variables for this runtime (merged by key over the inherited ones).
     pub env: Option<IndexMap<String, String>>,
     /// JVM flags, available in templates as `{{ jvm_flags }}` (space-joined).

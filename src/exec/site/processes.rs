@@ -17,7 +17,9 @@ use crate::exec::start::training::train;
 use crate::plan::{Cell, DependencyPlan, Plan, RuntimePlan, TrainPlan};
 use crate::preflight::build_output::check_built;
 use crate::preflight::{Preflight, preflight};
-use crate::results::environment::{VERSION_TIMEOUT, capture, standard_probes};
+use crate::results::environment::{
+    VERSION_TIMEOUT, VersionProbe, capture, first_lines, standard_probes,
+};
 use crate::results::{Environment, LifecycleRow, ResultsError};
 use crate::service::Service;
 
@@ -72,6 +74,12 @@ impl Driver for Processes {
             .collect();
         let mut env = capture(&standard_probes(&jdks), VERSION_TIMEOUT);
         env.hosts = crate::exec::measure::remote_load::hosts_environment(plan);
+        let versions: Vec<VersionProbe> = plan
+            .versions
+            .iter()
+            .map(|v| VersionProbe::shell(&v.subject, &v.command, v.dir.clone()))
+            .collect();
+        env.versions = first_lines(&versions, VERSION_TIMEOUT);
         env
     }
 

@@ -379,7 +379,12 @@ impl Driver for RemoteHost {
     }
 
     fn environment(&self, plan: &Plan) -> Environment {
-        crate::exec::site::processes::Processes::default().environment(plan)
+        let mut env = crate::exec::site::processes::Processes::default().environment(plan);
+        // The `version:` commands name what runs on the service host; run
+        // here they would name this host's. Not recorded until they are
+        // asked there (docs/spec.md says so).
+        env.versions.clear();
+        env
     }
 
     fn build(&mut self, ctx: &CellContext, rt: &RuntimePlan) -> Result<BuildOutcome, String> {

@@ -14,3 +14,4 @@ pub mod scenarios;
 pub mod search;
 pub mod start_variant;
 pub mod stop_plan;
+pub mod version_plan;

@@ -55,6 +55,10 @@ pub struct Plan {
     pub gates: crate::plan::contract::gates::Gates,
     /// The services the run starts for its runtimes, in spec order.
     pub dependencies: Vec<crate::plan::DependencyPlan>,
+    /// The `version:` commands of runtimes and dependencies, run before the
+    /// builds (environment.json's `versions`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<crate::plan::contract::version_plan::VersionPlan>,
     /// `sample.during_measure`: false leaves a measured window unsampled
     /// (one reading at its start, one at its end).
     pub sample_during_measure: bool,

@@ -1,6 +1,6 @@
 //! Per-key resolvers above the contract: limits per cell, the built-in
-//! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors
-//! and the `verify:` requests.
+//! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors,
+//! the `verify:` requests and the `version:` commands.
 pub mod limits;
 pub mod pinning;
 pub mod ports;
@@ -8,3 +8,4 @@ pub mod postgres;
 pub mod repeats_cap;
 pub mod vectors;
 pub mod verify_requests;
+pub mod versions;

@@ -1,4 +1,5 @@
 //! `runner plan` output: a readable table, or JSON for scripts.
+use crate::plan::contract::version_plan::VersionPlan;
 use std::fmt::Write;
 
 use serde::Serialize;
@@ -133,6 +134,10 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         );
         if !rt.tools.is_empty() {
             let _ = writeln!(out, "    tools   {}", rt.tools.join(" "));
+        }
+        let subject = format!("runtime {}", rt.name);
+        if let Some(version) = VersionPlan::of(&plan.versions, &subject) {
+            let _ = writeln!(out, "    version {version} (recorded before the builds)");
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `runner plan`'s table of the dependencies: every command the run will
 //! execute for each one, its port, readiness, reset and what runtimes see.
+use crate::plan::contract::version_plan::VersionPlan;
 use std::fmt::Write;
 
 use crate::plan::{DependencyPlan, HealthCheck, Plan};
@@ -35,6 +36,10 @@ fn write_one(plan: &Plan, dep: &DependencyPlan, out: &mut String) {
         let _ = writeln!(out, "    setup   {s}");
     }
     let _ = writeln!(out, "    start   {}", dep.start);
+    let subject = format!("dependency {}", dep.name);
+    if let Some(version) = VersionPlan::of(&plan.versions, &subject) {
+        let _ = writeln!(out, "    version {version} (recorded before the builds)");
+    }
     let _ = writeln!(out, "    port    {}", dep.port);
     let ready = match &dep.health.check {
         HealthCheck::Http(path) => format!("GET {path}"),

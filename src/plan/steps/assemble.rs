@@ -75,6 +75,8 @@ pub fn assemble(
         gates: crate::plan::contract::gates::Gates::of(spec),
         // Planned before the runtimes; set by `build_on`.
         dependencies: Vec::new(),
+        // Set by `build_on`, from the runtimes and dependencies.
+        versions: Vec::new(),
         sample_during_measure: spec
             .sample
             .as_ref()

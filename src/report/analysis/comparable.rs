@@ -1,5 +1,5 @@
 //! Whether two runs can be compared: what differs between their host
-//! fingerprints, toolchains, spec and `--quick` factor. Read by compare
+//! fingerprints, toolchains, `version:` outputs, spec and `--quick` factor. Read by compare
 //! (refused unless `--force`) and by history (runs left out).
 use std::collections::BTreeSet;
 
@@ -33,6 +33,16 @@ pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
         if ta != tb {
             let show = |t: Option<&String>| t.map_or("(absent)".to_string(), |v| format!("{v:?}"));
             out.push(format!("toolchain {tool}: {} vs {}", show(ta), show(tb)));
+        }
+    }
+    // A version recorded on one side only was not asked for on the other
+    // (a run from before `version:`, or before a `postgres` kind recorded
+    // its own); a spec that gained the key differs by its hash below.
+    for (subject, va) in &a.environment.versions {
+        if let Some(vb) = b.environment.versions.get(subject)
+            && va != vb
+        {
+            out.push(format!("version of {subject}: {va:?} vs {vb:?}"));
         }
     }
     if a.status.spec_hash != b.status.spec_hash {

@@ -31,6 +31,11 @@ pub struct DependencySpec {
     pub build: Option<Vec<String>>,
     /// Shell command starting it in the foreground (not with `kind`).
     pub start: Option<String>,
+    /// A command run in `dir` (by `sh -c`, before the builds) whose output
+    /// names the version under test, e.g. `redis-server --version` (a `postgres` kind records its server's own): its first line is
+    /// recorded in environment.json, shown in the report, and a change of it
+    /// makes two runs not comparable (compare and history name it).
+    pub version: Option<String>,
     /// Environment variables of its commands (`PORT` is added).
     pub env: Option<IndexMap<String, String>>,
     /// A fixed port, or `auto` (default): a free 127.0.0.1 port chosen at plan time.

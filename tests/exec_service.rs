@@ -7,7 +7,8 @@ use std::time::Duration;
 use common::*;
 use runner::plan::{HealthPlan, StopPlan};
 use runner::service::{
-    PortInUse, PortMoment, Service, ServiceCommand, ServiceError, StopKind, port_is_free,
+    HttpProbeError, PortInUse, PortMoment, Service, ServiceCommand, ServiceError, StopKind,
+    http_status, port_is_free,
 };
 
 fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand {
@@ -153,6 +154,23 @@ fn never_healthy_times_out_and_dropping_kills_the_tree() {
     assert!(port_is_free(port));
 }
 
+/// A started fixture service in `mode` with `env` added, and its folder.
+fn started(mode: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Service, u16) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, pids) = (free_port(), tmp.path().join("pids"));
+    let mut cmd = command(mode, port, &pids);
+    for (k, v) in env {
+        cmd.env.insert((*k).into(), (*v).into());
+    }
+    let svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    (tmp, svc, port)
+}
+
+/// One GET /work/10 to `svc`.
+fn one_work_request(svc: &Service, timeout: Duration) -> Result<u16, HttpProbeError> {
+    http_status(svc.addr(), "GET", "/work/10", &[], None, timeout)
+}
+
 /// Between cells, a service that answers its health check late (here 600 ms,
 /// three times the shortest try) is slow, not hung: a request may take the
 /// whole window. Tries of 200 ms each would be abandoned one after another
@@ -160,22 +178,9 @@ fn never_healthy_times_out_and_dropping_kills_the_tree() {
 /// the backlog a cell left it, as a cold JVM did under a CI run's open loop.
 #[test]
 fn a_late_health_answer_between_cells_is_not_a_hang() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (port, pids) = (free_port(), tmp.path().join("pids"));
-    let mut cmd = command("ok", port, &pids);
-    cmd.env.insert("SLOW_HEALTH_MS".into(), "600".into());
-    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let (_tmp, mut svc, _) = started("ok", &[("SLOW_HEALTH_MS", "600")]);
     svc.wait_healthy(&health(10_000)).unwrap();
-    let addr = svc.addr();
-    let work = runner::service::http_probe::http_status(
-        addr,
-        "GET",
-        "/work/10",
-        &[],
-        None,
-        Duration::from_secs(5),
-    );
-    assert_eq!(work.unwrap(), 200);
+    assert_eq!(one_work_request(&svc, Duration::from_secs(5)).unwrap(), 200);
     let started = std::time::Instant::now();
     svc.still_healthy(&health(10_000), Duration::from_secs(10))
         .unwrap();
@@ -189,20 +194,9 @@ fn a_late_health_answer_between_cells_is_not_a_hang() {
 /// A service that answers nothing is still found hung within the window.
 #[test]
 fn a_service_answering_nothing_between_cells_is_hung() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (port, pids) = (free_port(), tmp.path().join("pids"));
-    let mut cmd = command("hang_after", port, &pids);
-    cmd.env.insert("CRASH_AFTER".into(), "1".into());
-    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let (_tmp, mut svc, _) = started("hang_after", &[("CRASH_AFTER", "1")]);
     svc.wait_healthy(&health(10_000)).unwrap();
-    let hang = runner::service::http_probe::http_status(
-        svc.addr(),
-        "GET",
-        "/work/10",
-        &[],
-        None,
-        Duration::from_millis(500),
-    );
+    let hang = one_work_request(&svc, Duration::from_millis(500));
     assert!(hang.is_err(), "{hang:?}");
     let err = svc
         .still_healthy(&health(10_000), Duration::from_secs(1))
@@ -215,11 +209,8 @@ fn a_service_answering_nothing_between_cells_is_hung() {
 /// instead of "raise health.timeout".
 #[test]
 fn a_service_listening_on_another_port_is_told_so() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (port, other, pids) = (free_port(), free_port(), tmp.path().join("pids"));
-    let mut cmd = command("ok", port, &pids);
-    cmd.env.insert("LISTEN_PORT".into(), other.to_string());
-    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let other = free_port();
+    let (_tmp, mut svc, port) = started("ok", &[("LISTEN_PORT", &other.to_string())]);
     let err = svc.wait_ready(&health(3000), &|| false).unwrap_err();
     assert!(matches!(err, ServiceError::WrongPort { .. }), "{err}");
     let text = err.to_string();
@@ -237,11 +228,7 @@ fn a_service_listening_on_another_port_is_told_so() {
 /// A service that opens no port at all keeps the plain timeout.
 #[test]
 fn a_service_listening_nowhere_times_out_as_before() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (port, pids) = (free_port(), tmp.path().join("pids"));
-    let mut cmd = command("ok", port, &pids);
-    cmd.env.insert("STARTUP_DELAY".into(), "30".into());
-    let mut svc = Service::start(&cmd, &tmp.path().join("l")).unwrap();
+    let (_tmp, mut svc, _) = started("ok", &[("STARTUP_DELAY", "30")]);
     let err = svc.wait_ready(&health(1500), &|| false).unwrap_err();
     assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
 }

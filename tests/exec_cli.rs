@@ -230,6 +230,62 @@ fn a_hung_service_fails_its_cell_and_is_restarted() {
     assert_no_leftovers(tmp.path());
 }
 
+/// A JVM that stops answering (every request thread stuck, /health
+/// included) fails its cell, and its threads are dumped before it is
+/// stopped: with `Thread.print` on JDK 17, with `Thread.dump_to_file`
+/// (virtual threads included) on JDK 25. The file is named in the reason.
+#[test]
+fn a_hung_jvm_leaves_its_thread_dump() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runtimes: Vec<(String, String)> = ["17", "25"]
+        .iter()
+        .map(|v| {
+            (
+                format!("hang{v}"),
+                format!(
+                    "    java: {{ version: \"{v}\" }}\n    start: \"{{{{ java }}}} Hang.java\"\n    health: {{ path: /health, timeout: 60s, interval: 50ms }}\n"
+                ),
+            )
+        })
+        .collect();
+    let spec = write_spec(
+        tmp.path(),
+        &runtimes
+            .iter()
+            .map(|(name, extra)| PyRuntime {
+                name,
+                // Its first 3 /work requests are answered (the start's
+                // first request among them), then nothing.
+                env: &[("HANG_AFTER", "3")],
+                extra,
+            })
+            .collect::<Vec<_>>(),
+        &SMALL_MATRIX
+            .replace(
+                "axes: { payload: [16, 256], concurrency: [1, 2] }",
+                "axes: { payload: [16], concurrency: [1] }",
+            )
+            .replace("faults: { max_restarts: 1 }", "faults: { max_restarts: 0 }"),
+    );
+    exec_spec(&spec, 1);
+    let run = run_dir(tmp.path());
+    for row in measurements(&run) {
+        assert_eq!(row["status"], "failed", "{row:?}");
+        let reason = &row["reason"];
+        let (_, file) = reason
+            .split_once("its JVM's threads before the stop: ")
+            .unwrap_or_else(|| panic!("no thread dump named: {reason}"));
+        let dump = std::fs::read_to_string(file.trim()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            dump.contains("Hang.waitForever"),
+            "{}: {dump}",
+            row["runtime"]
+        );
+    }
+    assert_eq!(measurements(&run).len(), 2);
+    assert_no_leftovers(tmp.path());
+}
+
 #[test]
 fn never_healthy_and_failing_build_skip_only_their_runtime() {
     let tmp = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 //! this trait; each implementation says how it learns them (this host's
 //! /proc and pipes, or a call on the service host's session).
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::plan::{Cell, HealthPlan};
@@ -35,6 +35,16 @@ pub trait ServiceHandle {
     fn unhealthy(&mut self, health: &HealthPlan, within: Duration) -> Option<String>;
     /// Gives a service that just died a moment to report its exit status.
     fn settle_exit(&mut self) {}
+    /// Asks a JVM among its processes for a thread dump into `to`, with the
+    /// JDK at `jdk_home` (major version `major`): where it went, or why not.
+    fn thread_dump(
+        &mut self,
+        _jdk_home: &Path,
+        _major: u32,
+        _to: &Path,
+    ) -> Result<PathBuf, String> {
+        Err("not taken on a service host yet".into())
+    }
 }
 
 /// The failed row of a service that died during `phase` of the cell, with
@@ -73,15 +83,18 @@ pub fn hung(
 
 /// `row` failed because the service stopped answering after the
 /// measurement: it is stopped and restarted.
+/// `dump`: what the caller learned of it before the stop (a thread dump's
+/// file, in words), appended as is.
 pub fn hung_row(
     service: &impl ServiceHandle,
     mut row: MeasurementRow,
     why: &str,
+    dump: &str,
 ) -> MeasurementRow {
     row.status = CellStatus::Failed;
     row.reason = super::rules::verdict::one_line(&format!(
         "service stopped answering{}: {why} after the measurement ({} ok, {} errors); \
-         it is stopped and restarted; see {}",
+         it is stopped and restarted; see {}{dump}",
         service.site_words(),
         row.ok,
         row.errors,
@@ -118,6 +131,9 @@ impl ServiceHandle for Service {
             )),
             Err(e) => Some(e.to_string()),
         }
+    }
+    fn thread_dump(&mut self, jdk_home: &Path, major: u32, to: &Path) -> Result<PathBuf, String> {
+        Service::thread_dump(self, jdk_home, major, to).map_err(|e| e.to_string())
     }
     /// The start shell exits when the service does; its status is known
     /// within a moment (at most 2 s are waited).

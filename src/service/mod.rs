@@ -24,6 +24,7 @@ pub mod process;
 pub mod readiness;
 pub mod scratch;
 pub mod startup;
+pub mod thread_dump;
 
 pub use error::ServiceError;
 pub use http_probe::{HttpProbeError, http_status};

@@ -244,6 +244,28 @@ impl Service {
         crate::sample::MemoryReading::read(self.sid, files.as_ref())
     }
 
+    /// The pids of its processes now: its session's, and its cgroup's (a
+    /// daemon that left the session stays in the cgroup).
+    pub fn pids(&self) -> Vec<i32> {
+        let mut pids = crate::sample::session_pids(self.sid);
+        if let Some(dir) = self.cgroup().and_then(|c| c.main_dir()) {
+            pids.extend(crate::cgroup::files::pids_in(dir));
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        pids
+    }
+
+    /// A thread dump of its JVM into `to` ([`super::thread_dump`]).
+    pub fn thread_dump(
+        &self,
+        jdk_home: &Path,
+        major: u32,
+        to: &Path,
+    ) -> Result<PathBuf, super::thread_dump::ThreadDumpError> {
+        super::thread_dump::dump_jvm_threads(&self.pids(), jdk_home, major, to)
+    }
+
     /// Alive = the start shell has not exited and the session has a live process.
     pub fn is_alive(&mut self) -> bool {
         self.exited().is_none() && session_alive(self.sid)
@@ -490,9 +512,12 @@ impl Attempt {
             .clamp(Duration::from_millis(200), Duration::from_secs(2));
         match self {
             Attempt::Short => short,
-            Attempt::UntilDeadline => deadline
-                .saturating_duration_since(Instant::now())
-                .max(short),
+            // Up to the next tenth of a second, so that the last answer
+            // reads "within 10s", not "within 9.999994852s".
+            Attempt::UntilDeadline => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                Duration::from_millis(left.as_millis().div_ceil(100) as u64 * 100).max(short)
+            }
         }
     }
 }

@@ -131,11 +131,7 @@ impl Service {
     /// When the port never opened within `timeout`: `WrongPort` if the
     /// service listens on other ports (and not on its own), naming them.
     pub(super) fn wrong_port(&self, timeout: Duration) -> Option<ServiceError> {
-        let mut pids = crate::sample::session_pids(self.sid());
-        if let Some(dir) = self.cgroup().and_then(|c| c.main_dir()) {
-            pids.extend(crate::cgroup::files::pids_in(dir));
-        }
-        let listening = super::listening::listening_addrs(&pids);
+        let listening = super::listening::listening_addrs(&self.pids());
         let port = self.addr().port();
         if listening.is_empty() || listening.iter().any(|a| a.port() == port) {
             return None;

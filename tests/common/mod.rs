@@ -155,7 +155,10 @@ pub fn write_spec(dir: &Path, runtimes: &[PyRuntime], rest: &str) -> PathBuf {
         "experiment: { name: exec-test, title: exec test, description: tiny python services }\nruntimes:\n",
     );
     for rt in runtimes {
-        yaml.push_str(&format!("  {}:\n    start: python3 service.py\n", rt.name));
+        yaml.push_str(&format!("  {}:\n", rt.name));
+        if !rt.extra.contains("    start:") {
+            yaml.push_str("    start: python3 service.py\n");
+        }
         // Defaults unless the runtime's extra lines set them.
         if !rt.extra.contains("    dir:") {
             yaml.push_str(&format!("    dir: {}\n", fixtures().display()));

@@ -4,7 +4,7 @@
 //! [`CellTarget`]; a service here samples /proc and adds its profiles and
 //! NMT figures, a service on an SSH host (`exec::ssh::remote_cell`) has its
 //! far side sample it.
-use crate::exec::handle::{hung, hung_row};
+use crate::exec::handle::{ServiceHandle, hung, hung_row};
 use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
 use crate::exec::measure::load_config::measure_config;
 use crate::exec::measure::profiling::CellProfiling;
@@ -12,7 +12,7 @@ use crate::exec::measure::row::{SampledRun, Window, record_window};
 use crate::exec::measure::warmup::{WarmupTarget, warm_up_cell};
 use crate::load::{LoadConfig, LoadReport};
 use crate::plan::{Cell, LoadMode};
-use crate::results::{MeasurementRow, ResultsError, rfc3339_now};
+use crate::results::{LOGS_DIR, MeasurementRow, ResultsError, rfc3339_now};
 use crate::service::Service;
 
 /// What measuring a cell needs of a service beyond its warmup.
@@ -145,7 +145,35 @@ pub(crate) fn measure(
         if ctx.interrupt.is_set() {
             return Ok(CellEnd::Interrupted);
         }
-        return Ok(CellEnd::ServiceDied(Box::new(hung_row(service, row, &why))));
+        // A JVM's threads are dumped before the stop: the only record of
+        // why it hung once it is gone.
+        let dump = thread_dump_words(service, ctx, cell);
+        return Ok(CellEnd::ServiceDied(Box::new(hung_row(
+            service, row, &why, &dump,
+        ))));
     }
     Ok(CellEnd::Recorded(Box::new(row)))
+}
+
+/// `"; its JVM's threads before the stop: <file>"` for a runtime with
+/// `java:` (or why no dump was taken); empty for any other runtime.
+fn thread_dump_words(service: &mut impl ServiceHandle, ctx: &CellContext, cell: &Cell) -> String {
+    let Some(rt) = ctx.plan.runtimes.iter().find(|r| r.name == cell.runtime) else {
+        return String::new();
+    };
+    let rt = rt.for_cell(cell);
+    let Some(java) = &rt.java else {
+        return String::new();
+    };
+    let (Some(home), Some(version)) = (&java.home, &java.version) else {
+        return String::new();
+    };
+    let major = crate::plan::toolchains::java::major(version)
+        .parse()
+        .unwrap_or(0);
+    let to = ctx.run.cell_file(LOGS_DIR, &cell.id, "threads.txt");
+    match service.thread_dump(home, major, &to) {
+        Ok(path) => format!("; its JVM's threads before the stop: {}", path.display()),
+        Err(why) => format!("; no thread dump of its JVM ({why})"),
+    }
 }

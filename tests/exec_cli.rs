@@ -396,6 +396,10 @@ fn a_service_on_another_port_is_skipped_after_one_timeout_naming_it() {
         )),
         "{report}"
     );
+    assert!(
+        report.contains(&format!("| no | `{version}` |")),
+        "the Configuration table's version column: {report}"
+    );
     assert_no_leftovers(tmp.path());
 }
 

@@ -33,6 +33,11 @@ struct Data<'a> {
     run_dir: String,
     environment: EnvironmentView<'a>,
     configurations: &'a [ConfigurationRow],
+    /// Each configuration's `version:` output, in the same order ("—" for
+    /// none); the Configuration table shows the column only when some
+    /// runtime has one (`any_runtime_version`).
+    config_versions: Vec<&'a str>,
+    any_runtime_version: bool,
     /// training/<runtime>.json of every trained runtime.
     trainings: &'a [TrainingView],
     skipped: Vec<&'a ConfigurationRow>,
@@ -86,6 +91,21 @@ pub fn build(
             fingerprint: run.environment.host.fingerprint(),
         },
         configurations: &run.configurations,
+        config_versions: run
+            .configurations
+            .iter()
+            .map(|c| {
+                run.environment
+                    .versions
+                    .get(&format!("runtime {}", c.runtime))
+                    .map_or("—", String::as_str)
+            })
+            .collect(),
+        any_runtime_version: run
+            .environment
+            .versions
+            .keys()
+            .any(|k| k.starts_with("runtime ")),
         trainings: &run.trainings,
         skipped: run
             .configurations

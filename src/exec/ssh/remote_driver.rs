@@ -130,7 +130,7 @@ impl RemoteHost {
             startup_ms,
         } = started
         else {
-            return Err(format!("the service host answered {started:?} to a start"));
+            return Err(started.unexpected("a start"));
         };
         append(
             &log,
@@ -230,7 +230,7 @@ impl RemoteHost {
             }
             Ok(other) => {
                 row.stop = Some(StopOutcome::Killed);
-                row.exit_status = format!("unexpected answer {other:?}");
+                row.exit_status = other.unexpected("a stop");
                 Some(row.exit_status.clone())
             }
             Err(e) => {
@@ -430,7 +430,7 @@ impl Driver for RemoteHost {
                 // the artifact is sized there.
                 deployable_bytes: artifact_bytes,
             }),
-            other => Err(format!("the service host answered {other:?} to a build")),
+            other => Err(other.unexpected("a build")),
         }
     }
 
@@ -563,7 +563,7 @@ impl Driver for RemoteHost {
         let bound = Some(dep.stop.grace);
         match self.dependency_call(&dep.name, call, bound, "while it stopped a dependency") {
             Ok(Ok(ServiceAnswer::Dependency { problem })) => problem,
-            Ok(Ok(other)) => Some(format!("unexpected answer {other:?}")),
+            Ok(Ok(other)) => Some(other.unexpected("a dependency's stop")),
             Ok(Err(e)) => Some(e.to_string()),
             Err(e) => Some(e),
         }
@@ -584,7 +584,7 @@ impl RemoteHost {
     ) -> Result<(), String> {
         match answer {
             Ok(ServiceAnswer::Dependency { .. }) => Ok(()),
-            Ok(other) => Err(format!("the service host answered {other:?}")),
+            Ok(other) => Err(other.unexpected("a dependency call")),
             Err(e) => {
                 stop_if_lost(interrupt, &e);
                 Err(format!("on the service host {}: {e}", self.host))

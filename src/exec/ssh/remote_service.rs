@@ -110,7 +110,7 @@ impl RemoteService {
                 false
             }
             Ok(other) => {
-                self.gone = Some(format!("unexpected answer {other:?}"));
+                self.gone = Some(other.unexpected("a liveness check"));
                 false
             }
             Err(e) => {
@@ -136,7 +136,7 @@ impl RemoteService {
         };
         match self.call(call, "while it checked the service's health") {
             Ok(ServiceAnswer::Healthy { why_not }) => why_not,
-            Ok(other) => Some(format!("unexpected answer {other:?}")),
+            Ok(other) => Some(other.unexpected("a health check")),
             Err(e) => Some(e),
         }
     }
@@ -161,7 +161,7 @@ impl RemoteService {
         };
         match self.call(call, "while it started sampling")? {
             ServiceAnswer::Sampling => Ok(()),
-            other => Err(format!("unexpected answer {other:?}")),
+            other => Err(other.unexpected("the start of sampling")),
         }
     }
 
@@ -177,7 +177,7 @@ impl RemoteService {
                 host,
                 dependencies,
             }),
-            other => Err(format!("unexpected answer {other:?}")),
+            other => Err(other.unexpected("a request for the samples")),
         }
     }
 
@@ -211,7 +211,7 @@ impl MemorySubject for RemoteService {
     fn reading(&mut self) -> Result<MemoryReading, String> {
         match self.call(ServiceCall::Memory, "while it read the service's memory")? {
             ServiceAnswer::Memory { reading } => Ok(reading),
-            other => Err(format!("unexpected answer {other:?}")),
+            other => Err(other.unexpected("a memory reading")),
         }
     }
     fn load(&mut self, ctx: &CellContext, config: &LoadConfig) -> LoadOutcome {

@@ -102,7 +102,7 @@ pub fn train_there(
             lifecycle.log_dropped_bytes = log_dropped_bytes;
             write_record(ctx, rt, tp, driver, (inputs, produced))
         }
-        Ok(other) => Err(format!("the service host answered {other:?} to a training")),
+        Ok(other) => Err(other.unexpected("a training")),
         Err(e) => Err(e),
     };
     (result, lifecycle)
@@ -141,9 +141,7 @@ pub fn check_there(
             produced,
             probe_problem,
         }) => judge(ctx, rt, (inputs, produced), || probe_problem),
-        Ok(other) => Some(format!(
-            "the service host answered {other:?} to the check of the trained files"
-        )),
+        Ok(other) => Some(other.unexpected("the check of the trained files")),
         Err(e) => {
             stop_if_lost(ctx.interrupt, &e);
             Some(format!("the trained files could not be checked there: {e}"))

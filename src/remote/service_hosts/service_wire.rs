@@ -234,6 +234,40 @@ pub enum ServiceAnswer {
     },
 }
 
+impl ServiceAnswer {
+    /// Its name on the wire (`started`, `usage`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServiceAnswer::Log { .. } => "log",
+            ServiceAnswer::Built { .. } => "built",
+            ServiceAnswer::Started { .. } => "started",
+            ServiceAnswer::Alive { .. } => "alive",
+            ServiceAnswer::Healthy { .. } => "healthy",
+            ServiceAnswer::Usage { .. } => "usage",
+            ServiceAnswer::Memory { .. } => "memory",
+            ServiceAnswer::Sampling => "sampling",
+            ServiceAnswer::Samples { .. } => "samples",
+            ServiceAnswer::Trained { .. } => "trained",
+            ServiceAnswer::TrainChecked { .. } => "train_checked",
+            ServiceAnswer::Dependency { .. } => "dependency",
+            ServiceAnswer::Stopped { .. } => "stopped",
+            ServiceAnswer::Failed { .. } => "failed",
+        }
+    }
+
+    /// Words for an answer that does not fit the call `to` (e.g. "a
+    /// start"): the two runners speak different protocols. Said without the
+    /// answer's internals (its name only).
+    pub fn unexpected(&self, to: &str) -> String {
+        format!(
+            "the service host answered `{}` to {to}, which this runner does not expect: \
+             the runner there is not this build (runner copies itself there when a run \
+             starts; rerun, and check that nothing else replaced it)",
+            self.name()
+        )
+    }
+}
+
 /// How the service ended (`service::StopKind` on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -265,4 +299,22 @@ impl From<WireStopKind> for StopOutcome {
 
 pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A protocol mismatch is said by the answer's wire name, never by its
+    /// fields (a Debug print of them reached users before).
+    #[test]
+    fn an_unexpected_answer_is_named_not_printed() {
+        let answer = ServiceAnswer::Usage { rss_bytes: 123_456 };
+        let text = answer.unexpected("a start");
+        assert!(
+            text.starts_with("the service host answered `usage` to a start"),
+            "{text}"
+        );
+        assert!(!text.contains("123456") && !text.contains('{'), "{text}");
+    }
 }

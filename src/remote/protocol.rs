@@ -84,6 +84,23 @@ pub enum Response {
     },
 }
 
+impl Response {
+    /// Its name on the wire (`hello`, `load_done`, ...), and for a
+    /// `service` answer that answer's: what an unexpected one is called by,
+    /// instead of a print of its fields.
+    pub fn name(&self) -> String {
+        match self {
+            Response::Hello { .. } => "hello".into(),
+            Response::Fingerprint { .. } => "fingerprint".into(),
+            Response::Pong { .. } => "pong".into(),
+            Response::Progress { .. } => "progress".into(),
+            Response::LoadDone { .. } => "load_done".into(),
+            Response::Service { answer } => format!("service ({})", answer.name()),
+            Response::Error { .. } => "error".into(),
+        }
+    }
+}
+
 /// Writes `msg` as one line and flushes.
 pub fn send<T: Serialize>(w: &mut impl Write, msg: &T) -> Result<(), RemoteError> {
     let mut line = serde_json::to_vec(msg).map_err(|e| RemoteError::protocol(e.to_string()))?;

@@ -20,6 +20,9 @@ pub struct VersionProbe {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub dir: Option<PathBuf>,
+    /// A spec's own command: when it exits non-zero, what it printed is
+    /// recorded as a failure, not as a version.
+    pub marks_failure: bool,
 }
 
 impl VersionProbe {
@@ -29,6 +32,7 @@ impl VersionProbe {
             program: program.into(),
             args: args.iter().map(|a| a.to_string()).collect(),
             dir: None,
+            marks_failure: false,
         }
     }
 
@@ -36,6 +40,7 @@ impl VersionProbe {
     pub fn shell(name: &str, command: &str, dir: PathBuf) -> Self {
         VersionProbe {
             dir: Some(dir),
+            marks_failure: true,
             ..VersionProbe::new(name, "sh", &["-c", command])
         }
     }
@@ -115,10 +120,19 @@ fn first_line_of(probe: &VersionProbe, timeout: Duration) -> Option<String> {
         }
     };
     let text = String::from_utf8_lossy(&output.stdout);
-    text.lines()
+    let line = text
+        .lines()
         .map(strip_ansi)
         .map(|l| l.trim().to_string())
-        .find(|l| !l.is_empty() && !l.starts_with("Picked up "))
+        .find(|l| !l.is_empty() && !l.starts_with("Picked up "));
+    if probe.marks_failure && !output.status.success() {
+        return Some(format!(
+            "(the command failed: {}) {}",
+            output.status,
+            line.unwrap_or_default()
+        ));
+    }
+    line
 }
 
 /// Removes ANSI escape sequences (`mvn -v` prints bold text).
@@ -243,5 +257,27 @@ mod tests {
         assert!(!env.toolchains.contains_key("missing"));
         assert!(env.host.logical_cpus >= 1);
         assert!(env.host.memory_bytes > 0);
+    }
+
+    /// A spec's `version:` runs in its folder, and one that fails is
+    /// recorded as a failure, not as a version.
+    #[test]
+    fn a_version_command_runs_in_its_dir_and_a_failure_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("VERSION"), "server 2.4.1\n").unwrap();
+        let probes = vec![
+            VersionProbe::shell("runtime ok", "cat VERSION", dir.path().to_path_buf()),
+            VersionProbe::shell(
+                "runtime typo",
+                "echo 'sh: 1: nginxx: not found'; exit 127",
+                dir.path().to_path_buf(),
+            ),
+        ];
+        let found = first_lines(&probes, Duration::from_secs(5));
+        assert_eq!(found["runtime ok"], "server 2.4.1");
+        assert_eq!(
+            found["runtime typo"],
+            "(the command failed: exit status: 127) sh: 1: nginxx: not found"
+        );
     }
 }

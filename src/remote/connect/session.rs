@@ -207,7 +207,7 @@ impl Session {
             },
             other => RemoteError::Unexpected {
                 host: self.host.clone(),
-                what: format!("{other:?}").chars().take(200).collect(),
+                what: format!("a `{}` answer", other.name()),
             },
         }
     }

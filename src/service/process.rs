@@ -505,11 +505,17 @@ enum Attempt {
     UntilDeadline,
 }
 
+/// One short health try: `health.interval`, kept between 200 ms and 2 s
+/// (also the start-up poll's, in `startup`).
+pub(super) fn short_try(health: &HealthPlan) -> Duration {
+    health
+        .interval
+        .clamp(Duration::from_millis(200), Duration::from_secs(2))
+}
+
 impl Attempt {
     fn limit(self, health: &HealthPlan, deadline: Instant) -> Duration {
-        let short = health
-            .interval
-            .clamp(Duration::from_millis(200), Duration::from_secs(2));
+        let short = short_try(health);
         match self {
             Attempt::Short => short,
             // Up to the next tenth of a second, so that the last answer

@@ -94,9 +94,7 @@ impl Service {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Duration, Stop> {
         let fast_until = self.spawned_at() + port_open + FAST_HEALTH_FOR;
-        let per_try = health
-            .interval
-            .clamp(Duration::from_millis(200), Duration::from_secs(2));
+        let per_try = super::process::short_try(health);
         loop {
             self.check_going(cancelled)?;
             let last = match http_status(self.addr(), "GET", &health.path, &[], None, per_try) {

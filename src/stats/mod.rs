@@ -23,6 +23,6 @@ pub use judge::{
     ALPHA, ConfigJudged, DEFAULT_RULE, Judged, LEVEL, POWER, Pair, Rule, Verdict, judge_all,
     judge_pairs,
 };
-pub use repeats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats, run_repeats};
+pub use repeats::{Ahead, Better, ConfigRepeats, Metric, RunNoise, RunRepeats, run_repeats};
 pub use run_level::{DEFAULT_FLOOR, Floor, RunLevel, RunLevelNoise, RunLevelSource, RunsOfConfig};
 pub use spread::{MannWhitney, Spread, mann_whitney, median, median_of_some, round_to};

@@ -16,6 +16,32 @@ pub enum Better {
     Lower,
 }
 
+/// Which of two sides an interval of the ratio B/A puts ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead {
+    A,
+    B,
+    /// The interval holds 1.
+    Neither,
+}
+
+impl Better {
+    /// The side ahead on this metric by the interval `[lo, hi]` of B/A:
+    /// one that excludes 1, read the way the metric improves.
+    pub fn ahead(self, lo: f64, hi: f64) -> Ahead {
+        let (b_higher, b_lower) = (lo > 1.0, hi < 1.0);
+        let (b_better, a_better) = match self {
+            Better::Higher => (b_higher, b_lower),
+            Better::Lower => (b_lower, b_higher),
+        };
+        match (a_better, b_better) {
+            (true, _) => Ahead::A,
+            (_, true) => Ahead::B,
+            _ => Ahead::Neither,
+        }
+    }
+}
+
 /// The metrics of a repeat that compare reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::report::analysis::wins::{LEVEL, RATIO_DECIMALS};
 use crate::stats::effect::{Effect, PooledVariance, log_mean, t_quantile};
 use crate::stats::spread::round_to;
-use crate::stats::{Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
+use crate::stats::{Ahead, Better, ConfigRepeats, Metric, RunNoise, RunRepeats};
 
 /// The pair effect's method, quoted in reports.
 pub const PAIR_RULE: &str = "For each pair of runtimes, over the cells both ran: the ratio B/A is the \
@@ -220,15 +220,10 @@ fn cell_lead(better: Better, effect: Option<Effect>) -> CellLead {
     let Some(e) = effect else {
         return CellLead::Tie;
     };
-    let (b_higher, b_lower) = (e.lo > 1.0, e.hi < 1.0);
-    let (b_better, a_better) = match better {
-        Better::Higher => (b_higher, b_lower),
-        Better::Lower => (b_lower, b_higher),
-    };
-    match (b_better, a_better) {
-        (true, _) => CellLead::B,
-        (_, true) => CellLead::A,
-        _ => CellLead::Tie,
+    match better.ahead(e.lo, e.hi) {
+        Ahead::A => CellLead::A,
+        Ahead::B => CellLead::B,
+        Ahead::Neither => CellLead::Tie,
     }
 }
 

@@ -26,7 +26,7 @@ use super::measures::{Measure, PointRepeats};
 use super::{SMALL_CHANGE, axis_parts as parts};
 use crate::stats::effect::{Effect, PooledVariance, VarianceTerm, log_mean, t_quantile};
 use crate::stats::moderated::{Prior, sample_variance};
-use crate::stats::{Better, POWER};
+use crate::stats::{Ahead, POWER};
 
 /// Family-wise error rate of a run's findings.
 pub const FAMILY_ALPHA: f64 = 0.05;
@@ -71,15 +71,10 @@ pub struct Answer {
 
 impl Answer {
     pub fn lead(&self) -> Lead {
-        let (b_higher, b_lower) = (self.effect.lo > 1.0, self.effect.hi < 1.0);
-        let (b_better, a_better) = match self.measure.better() {
-            Better::Higher => (b_higher, b_lower),
-            Better::Lower => (b_lower, b_higher),
-        };
-        match (a_better, b_better) {
-            (true, _) => Lead::A,
-            (_, true) => Lead::B,
-            _ => Lead::Open,
+        match self.measure.better().ahead(self.effect.lo, self.effect.hi) {
+            Ahead::A => Lead::A,
+            Ahead::B => Lead::B,
+            Ahead::Neither => Lead::Open,
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::*;
-use runner::plan::{HealthPlan, StopPlan};
+use runner::plan::{HealthCheck, HealthPlan, StopPlan};
 use runner::service::{
     HttpProbeError, PortInUse, PortMoment, Service, ServiceCommand, ServiceError, StopKind,
     http_status, port_is_free,
@@ -30,11 +30,11 @@ fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand 
 }
 
 fn health(timeout_ms: u64) -> HealthPlan {
-    HealthPlan {
-        path: "/health".into(),
-        timeout: Duration::from_millis(timeout_ms),
-        interval: Duration::from_millis(50),
-    }
+    HealthPlan::http(
+        "/health",
+        Duration::from_millis(timeout_ms),
+        Duration::from_millis(50),
+    )
 }
 
 fn stop(grace_ms: u64) -> StopPlan {
@@ -231,4 +231,81 @@ fn a_service_listening_nowhere_times_out_as_before() {
     let (_tmp, mut svc, _) = started("ok", &[("STARTUP_DELAY", "30")]);
     let err = svc.wait_ready(&health(1500), &|| false).unwrap_err();
     assert!(matches!(err, ServiceError::HealthTimeout { .. }), "{err}");
+}
+
+/// `health: { tcp: true }` passes once the port accepts, whatever the
+/// service answers over HTTP (a server with no health endpoint): here one
+/// whose /health says 503 forever is ready by TCP, and ready when its port
+/// opened.
+#[test]
+fn tcp_readiness_passes_with_the_port_whatever_http_says() {
+    let (_tmp, mut svc, _) = started("never_healthy", &[]);
+    let tcp = HealthPlan {
+        check: HealthCheck::Tcp,
+        ..health(10_000)
+    };
+    let times = svc.wait_ready(&tcp, &|| false).unwrap();
+    assert_eq!(times.port, Some(times.healthy));
+    svc.still_healthy(&tcp, Duration::from_secs(2)).unwrap();
+    // The same service fails an HTTP check: the TCP pass was not luck.
+    let err = svc.still_healthy(&health(1000), Duration::from_millis(500));
+    assert!(
+        matches!(err, Err(ServiceError::HealthTimeout { .. })),
+        "{err:?}"
+    );
+}
+
+/// `health: { command }` runs in the service's dir with its env until it
+/// exits 0, without waiting for the port; one that never passes times out
+/// naming the command and what it last said on stderr.
+#[test]
+fn command_readiness_runs_in_the_service_dir_with_its_env() {
+    let (tmp, mut svc, port) = started("ok", &[]);
+    // The fixture's dir holds service.py; $PORT comes from the service's env.
+    let passes = HealthPlan {
+        check: HealthCheck::Command(format!(
+            "test -f service.py && test \"$PORT\" = {port} && \
+             python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 1)'"
+        )),
+        ..health(10_000)
+    };
+    let times = svc.wait_ready(&passes, &|| false).unwrap();
+    assert_eq!(
+        times.port, None,
+        "a command check does not wait for the port"
+    );
+    let fails = HealthPlan {
+        check: HealthCheck::Command("echo not yet >&2; exit 3".into()),
+        ..health(800)
+    };
+    let err = svc
+        .still_healthy(&fails, Duration::from_millis(800))
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("the health command `echo not yet >&2; exit 3` did not pass within 800ms")
+            && text.contains("exit code 3: not yet"),
+        "{text}"
+    );
+    drop(tmp);
+}
+
+/// A health command that hangs is killed with its process group after one
+/// try's bound, and the poll goes on to its deadline.
+#[test]
+fn a_hanging_health_command_is_bounded() {
+    let (_tmp, mut svc, _) = started("ok", &[]);
+    let hangs = HealthPlan {
+        check: HealthCheck::Command("sleep 30".into()),
+        timeout: Duration::from_millis(1500),
+        interval: Duration::from_millis(200),
+    };
+    let began = std::time::Instant::now();
+    let err = svc.wait_ready(&hangs, &|| false).unwrap_err();
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(err.to_string().contains("did not finish within"), "{err}");
 }

@@ -73,7 +73,11 @@ fn start_call(dir: &Path, port: u16, pid_file: &Path) -> Value {
         "command": "python3 service.py",
         "env": { "PORT": port.to_string(), "PID_FILE": pid_file.display().to_string(), "HELPER_CHILD": "1" },
         "port": port, "limit_cpus": null, "limit_memory_bytes": null, "log_cap": 1 << 20,
-        "health_path": "/health", "health_timeout_ms": 10_000, "health_interval_ms": 50,
+        "health": {
+            "check": { "http": "/health" },
+            "timeout": { "secs": 10, "nanos": 0 },
+            "interval": { "secs": 0, "nanos": 50_000_000 }
+        },
         "state_dir": "state"
     })
 }

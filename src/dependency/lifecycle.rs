@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::build::run_logged;
-use crate::plan::{DependencyPlan, HealthCheck, HealthPlan};
+use crate::plan::DependencyPlan;
 use crate::service::scratch::{Scratch, system_user};
 use crate::service::{Service, ServiceCommand};
 
@@ -122,13 +122,13 @@ impl Dependencies {
         };
         let mut service =
             Service::start(&command, &log).map_err(|e| error(dep, format!("cannot start: {e}")))?;
-        let ready = wait_ready(&mut service, dep, &env, cancelled);
+        let ready = service.wait_ready(&dep.health, cancelled);
         if let Err(e) = ready {
             let _ = service.stop(&dep.stop);
             drop(scratch);
             return Err(error(
                 dep,
-                format!("not ready: {}", crate::process::one_line(&e)),
+                format!("not ready: {}", crate::process::one_line(&e.to_string())),
             ));
         }
         for command in &dep.seed {
@@ -223,75 +223,4 @@ fn bounded(
             format!("{what} failed: {e}")
         }
     })
-}
-
-/// Waits for `dep`'s readiness check.
-fn wait_ready(
-    service: &mut Service,
-    dep: &DependencyPlan,
-    env: &BTreeMap<String, String>,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<Duration, String> {
-    let health = &dep.health;
-    let result = match &health.check {
-        HealthCheck::Http(path) => service.wait_healthy_unless(
-            &HealthPlan {
-                path: path.clone(),
-                timeout: health.timeout,
-                interval: health.interval,
-            },
-            cancelled,
-        ),
-        HealthCheck::Tcp => {
-            let addr = service.addr();
-            service.wait_ready_by(
-                &format!("a TCP connect to {addr}"),
-                &mut || {
-                    std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500))
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                },
-                health.timeout,
-                health.interval,
-                cancelled,
-            )
-        }
-        HealthCheck::Command(command) => service.wait_ready_by(
-            &format!("the health command `{command}`"),
-            &mut || run_check(dep, command, env),
-            health.timeout,
-            health.interval,
-            cancelled,
-        ),
-    };
-    result.map_err(|e| e.to_string())
-}
-
-/// One run of a health command: `Ok` on exit 0.
-fn run_check(
-    dep: &DependencyPlan,
-    command: &str,
-    env: &BTreeMap<String, String>,
-) -> Result<(), String> {
-    let out = std::process::Command::new("sh")
-        .args(["-c", command])
-        .current_dir(&dep.dir)
-        .envs(env)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        let said = String::from_utf8_lossy(&out.stderr);
-        Err(format!(
-            "{}{}",
-            crate::process::describe_exit(out.status),
-            if said.trim().is_empty() {
-                String::new()
-            } else {
-                format!(": {}", said.trim())
-            }
-        ))
-    }
 }

@@ -22,6 +22,7 @@ use std::time::Duration;
 pub use analysis::estimate::Estimate;
 pub use contract::adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use contract::dependency_plan::*;
+pub use contract::health_plan::{HealthCheck, HealthPlan};
 pub use contract::model::*;
 pub use contract::stop_plan::StopPlan;
 

@@ -28,12 +28,13 @@ pub enum ServiceError {
         source: std::io::Error,
     },
     #[error(
-        "runtime {runtime}: the service exited ({status}) before answering {url}; see {log}; last lines:\n{tail}"
+        "runtime {runtime}: the service exited ({status}) before {what}; see {log}; last lines:\n{tail}"
     )]
     ExitedBeforeHealthy {
         runtime: String,
         status: String,
-        url: String,
+        /// What it was waited for, e.g. `answering http://127.0.0.1:8080/health`.
+        what: String,
         log: PathBuf,
         tail: String,
     },

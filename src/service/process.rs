@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 use super::ServiceError;
 use super::contain::{fresh_cgroup, with_oom};
 use super::guard::Guard;
-use super::http_probe::{HttpProbeError, http_status};
 use super::log_cap::CappedLog;
 use super::port::{PortInUse, PortMoment, check_port_free, port_is_free};
 use crate::cgroup::{Limits, ServiceCgroup};
-use crate::plan::{HealthPlan, StopPlan};
+use crate::plan::StopPlan;
 use crate::process::{Containment, describe_exit, runtime_env, signal_group, spawn_contained};
 use crate::sample::procfs::{session_alive, session_pids};
 
@@ -210,6 +209,11 @@ impl Service {
         SocketAddr::from((Ipv4Addr::LOCALHOST, self.command.port))
     }
 
+    /// What was started: its dir and environment are also a health command's.
+    pub fn command(&self) -> &ServiceCommand {
+        &self.command
+    }
+
     pub fn runtime(&self) -> &str {
         &self.command.runtime
     }
@@ -278,104 +282,6 @@ impl Service {
             .exited()
             .map_or_else(|| "running".into(), describe_exit);
         with_oom(exit, self.cgroup.as_ref())
-    }
-
-    /// Polls GET `health.path` until it answers 200; returns spawn -> healthy.
-    pub fn wait_healthy(&mut self, health: &HealthPlan) -> Result<Duration, ServiceError> {
-        self.wait_healthy_unless(health, &|| false)
-    }
-
-    /// [`Service::wait_healthy`], giving up with `Cancelled` as soon as
-    /// `cancelled()` returns true (checked at every poll).
-    pub fn wait_healthy_unless(
-        &mut self,
-        health: &HealthPlan,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Duration, ServiceError> {
-        self.poll_health(
-            health,
-            self.spawned_at,
-            health.timeout,
-            Attempt::Short,
-            cancelled,
-        )?;
-        Ok(self.spawned_at.elapsed())
-    }
-
-    /// Checks, between cells, that a running service still answers its health
-    /// check (polling for up to `within`). A hung service (deadlock, a pool
-    /// exhausted, a stuck collector) stays alive, so only this notices it.
-    /// A request may take all of `within` ([`Attempt::UntilDeadline`]): a
-    /// service still draining the backlog of a cell that overloaded it answers
-    /// late, and late is not hung.
-    pub fn still_healthy(
-        &mut self,
-        health: &HealthPlan,
-        within: Duration,
-    ) -> Result<(), ServiceError> {
-        self.poll_health(
-            health,
-            Instant::now(),
-            within,
-            Attempt::UntilDeadline,
-            &|| false,
-        )
-    }
-
-    /// Polls GET `health.path` every `health.interval` until it answers 200,
-    /// the service exits, `cancelled()`, or `timeout` after `since`.
-    fn poll_health(
-        &mut self,
-        health: &HealthPlan,
-        since: Instant,
-        timeout: Duration,
-        attempt: Attempt,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<(), ServiceError> {
-        let url = format!("http://{}{}", self.addr(), health.path);
-        let deadline = since + timeout;
-        loop {
-            let per_try = attempt.limit(health, deadline);
-            if cancelled() {
-                return Err(ServiceError::Cancelled {
-                    runtime: self.command.runtime.clone(),
-                });
-            }
-            if let Some(status) = self.exited() {
-                return Err(ServiceError::ExitedBeforeHealthy {
-                    runtime: self.command.runtime.clone(),
-                    status: with_oom(describe_exit(status), self.cgroup.as_ref()),
-                    url,
-                    log: self.log.clone(),
-                    tail: self.log_tail(),
-                });
-            }
-            let answer = http_status(self.addr(), "GET", &health.path, &[], None, per_try);
-            let refused = matches!(answer, Err(HttpProbeError::Refused));
-            let last = match answer {
-                Ok(200) => return Ok(()),
-                Ok(code) => format!("status {code}"),
-                Err(HttpProbeError::Refused) => "connection refused".into(),
-                Err(e) => e.to_string(),
-            };
-            if Instant::now() >= deadline {
-                if let Some(wrong) = refused.then(|| self.wrong_port(timeout)).flatten() {
-                    return Err(wrong);
-                }
-                return Err(ServiceError::HealthTimeout {
-                    runtime: self.command.runtime.clone(),
-                    url,
-                    timeout,
-                    last,
-                    log: self.log.clone(),
-                });
-            }
-            std::thread::sleep(
-                health
-                    .interval
-                    .min(deadline.saturating_duration_since(Instant::now())),
-            );
-        }
     }
 
     /// Stops the service: the declared signal to the whole group (and to
@@ -489,41 +395,5 @@ impl Drop for Service {
             g.disarm();
         }
         self.log_sink.finish(LOG_END_WAIT);
-    }
-}
-
-/// How long one health request may take before the next one is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Attempt {
-    /// While a service starts: short tries (`health.interval`, 200 ms to
-    /// 2 s), since a request sent while the port was only half ready may
-    /// never be answered and the next one would be.
-    Short,
-    /// Between cells: one request may wait until the deadline, since a
-    /// service answering slowly is not hung, and 200 ms tries would each be
-    /// abandoned and queued behind the backlog they were meant to measure.
-    UntilDeadline,
-}
-
-/// One short health try: `health.interval`, kept between 200 ms and 2 s
-/// (also the start-up poll's, in `startup`).
-pub(super) fn short_try(health: &HealthPlan) -> Duration {
-    health
-        .interval
-        .clamp(Duration::from_millis(200), Duration::from_secs(2))
-}
-
-impl Attempt {
-    fn limit(self, health: &HealthPlan, deadline: Instant) -> Duration {
-        let short = short_try(health);
-        match self {
-            Attempt::Short => short,
-            // Up to the next tenth of a second, so that the last answer
-            // reads "within 10s", not "within 9.999994852s".
-            Attempt::UntilDeadline => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                Duration::from_millis(left.as_millis().div_ceil(100) as u64 * 100).max(short)
-            }
-        }
     }
 }

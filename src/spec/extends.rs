@@ -121,16 +121,28 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
             min: c.min.or(b.min),
             build: c.build.or(b.build),
         }),
-        health: merge_with(base.health, child.health, |b, c| HealthSpec {
-            path: c.path.or(b.path),
-            timeout: c.timeout.or(b.timeout),
-            interval: c.interval.or(b.interval),
+        health: merge_with(base.health, child.health, |b, c| {
+            // A check the child names replaces the base's whole: one check only.
+            let own_check = c.path.is_some() || c.tcp.is_some() || c.command.is_some();
+            let (path, tcp, command) = if own_check {
+                (c.path, c.tcp, c.command)
+            } else {
+                (b.path, b.tcp, b.command)
+            };
+            HealthSpec {
+                path,
+                tcp,
+                command,
+                timeout: c.timeout.or(b.timeout),
+                interval: c.interval.or(b.interval),
+            }
         }),
         stop: merge_with(base.stop, child.stop, |b, c| StopSpec {
             signal: c.signal.or(b.signal),
             grace: c.grace.or(b.grace),
         }),
         port: child.port.or(base.port),
+        files: merge_map(base.files, child.files),
         train: merge_with(base.train, child.train, |b, c| TrainSpec {
             start: c.start.or(b.start),
             env: merge_map(b.env, c.env),

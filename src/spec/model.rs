@@ -147,10 +147,20 @@ pub struct RuntimeSpec {
     #[serde(rename = "+jvm_flags")]
     pub jvm_flags_append: Option<Vec<String>>,
     pub java: Option<JavaSpec>,
+    /// Readiness: `{ path: /health }` (the default), `{ tcp: true }` or
+    /// `{ command: "..." }`, with `timeout` and `interval`.
     pub health: Option<HealthSpec>,
     pub stop: Option<StopSpec>,
     /// A fixed port, or `auto` (default): a free 127.0.0.1 port chosen at plan time.
     pub port: Option<PortSpec>,
+    /// Files rendered for each start: file name -> a minijinja template
+    /// (relative to `dir`) rendered with the runtime's variables (`port`,
+    /// the cell's axes, `env`, `scratch`, ...) into `{{ scratch }}/<name>`,
+    /// the start's own folder, fresh for each start and removed after its
+    /// stop; e.g. `files: { nginx.conf: conf/nginx.conf.j2 }` and
+    /// `start: nginx -c {{ scratch }}/nginx.conf`. What was rendered is kept
+    /// in the run directory (files/).
+    pub files: Option<IndexMap<String, String>>,
     pub train: Option<TrainSpec>,
     /// Free-form labels shown in reports.
     pub tags: Option<Vec<String>>,
@@ -214,12 +224,24 @@ pub struct JavaSpec {
     pub build: Option<String>,
 }
 
-/// How readiness is checked: GET `path` on 127.0.0.1:port until 200.
+/// How readiness is checked: at most one of `path` (GET on
+/// 127.0.0.1:port until 200), `tcp: true` (the port accepts a connection) or
+/// `command` (a shell command that exits 0). Left out: a runtime polls
+/// `path: /health`, a dependency `tcp: true`. One shape for runtimes and
+/// dependencies, checked by one code path ([`crate::service`]).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with path, timeout, interval")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with one of path, tcp, command, and timeout, interval"
+)]
 pub struct HealthSpec {
-    /// Default `/health`.
+    /// GET this path on 127.0.0.1:port until it answers 200 (a runtime's default: `/health`).
     pub path: Option<String>,
+    /// `true`: ready once its port accepts a connection (a dependency's default).
+    pub tcp: Option<bool>,
+    /// A shell command (in `dir`, with its env and `$RUNNER_SCRATCH`) that
+    /// exits 0 once it is ready, tried every `interval`.
+    pub command: Option<String>,
     /// Default `60s`.
     pub timeout: Option<HumanDuration>,
     /// Default `100ms`.

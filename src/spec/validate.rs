@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use indexmap::IndexMap;
 
 use crate::spec::error::suggestion;
-use crate::spec::model::{LoadModeSpec, LoadSpec, RequestSpec, RuntimeSpec, Spec};
+use crate::spec::model::{HealthSpec, LoadModeSpec, LoadSpec, RequestSpec, RuntimeSpec, Spec};
 use crate::spec::values::AxisValue;
 
 /// A problem found by a check: a field path, what is wrong, what to do.
@@ -42,6 +42,7 @@ pub const RESERVED_NAMES: &[&str] = &[
     "work_dir",
     "repeat",
     "deps",
+    "scratch",
 ];
 
 /// Stop signals accepted, with their numbers.
@@ -303,14 +304,11 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
             suggestion(signal, &names, "valid signals"),
         ));
     }
-    if let Some(path) = rt.health.as_ref().and_then(|h| h.path.as_ref())
-        && !path.starts_with('/')
-    {
-        out.push(finding(
-            at("health.path"),
-            format!("health path `{path}` does not start with `/`"),
-            "e.g. `/health`",
-        ));
+    if let Some(health) = &rt.health {
+        check_health(health, &at, out);
+    }
+    for (file, template) in rt.files.iter().flatten() {
+        check_file(file, template, &at, out);
     }
     if let Some(train) = &rt.train {
         for (i, wanted) in train.workload.iter().flatten().enumerate() {
@@ -337,6 +335,60 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
 }
 
 /// The signal number for `TERM`, `SIGTERM`, ...
+/// A `health:` (a runtime's or a dependency's): at most one check, each
+/// one usable; `at` turns a key into its field path.
+pub fn check_health(h: &HealthSpec, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
+    let given = [h.path.is_some(), h.tcp.is_some(), h.command.is_some()];
+    if given.iter().filter(|g| **g).count() > 1 {
+        out.push(finding(
+            at("health"),
+            "health names more than one check: `path`, `tcp` and `command` exclude each other",
+            "keep one, e.g. `health: { path: /health }`, `health: { tcp: true }` or \
+             `health: { command: \"pg_isready ...\" }`",
+        ));
+    }
+    if h.tcp == Some(false) {
+        out.push(finding(
+            at("health.tcp"),
+            "`tcp: false` checks nothing",
+            "write `tcp: true`, or use `path` or `command`",
+        ));
+    }
+    if let Some(path) = h.path.as_ref().filter(|p| !p.starts_with('/')) {
+        out.push(finding(
+            at("health.path"),
+            format!("health path `{path}` does not start with `/`"),
+            "e.g. `/health`",
+        ));
+    }
+    if h.command.as_ref().is_some_and(|c| c.trim().is_empty()) {
+        out.push(finding(
+            at("health.command"),
+            "the health command is empty",
+            "e.g. `command: \"curl -sf http://127.0.0.1:$PORT/\"`, or use `path` or `tcp`",
+        ));
+    }
+}
+
+/// One entry of `files:`: a plain file name (it lands in the start's
+/// scratch folder) and a template path relative to `dir`.
+fn check_file(name: &str, template: &str, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
+    if let Some(why) = unsafe_name(name) {
+        out.push(finding(
+            at(&format!("files.{name}")),
+            format!("file name `{name}` {why}"),
+            "name the file itself, e.g. `nginx.conf`: it is written into the start's scratch folder",
+        ));
+    }
+    if template.trim().is_empty() {
+        out.push(finding(
+            at(&format!("files.{name}")),
+            format!("file `{name}` names no template"),
+            "give the template's path relative to the runtime's `dir`, e.g. `conf/nginx.conf.j2`",
+        ));
+    }
+}
+
 pub fn signal_number(name: &str) -> Option<i32> {
     let bare = name.strip_prefix("SIG").unwrap_or(name);
     SIGNALS.iter().find(|(n, _)| *n == bare).map(|(_, v)| *v)

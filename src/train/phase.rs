@@ -60,7 +60,8 @@ pub fn run_job(
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service
-        .wait_healthy_unless(&job.health, cancelled)
+        .wait_ready(&job.health, cancelled)
+        .map(|t| t.healthy)
         .map_err(service_err)?;
     drive(&service).map_err(|message| TrainError::Drive {
         runtime: job.runtime.clone(),

@@ -112,7 +112,10 @@ pub fn check_runtime(
             return record;
         }
     };
-    match service.wait_healthy_unless(&rt.health, ctx.cancelled) {
+    match service
+        .wait_ready(&rt.health, ctx.cancelled)
+        .map(|t| t.healthy)
+    {
         Ok(startup) => record
             .notes
             .push(format!("healthy after {:.1}s", startup.as_secs_f64())),

@@ -117,11 +117,11 @@ pub fn py_runtime(
         port,
         restart: Restart::Repeat,
         repeats: RepeatPolicy::Fixed { repeats: 1 },
-        health: HealthPlan {
-            path: "/health".into(),
-            timeout: Duration::from_secs(10),
-            interval: Duration::from_millis(50),
-        },
+        health: HealthPlan::http(
+            "/health",
+            Duration::from_secs(10),
+            Duration::from_millis(50),
+        ),
         stop: StopPlan {
             signal: libc::SIGTERM,
             signal_name: "TERM".into(),

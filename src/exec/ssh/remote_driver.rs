@@ -112,9 +112,7 @@ impl RemoteHost {
             limit_cpus: limits.cpus,
             limit_memory_bytes: limits.memory_bytes,
             log_cap: rt.log_cap_bytes,
-            health_path: rt.health.path.clone(),
-            health_timeout_ms: ms(rt.health.timeout),
-            health_interval_ms: ms(rt.health.interval),
+            health: rt.health.clone(),
             state_dir,
         });
         drop(c);

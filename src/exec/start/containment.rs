@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::cgroup::{Limits, Seen};
 use crate::load::RequestSpec;
-use crate::plan::RuntimePlan;
+use crate::plan::{HealthCheck, RuntimePlan};
 use crate::results::ConfigurationRow;
 use crate::service::Service;
 
@@ -26,13 +26,17 @@ pub struct Observed {
 /// Reads what a healthy `service` of `rt` sees of its limits.
 pub fn observe(service: &Service, rt: &RuntimePlan) -> Observed {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, rt.port));
-    let reported = crate::load::probe(
-        addr,
-        &RequestSpec::get(rt.health.path.clone()),
-        Duration::from_secs(2),
-    )
-    .ok()
-    .and_then(|(_, body)| runtime_info(&body));
+    // Only an HTTP health answer can carry `runtimeInfo`.
+    let reported = match &rt.health.check {
+        HealthCheck::Http(path) => crate::load::probe(
+            addr,
+            &RequestSpec::get(path.clone()),
+            Duration::from_secs(2),
+        )
+        .ok()
+        .and_then(|(_, body)| runtime_info(&body)),
+        HealthCheck::Tcp | HealthCheck::Command(_) => None,
+    };
     Observed {
         kernel: service.seen(),
         reported,

@@ -115,7 +115,7 @@ pub(crate) fn until_first_answer<S: StartSite>(
             why: failure.why,
             again: failure.again,
         })?;
-    row.port_ms = Some(spawned.port_ms);
+    row.port_ms = spawned.port_ms;
     row.startup_ms = Some(spawned.startup_ms);
     let mut service = spawned.service;
     let interrupt = ctx.interrupt;

@@ -34,7 +34,8 @@ pub enum Spawn<'a> {
 /// A process that answered its health check, with its times from the spawn.
 pub struct Spawned<S> {
     pub service: S,
-    pub port_ms: f64,
+    /// `None`: a health command, which does not wait for the port.
+    pub port_ms: Option<f64>,
     pub startup_ms: f64,
 }
 
@@ -159,7 +160,7 @@ impl StartSite for Here {
         match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
             Ok(times) => Ok(Spawned {
                 service,
-                port_ms: millis(times.port),
+                port_ms: times.port.map(millis),
                 startup_ms: millis(times.healthy),
             }),
             Err(e) => {

@@ -2,7 +2,6 @@
 //! command rendered, the port chosen, what its runtimes' templates see.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +29,7 @@ pub struct DependencyPlan {
     /// `RUNNER_SCRATCH`: a fresh folder per start, removed after the stop.
     pub env: BTreeMap<String, String>,
     pub port: u16,
-    pub health: DependencyHealthPlan,
+    pub health: crate::plan::contract::health_plan::HealthPlan,
     pub stop: crate::plan::StopPlan,
     /// `GET` path of its own latency figures (`POST <stats>/reset` zeroes them).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,25 +58,6 @@ pub enum DependencyKindPlan {
     Command,
     /// The built-in PostgreSQL recipe ([`crate::plan::keys::postgres`]).
     Postgres,
-}
-
-/// How a dependency is known to be ready.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DependencyHealthPlan {
-    pub check: HealthCheck,
-    pub timeout: Duration,
-    pub interval: Duration,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HealthCheck {
-    /// GET this path on 127.0.0.1:port answers 200.
-    Http(String),
-    /// The port accepts a TCP connection.
-    Tcp,
-    /// This shell command (in `dir`, with `env`) exits 0.
-    Command(String),
 }
 
 /// What brings a dependency back to its starting state, and when.

@@ -6,6 +6,7 @@
 pub mod adaptive;
 pub mod dependency_plan;
 pub mod gates;
+pub mod health_plan;
 pub mod hosts;
 pub mod memory;
 pub mod model;

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::plan::contract::health_plan::HealthPlan;
 use crate::plan::contract::stop_plan::StopPlan;
 use crate::spec::values::AxisValue;
 
@@ -213,14 +214,6 @@ pub struct JavaPlan {
     pub home: Option<PathBuf>,
     /// The version found there (from its `release` file), if any.
     pub version: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct HealthPlan {
-    /// e.g. `/health`; polled with GET on 127.0.0.1:port until 200.
-    pub path: String,
-    pub timeout: Duration,
-    pub interval: Duration,
 }
 
 /// A training phase: start the service differently, drive load, stop it,

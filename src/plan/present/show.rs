@@ -126,8 +126,8 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         }
         let _ = writeln!(
             out,
-            "    health  GET {} (timeout {}), stop SIG{} (grace {})",
-            rt.health.path,
+            "    health  {} (timeout {}), stop SIG{} (grace {})",
+            rt.health.check.words(),
             human(rt.health.timeout),
             rt.stop.signal_name,
             human(rt.stop.grace)

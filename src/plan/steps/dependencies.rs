@@ -7,12 +7,10 @@ use std::collections::BTreeMap;
 use minijinja::{Environment, Value};
 
 use crate::cgroup::Limits;
-use crate::plan::contract::dependency_plan::{
-    DependencyHealthPlan, DependencyKindPlan, DependencyPlan, HealthCheck, ResetPlan,
-};
-use crate::plan::steps::inputs::{
-    DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT, DEFAULT_STOP_GRACE,
-};
+use crate::plan::HealthCheck;
+use crate::plan::contract::dependency_plan::{DependencyKindPlan, DependencyPlan, ResetPlan};
+use crate::plan::steps::health::plan_health;
+use crate::plan::steps::inputs::DEFAULT_STOP_GRACE;
 use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{Hints, Vars};
 use crate::plan::{Collector, StopPlan};
@@ -96,13 +94,7 @@ fn plan_one<'s>(
         .into_iter()
         .collect();
     env_out.insert("PORT".into(), port.to_string());
-    let health_spec = dep.health.as_ref();
-    let timeout = health_spec
-        .and_then(|h| h.timeout)
-        .map_or(DEFAULT_HEALTH_TIMEOUT, |d| d.0);
-    let interval = health_spec
-        .and_then(|h| h.interval)
-        .map_or(DEFAULT_HEALTH_INTERVAL, |d| d.0);
+    let health = plan_health(&mut r, dep.health.as_ref(), HealthCheck::Tcp, &vars, &at);
     let stop_spec = dep.stop.clone().unwrap_or_default();
     // PostgreSQL's TERM is a "smart" shutdown that waits for every client;
     // INT is its fast one (clients cut, a clean checkpoint).
@@ -134,11 +126,7 @@ fn plan_one<'s>(
         seed: Vec::new(),
         env: env_out,
         port,
-        health: DependencyHealthPlan {
-            check: HealthCheck::Tcp,
-            timeout,
-            interval,
-        },
+        health,
         stop,
         stats: dep.stats.clone(),
         reset: None,
@@ -165,7 +153,7 @@ fn plan_one<'s>(
                 setup: recipe.setup,
                 start: recipe.start,
                 seed: recipe.seed,
-                health: DependencyHealthPlan {
+                health: crate::plan::HealthPlan {
                     check: HealthCheck::Command(recipe.health),
                     ..base.health
                 },
@@ -184,19 +172,6 @@ fn plan_one<'s>(
                 .as_deref()
                 .map(|s| r.one(&at("start"), s, &vars))
                 .unwrap_or_default();
-            let check = match health_spec {
-                Some(h) if h.path.is_some() => HealthCheck::Http(r.one(
-                    &at("health.path"),
-                    h.path.as_deref().unwrap_or(""),
-                    &vars,
-                )),
-                Some(h) if h.command.is_some() => HealthCheck::Command(r.one(
-                    &at("health.command"),
-                    h.command.as_deref().unwrap_or(""),
-                    &vars,
-                )),
-                _ => HealthCheck::Tcp,
-            };
             let reset = dep.reset.as_ref().and_then(|spec| {
                 let command = spec.command.as_deref()?;
                 Some(ResetPlan {
@@ -209,10 +184,6 @@ fn plan_one<'s>(
             vars_out.insert("port".to_owned(), port.to_string());
             DependencyPlan {
                 start,
-                health: DependencyHealthPlan {
-                    check,
-                    ..base.health
-                },
                 reset,
                 vars: vars_out,
                 ..base

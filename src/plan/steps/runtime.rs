@@ -8,13 +8,13 @@ use minijinja::{Environment, Value};
 
 use crate::plan::steps::draft::{RuntimeDraft, TrainDraft};
 use crate::plan::steps::inputs::{
-    DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_PATH, DEFAULT_HEALTH_TIMEOUT, DEFAULT_RESTART,
-    DEFAULT_STOP_GRACE, DEFAULT_TRAIN_CONNECTIONS, DEFAULT_TRAIN_DURATION, Host, RuntimeContext,
+    DEFAULT_HEALTH_PATH, DEFAULT_RESTART, DEFAULT_STOP_GRACE, DEFAULT_TRAIN_CONNECTIONS,
+    DEFAULT_TRAIN_DURATION, Host, RuntimeContext,
 };
 use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{Hints, Vars};
 use crate::plan::{
-    Collector, HealthPlan, JavaPlan, Restart, RuntimePlan, StopPlan, toolchains::tools,
+    Collector, HealthCheck, JavaPlan, Restart, RuntimePlan, StopPlan, toolchains::tools,
 };
 use crate::spec::model::{RestartSpec, RuntimeSpec};
 use crate::spec::validate::signal_number;
@@ -126,20 +126,13 @@ pub fn plan_runtime<'s>(
     };
     let build = r.list(&at("build"), rt.build.as_ref(), &vars);
 
-    let health_spec = rt.health.as_ref();
-    let health = HealthPlan {
-        path: health_spec
-            .and_then(|h| h.path.as_deref())
-            .map_or(DEFAULT_HEALTH_PATH.to_owned(), |p| {
-                r.one(&at("health.path"), p, &vars)
-            }),
-        timeout: health_spec
-            .and_then(|h| h.timeout)
-            .map_or(DEFAULT_HEALTH_TIMEOUT, |d| d.0),
-        interval: health_spec
-            .and_then(|h| h.interval)
-            .map_or(DEFAULT_HEALTH_INTERVAL, |d| d.0),
-    };
+    let health = crate::plan::steps::health::plan_health(
+        &mut r,
+        rt.health.as_ref(),
+        HealthCheck::Http(DEFAULT_HEALTH_PATH.to_owned()),
+        &vars,
+        &at,
+    );
     let stop_spec = rt.stop.clone().unwrap_or_default();
     let signal_name = stop_spec.signal.as_deref().unwrap_or("TERM");
     let stop = StopPlan {

@@ -119,11 +119,11 @@ mod tests {
             port: 8080,
             restart: crate::plan::Restart::Repeat,
             repeats: crate::plan::RepeatPolicy::Fixed { repeats: 1 },
-            health: crate::plan::HealthPlan {
-                path: "/health".into(),
-                timeout: std::time::Duration::from_secs(1),
-                interval: std::time::Duration::from_secs(1),
-            },
+            health: crate::plan::HealthPlan::http(
+                "/health",
+                std::time::Duration::from_secs(1),
+                std::time::Duration::from_secs(1),
+            ),
             stop: crate::plan::StopPlan {
                 signal: 15,
                 signal_name: "TERM".into(),

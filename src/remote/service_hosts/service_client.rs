@@ -82,7 +82,7 @@ impl ServiceHostClient {
     }
 
     pub fn start(&mut self, start: WireStart) -> Result<ServiceAnswer, RemoteError> {
-        let bound = Duration::from_millis(start.health_timeout_ms) + SLACK;
+        let bound = start.health.timeout + SLACK;
         self.call(
             ServiceCall::Start(Box::new(start)),
             bound,

@@ -198,11 +198,7 @@ impl ServiceHost {
             },
             log_cap: w.log_cap,
         };
-        let health = HealthPlan {
-            path: w.health_path.clone(),
-            timeout: Duration::from_millis(w.health_timeout_ms),
-            interval: Duration::from_millis(w.health_interval_ms),
-        };
+        let health = w.health.clone();
         self.last_log = Some(log.clone());
         // A fresh log per start: this side copies it from its first byte.
         let _ = std::fs::write(&log, b"");
@@ -222,7 +218,7 @@ impl ServiceHost {
                 .cgroup()
                 .and_then(|c| c.main_dir())
                 .map(|d| d.display().to_string()),
-            port_ms: times.port.as_secs_f64() * 1000.0,
+            port_ms: times.port.map(|p| p.as_secs_f64() * 1000.0),
             startup_ms: times.healthy.as_secs_f64() * 1000.0,
         };
         self.service = Some(service);

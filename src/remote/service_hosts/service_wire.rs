@@ -119,9 +119,7 @@ pub struct WireStart {
     pub limit_cpus: Option<f64>,
     pub limit_memory_bytes: Option<u64>,
     pub log_cap: u64,
-    pub health_path: String,
-    pub health_timeout_ms: u64,
-    pub health_interval_ms: u64,
+    pub health: crate::plan::HealthPlan,
     pub state_dir: String,
 }
 
@@ -173,7 +171,8 @@ pub enum ServiceAnswer {
         pid: i32,
         sid: i32,
         cgroup: Option<String>,
-        port_ms: f64,
+        /// `None`: a health command, which does not wait for the port.
+        port_ms: Option<f64>,
         startup_ms: f64,
     },
     Alive {

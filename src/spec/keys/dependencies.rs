@@ -8,9 +8,9 @@ use serde::Deserialize;
 
 use crate::spec::error::suggestion;
 use crate::spec::keys::byte_size::ByteSize;
-use crate::spec::model::{RuntimeSpec, StopSpec};
+use crate::spec::model::{HealthSpec, RuntimeSpec, StopSpec};
 use crate::spec::validate::Finding;
-use crate::spec::values::{AxisValue, HumanDuration, PortSpec};
+use crate::spec::values::{AxisValue, PortSpec};
 
 /// One dependency: like a runtime (`dir`, `build`, `start`, `env`, `port`,
 /// `health`, `stop`), or a built-in `kind` that writes those itself.
@@ -42,7 +42,7 @@ pub struct DependencySpec {
     pub port: Option<PortSpec>,
     /// Readiness: `{ path: /health }` (HTTP 200), `{ tcp: true }` (the port
     /// accepts) or `{ command: "..." }` (exits 0). Default `{ tcp: true }`.
-    pub health: Option<DependencyHealthSpec>,
+    pub health: Option<HealthSpec>,
     /// How it is stopped: `signal` to its process group, SIGKILL after `grace`.
     pub stop: Option<StopSpec>,
     /// A path where it reports its own latency (`GET`) and zeroes it
@@ -87,25 +87,6 @@ pub struct PostgresSpec {
     pub version: Option<String>,
     /// Folder with initdb, postgres and psql (overrides `version`).
     pub bin: Option<String>,
-}
-
-/// Readiness of a dependency: exactly one of `path`, `tcp`, `command`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a map with one of path, tcp, command, and timeout, interval"
-)]
-pub struct DependencyHealthSpec {
-    /// GET this path on 127.0.0.1:port until it answers 200.
-    pub path: Option<String>,
-    /// `true`: ready once its port accepts a connection.
-    pub tcp: Option<bool>,
-    /// A shell command (in `dir`, with its env) that exits 0 once it is ready.
-    pub command: Option<String>,
-    /// Default `60s`.
-    pub timeout: Option<HumanDuration>,
-    /// Default `100ms`.
-    pub interval: Option<HumanDuration>,
 }
 
 /// `reset: { command: ..., when: repeat }`.
@@ -257,28 +238,7 @@ fn check_one(name: &str, dep: &DependencySpec, out: &mut Vec<Finding>) {
         }
     }
     if let Some(h) = &dep.health {
-        let given = [h.path.is_some(), h.tcp.is_some(), h.command.is_some()];
-        if given.iter().filter(|g| **g).count() != 1 {
-            out.push(finding(
-                at("health"),
-                "a dependency's health needs exactly one of `path`, `tcp`, `command`".into(),
-                "e.g. `health: { path: /health }`, `health: { tcp: true }` or `health: { command: \"pg_isready ...\" }`",
-            ));
-        }
-        if h.tcp == Some(false) {
-            out.push(finding(
-                at("health.tcp"),
-                "`tcp: false` checks nothing".into(),
-                "write `tcp: true`, or use `path` or `command`",
-            ));
-        }
-        if let Some(path) = h.path.as_ref().filter(|p| !p.starts_with('/')) {
-            out.push(finding(
-                at("health.path"),
-                format!("health path `{path}` does not start with `/`"),
-                "e.g. `/health`",
-            ));
-        }
+        crate::spec::validate::check_health(h, &at, out);
     }
     if let Some(stats) = dep.stats.as_ref().filter(|p| !p.starts_with('/')) {
         out.push(finding(

@@ -1,6 +1,8 @@
 //! Per-key resolvers above the contract: limits per cell, the built-in
 //! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors,
-//! the `verify:` requests and the `version:` commands.
+//! the `verify:` requests, the `version:` commands and `health:` (one
+//! rendering for runtimes and dependencies).
+pub mod health;
 pub mod limits;
 pub mod pinning;
 pub mod ports;

@@ -9,7 +9,7 @@ use minijinja::{Environment, Value};
 use crate::cgroup::Limits;
 use crate::plan::HealthCheck;
 use crate::plan::contract::dependency_plan::{DependencyKindPlan, DependencyPlan, ResetPlan};
-use crate::plan::steps::health::plan_health;
+use crate::plan::keys::health::plan_health;
 use crate::plan::steps::inputs::DEFAULT_STOP_GRACE;
 use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{Hints, Vars};

@@ -10,8 +10,6 @@ use crate::plan::templating::template::{Hints, Vars};
 
 /// Defaults of the runtime settings (documented in docs/spec.md).
 pub const DEFAULT_HEALTH_PATH: &str = "/health";
-pub const DEFAULT_HEALTH_TIMEOUT: Duration = Duration::from_secs(60);
-pub const DEFAULT_HEALTH_INTERVAL: Duration = Duration::from_millis(100);
 pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
 pub const DEFAULT_TRAIN_CONNECTIONS: u32 = 4;
 pub const DEFAULT_TRAIN_DURATION: Duration = Duration::from_secs(30);

@@ -9,7 +9,6 @@ pub mod dependencies;
 pub mod draft;
 pub mod equal_load;
 pub mod filter;
-pub mod health;
 pub mod inputs;
 pub mod matrix;
 pub mod profile;

@@ -126,7 +126,7 @@ pub fn plan_runtime<'s>(
     };
     let build = r.list(&at("build"), rt.build.as_ref(), &vars);
 
-    let health = crate::plan::steps::health::plan_health(
+    let health = crate::plan::keys::health::plan_health(
         &mut r,
         rt.health.as_ref(),
         HealthCheck::Http(DEFAULT_HEALTH_PATH.to_owned()),

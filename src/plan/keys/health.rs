@@ -1,11 +1,16 @@
 //! `health:` -> [`HealthPlan`], one rendering for runtimes and dependencies:
 //! the check written (`path`, `tcp`, `command`, each a template) or the
 //! caller's default, with the timeout and interval defaults.
-use crate::plan::steps::inputs::{DEFAULT_HEALTH_INTERVAL, DEFAULT_HEALTH_TIMEOUT};
+use std::time::Duration;
+
 use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::Vars;
 use crate::plan::{HealthCheck, HealthPlan};
 use crate::spec::model::HealthSpec;
+
+/// Defaults of `health.timeout` and `health.interval` (docs/spec.md).
+pub const DEFAULT_HEALTH_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_HEALTH_INTERVAL: Duration = Duration::from_millis(100);
 
 /// `spec` rendered with `vars`; `at` turns a key into its field path, and
 /// `default` is the check when none is written.

@@ -98,6 +98,7 @@ fn main() {
         cpus: None,
         limits: Default::default(),
         log_cap: runner::plan::contract::gates::DEFAULT_LOG_CAP,
+        scratch: None,
     };
     let service = match Service::start(&service, &log) {
         Ok(s) => s,

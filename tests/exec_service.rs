@@ -26,6 +26,7 @@ fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand 
         cpus: None,
         limits: Default::default(),
         log_cap: 16 << 20,
+        scratch: None,
     }
 }
 

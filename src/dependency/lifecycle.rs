@@ -119,6 +119,8 @@ impl Dependencies {
             cpus: dep.cpus.clone(),
             limits: dep.limits.clone(),
             log_cap: dep.log_cap_bytes,
+            // Made above: its setup commands run in it before the server starts.
+            scratch: None,
         };
         let mut service =
             Service::start(&command, &log).map_err(|e| error(dep, format!("cannot start: {e}")))?;

@@ -125,8 +125,9 @@ impl ServiceHandle for Service {
     fn unhealthy(&mut self, health: &HealthPlan, within: Duration) -> Option<String> {
         match self.still_healthy(health, within) {
             Ok(()) => None,
-            Err(ServiceError::HealthTimeout { last, url, .. }) => Some(format!(
-                "no 200 from GET {url} within {within:?} (last answer: {last})"
+            Err(ServiceError::HealthTimeout { last, .. }) => Some(format!(
+                "no 200 from {} within {within:?} (last answer: {last})",
+                health.check.words()
             )),
             Err(e) => Some(e.to_string()),
         }

@@ -24,6 +24,7 @@ pub use contract::adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use contract::dependency_plan::*;
 pub use contract::health_plan::{HealthCheck, HealthPlan};
 pub use contract::model::*;
+pub use contract::scratch_plan::{RenderedFile, ScratchPlan};
 pub use contract::stop_plan::StopPlan;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};

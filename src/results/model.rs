@@ -196,6 +196,10 @@ pub struct LifecycleRow {
     /// (0: the whole log was kept).
     #[serde(default)]
     pub log_dropped_bytes: u64,
+    /// The part of `idle_rss_bytes` held by a start shell (`sh -c`, kept
+    /// when `start` uses shell syntax); empty when the server runs directly.
+    #[serde(default)]
+    pub shell_rss_bytes: Option<u64>,
 }
 
 /// measurements.csv: one row per cell x repeat, appended and flushed as each cell ends.

@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcStat {
     pub pid: i32,
+    /// The command name (`comm`, at most 15 bytes), e.g. `sh`, `java`.
+    pub comm: String,
     pub state: char,
     pub ppid: i32,
     pub pgrp: i32,
@@ -31,6 +33,7 @@ impl ProcStat {
         let field = |n: usize| rest.get(n - 3).copied();
         Some(ProcStat {
             pid,
+            comm: line.get(open + 1..close)?.to_owned(),
             state: field(3)?.chars().next()?,
             ppid: field(4)?.parse().ok()?,
             pgrp: field(5)?.parse().ok()?,
@@ -82,6 +85,20 @@ pub fn session_pids(sid: i32) -> Vec<i32> {
 /// True while any live process of session `sid` exists.
 pub fn session_alive(sid: i32) -> bool {
     !session_members(sid).is_empty()
+}
+
+/// Command names of the shells a `start` may run through.
+const SHELLS: &[&str] = &["sh", "dash", "bash", "ash", "zsh"];
+
+/// The resident memory of the shells among session `sid`'s processes now:
+/// what a `start` run through `sh -c` adds to the service's RSS (0 when the
+/// server was started directly, or the shell exec'd into it).
+pub fn session_shell_rss_bytes(sid: i32) -> u64 {
+    session_members(sid)
+        .iter()
+        .filter(|s| SHELLS.contains(&s.comm.as_str()))
+        .map(|s| s.rss_pages * page_size())
+        .sum()
 }
 
 /// Summed resources of a set of processes at one instant.

@@ -17,6 +17,17 @@ pub enum ServiceError {
         #[source]
         source: std::io::Error,
     },
+    /// A start's scratch folder (`files:`) could not be made or removed.
+    #[error(
+        "runtime {runtime}: cannot prepare or remove its scratch folder {path}: {source}; \
+         check that the temp dir is writable and has room"
+    )]
+    Scratch {
+        runtime: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The port is taken before the start or still held after the stop.
     #[error(transparent)]
     PortInUse(#[from] PortInUse),

@@ -17,6 +17,7 @@ pub mod contain;
 pub mod error;
 pub mod guard;
 pub mod http_probe;
+pub mod launch;
 pub mod listening;
 pub mod log_cap;
 pub mod port;

@@ -29,7 +29,7 @@ pub struct ServiceCommand {
     /// The runtime's name, for logs and messages.
     pub runtime: String,
     pub dir: PathBuf,
-    /// Run with `sh -c`.
+    /// Run directly when it needs no shell, else with `sh -c` ([`super::launch`]).
     pub command: String,
     /// Added to the runner's environment.
     pub env: BTreeMap<String, String>,
@@ -41,6 +41,9 @@ pub struct ServiceCommand {
     pub limits: Limits,
     /// Bytes kept of the head and of the tail of this start's log.
     pub log_cap: u64,
+    /// A scratch folder made afresh for this start, with its rendered
+    /// files, and removed after its stop (`None`: none).
+    pub scratch: Option<crate::plan::ScratchPlan>,
 }
 
 impl ServiceCommand {
@@ -56,6 +59,7 @@ impl ServiceCommand {
             cpus,
             limits: Limits::default(),
             log_cap: rt.log_cap_bytes,
+            scratch: rt.scratch.clone(),
         }
     }
 }
@@ -102,6 +106,8 @@ pub struct Service {
     exit: Option<ExitStatus>,
     /// This start's cgroup, when the host allows cgroups.
     cgroup: Option<ServiceCgroup>,
+    /// This start's scratch folder, removed after the stop (or by its guard).
+    scratch: Option<super::scratch::Scratch>,
 }
 
 impl Service {
@@ -120,20 +126,45 @@ impl Service {
             .append(true)
             .open(log)
             .map_err(log_err)?;
+        let launch = super::launch::launch(&command.command);
         writeln!(
             file,
-            "=== runner: starting {} at {}: {}",
+            "=== runner: starting {} at {} {}: {}",
             command.runtime,
             crate::results::rfc3339_now(),
+            launch.words(),
             command.command
         )
         .map_err(log_err)?;
+        let scratch = command
+            .scratch
+            .as_ref()
+            .map(super::scratch::Scratch::with_files)
+            .transpose()
+            .map_err(|source| ServiceError::Scratch {
+                runtime: command.runtime.clone(),
+                path: command
+                    .scratch
+                    .as_ref()
+                    .map(|s| s.path.clone())
+                    .unwrap_or_default(),
+                source,
+            })?;
         let (log_sink, stdout, stderr) =
             CappedLog::start(file, log, command.log_cap).map_err(log_err)?;
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(&command.command)
-            .current_dir(&command.dir)
+        let mut cmd = match &launch {
+            super::launch::Launch::Direct(argv) => {
+                let mut cmd = Command::new(&argv[0]);
+                cmd.args(&argv[1..]);
+                cmd
+            }
+            super::launch::Launch::Shell(text) => {
+                let mut cmd = Command::new("sh");
+                cmd.arg("-c").arg(text);
+                cmd
+            }
+        };
+        cmd.current_dir(&command.dir)
             .envs(&command.env)
             .stdin(Stdio::null())
             .stdout(stdout)
@@ -171,6 +202,7 @@ impl Service {
             guard: None,
             exit: None,
             cgroup,
+            scratch,
         };
         let (kill, dirs) = service
             .cgroup
@@ -314,6 +346,14 @@ impl Service {
         }
         let exit_status = self.exit_text();
         self.end_cgroup()?;
+        if let Some(scratch) = self.scratch.take() {
+            let path = scratch.path().to_path_buf();
+            scratch.remove().map_err(|source| ServiceError::Scratch {
+                runtime: self.command.runtime.clone(),
+                path,
+                source,
+            })?;
+        }
         if let Some(g) = self.guard.take() {
             g.disarm();
         }

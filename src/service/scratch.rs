@@ -1,5 +1,6 @@
-//! A dependency's scratch folder (a PostgreSQL data directory and socket):
-//! created fresh for one start, owned by the user its server runs as, and
+//! A start's scratch folder (a dependency's PostgreSQL data directory and
+//! socket; a runtime's rendered `files:`): created fresh for one start,
+//! owned by the user its server runs as, and
 //! removed after the stop, or, if the runner dies first (even by SIGKILL),
 //! by a small guard process, like the service guard ([`super::guard`]) that
 //! kills the dependency's process group and cgroup at the same moment.
@@ -58,6 +59,18 @@ impl Scratch {
             path,
             guard: Some(guard),
         })
+    }
+
+    /// A fresh folder for one start with the files the plan rendered for it
+    /// (mode 0600 files in a 0700 folder: a config may hold a secret).
+    pub fn with_files(plan: &crate::plan::ScratchPlan) -> io::Result<Scratch> {
+        let scratch = Scratch::create(plan.path.clone(), None)?;
+        for file in &plan.files {
+            let path = scratch.path.join(&file.name);
+            std::fs::write(&path, &file.content)?;
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        }
+        Ok(scratch)
     }
 
     pub fn path(&self) -> &Path {

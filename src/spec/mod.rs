@@ -221,6 +221,14 @@ impl LoadedSpec {
         if found {
             return (field.to_owned(), pos);
         }
+        // A last key with dots of its own (`files.nginx.conf`, an env name).
+        for split in (1..path.len().saturating_sub(1)).rev() {
+            let mut joined = path[..split].to_vec();
+            joined.push(path[split..].join("."));
+            if let (pos, true) = self.tree.lookup(&joined) {
+                return (field.to_owned(), pos);
+            }
+        }
         if path.len() > 2 && path[0] == "runtimes" {
             for ancestor in self.ancestors.get(&path[1]).into_iter().flatten() {
                 let mut other = path.clone();

@@ -27,6 +27,9 @@ pub struct TrainJob {
     pub stop: StopPlan,
     /// Bytes kept of the head and of the tail of the training log.
     pub log_cap: u64,
+    /// The runtime's scratch folder and `files:`, made for the training start too.
+    #[serde(default)]
+    pub scratch: Option<crate::plan::ScratchPlan>,
     pub after: Vec<String>,
     /// Files that must exist and be non-empty afterwards (removed before).
     pub produces: Vec<PathBuf>,
@@ -45,6 +48,7 @@ impl TrainJob {
             health: rt.health.clone(),
             stop: rt.stop.clone(),
             log_cap: rt.log_cap_bytes,
+            scratch: rt.scratch.clone(),
             after: tp.after.clone(),
             produces: tp.produces.clone(),
         }

@@ -57,6 +57,7 @@ pub fn run_job(
         // start) but no limits: they belong to measured cells.
         limits: crate::cgroup::Limits::default(),
         log_cap: job.log_cap,
+        scratch: job.scratch.clone(),
     };
     let mut service = Service::start(&command, log).map_err(service_err)?;
     let startup = service

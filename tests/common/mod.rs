@@ -115,6 +115,7 @@ pub fn py_runtime(
         jvm_flags: vec![],
         java: None,
         port,
+        scratch: None,
         restart: Restart::Repeat,
         repeats: RepeatPolicy::Fixed { repeats: 1 },
         health: HealthPlan::http(

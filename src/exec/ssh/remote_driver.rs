@@ -113,6 +113,7 @@ impl RemoteHost {
             limit_memory_bytes: limits.memory_bytes,
             log_cap: rt.log_cap_bytes,
             health: rt.health.clone(),
+            scratch: rt.scratch.clone(),
             state_dir,
         });
         drop(c);

@@ -38,6 +38,7 @@ pub(crate) fn start_measured<S: StartSite>(
     let answered = until_first_answer(site, ctx, rt, how, start, first_cell, &mut lifecycle);
     let warmed = answered.and_then(|mut service| {
         lifecycle.idle_rss_bytes = site.rss_bytes(&mut service);
+        lifecycle.shell_rss_bytes = site.shell_rss_bytes(&mut service);
         match service_warmup(ctx, rt, &mut service, first_cell) {
             Ok(()) => Ok(service),
             Err(why) => Err(Unanswered {

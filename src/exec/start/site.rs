@@ -89,6 +89,12 @@ pub(crate) trait StartSite {
     /// The resident memory of the service's processes, when it can be read.
     fn rss_bytes(&mut self, service: &mut Self::Service) -> Option<u64>;
 
+    /// The part of that memory held by a start shell (`sh -c`), when there
+    /// is one and the site reads it (a service host does not yet).
+    fn shell_rss_bytes(&mut self, _service: &mut Self::Service) -> Option<u64> {
+        None
+    }
+
     /// What the service saw of its limits (`None` where that is not looked at).
     fn observe(&self, service: &Self::Service, rt: &RuntimePlan) -> Option<Observed>;
 
@@ -183,6 +189,13 @@ impl StartSite for Here {
 
     fn rss_bytes(&mut self, service: &mut Service) -> Option<u64> {
         Some(session_usage(service.sid()).rss_bytes)
+    }
+
+    fn shell_rss_bytes(&mut self, service: &mut Service) -> Option<u64> {
+        Some(crate::sample::procfs::session_shell_rss_bytes(
+            service.sid(),
+        ))
+        .filter(|b| *b > 0)
     }
 
     fn observe(&self, service: &Service, rt: &RuntimePlan) -> Option<Observed> {

@@ -188,6 +188,7 @@ fn create_run(plan: &Plan, spec_text: &str, driver: &impl Driver) -> Result<RunD
         .map_err(crate::results::ResultsError::write(&spec_path))?;
     run.write_json(PLAN_FILE, plan)?;
     run.write_json(ENVIRONMENT_FILE, &driver.environment(plan))?;
+    crate::exec::walk::rendered_files::write_rendered_files(&run, plan)?;
     Ok(run)
 }
 

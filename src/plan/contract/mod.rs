@@ -12,6 +12,7 @@ pub mod memory;
 pub mod model;
 pub mod profile_plan;
 pub mod scenarios;
+pub mod scratch_plan;
 pub mod search;
 pub mod start_variant;
 pub mod stop_plan;

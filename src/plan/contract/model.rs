@@ -171,6 +171,10 @@ pub struct RuntimePlan {
     pub java: Option<JavaPlan>,
     /// The port the service listens on (fixed in the spec, or chosen free at plan time).
     pub port: u16,
+    /// Its starts' scratch folder and `files:` (`None`: it declares no
+    /// files and names no `{{ scratch }}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<crate::plan::contract::scratch_plan::ScratchPlan>,
     /// When its service is started anew (the runtime's `lifecycle`, else the spec's).
     pub restart: Restart,
     /// How many repeats its configurations get (its own `repeats`, else the spec's).

@@ -17,6 +17,9 @@ pub struct StartVariant {
     pub env: BTreeMap<String, String>,
     pub jvm_flags: Vec<String>,
     pub java: Option<JavaPlan>,
+    /// The scratch folder and `files:` rendered for this cell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<crate::plan::ScratchPlan>,
 }
 
 impl RuntimePlan {
@@ -30,6 +33,7 @@ impl RuntimePlan {
                 env: v.env.clone(),
                 jvm_flags: v.jvm_flags.clone(),
                 java: v.java.clone(),
+                scratch: v.scratch.clone(),
                 ..self.clone()
             }),
         }

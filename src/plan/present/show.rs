@@ -115,6 +115,23 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         }
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
+        if let Some(scratch) = &rt.scratch {
+            let files: Vec<String> = scratch
+                .files
+                .iter()
+                .map(|f| format!("{} ({} bytes)", f.name, f.content.len()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "    files   {} rendered into {} before each start",
+                if files.is_empty() {
+                    "none".to_owned()
+                } else {
+                    files.join(", ")
+                },
+                scratch.path.display()
+            );
+        }
         if let Some(java) = &rt.java {
             write_java(out, java);
         }

@@ -88,6 +88,7 @@ mod tests {
             env: Default::default(),
             jvm_flags: vec![format!("-XX:+Use{gc}GC")],
             java: None,
+            scratch: None,
         };
         let (g1, same, z) = (variant("G1"), variant("G1"), variant("Z"));
         let on = |v| Slot {

@@ -69,6 +69,12 @@ pub fn plan_runtime<'s>(
     vars.set_map("runtime", &[("name", Value::from(name))]);
     vars.set("port", port);
     vars.set("work_dir", dir.display().to_string());
+    vars.set(
+        crate::plan::templating::files::SCRATCH_VAR,
+        crate::plan::templating::files::scratch_path(&loaded.spec.experiment.name, name, port)
+            .display()
+            .to_string(),
+    );
     let needs = crate::plan::steps::dependencies::needs_of(loaded, rt);
     if !dependencies.is_empty() {
         vars.set(
@@ -119,11 +125,22 @@ pub fn plan_runtime<'s>(
     }
 
     // Per cell: rendered by crate::plan::steps::variant, the first cell's copied here.
-    let (jvm_flags, start, env_out) = if per_cell {
-        (Vec::new(), String::new(), BTreeMap::new())
+    let fields = if per_cell {
+        crate::plan::steps::variant::StartFields {
+            jvm_flags: Vec::new(),
+            start: String::new(),
+            env: BTreeMap::new(),
+            scratch: None,
+        }
     } else {
         crate::plan::steps::variant::render_start(&mut r, name, rt, &mut vars, port)
     };
+    let crate::plan::steps::variant::StartFields {
+        jvm_flags,
+        start,
+        env: env_out,
+        scratch,
+    } = fields;
     let build = r.list(&at("build"), rt.build.as_ref(), &vars);
 
     let health = crate::plan::keys::health::plan_health(
@@ -218,6 +235,7 @@ pub fn plan_runtime<'s>(
         jvm_flags,
         java,
         port,
+        scratch,
         restart: restart_policy(rt, loaded),
         repeats: crate::plan::contract::adaptive::repeat_policy(rt, loaded),
         health,

@@ -73,23 +73,6 @@ pub fn java_bin(java: &JavaPlan) -> String {
     }
 }
 
-/// Whether any of `sources` uses one of `axes` (a template that does not
-/// parse uses none here: its own render reports the syntax error).
-fn uses_axis<'a>(
-    env: &Environment,
-    sources: impl IntoIterator<Item = &'a str>,
-    axes: &[String],
-) -> bool {
-    sources.into_iter().any(|source| {
-        source.contains("{{")
-            && env.template_from_str(source).is_ok_and(|t| {
-                t.undeclared_variables(false)
-                    .iter()
-                    .any(|v| axes.contains(v))
-            })
-    })
-}
-
 /// Whether `java.version` of `rt` is a template (resolved per cell).
 pub fn templated_version(rt: &RuntimeSpec) -> bool {
     rt.java
@@ -108,7 +91,9 @@ pub fn varies(loaded: &LoadedSpec, rt: &RuntimeSpec, env: &Environment) -> bool 
     sources.extend(rt.env.iter().flatten().map(|(_, v)| v.as_str()));
     sources.extend(loaded.spec.env.values().map(String::as_str));
     sources.extend(rt.java.as_ref().and_then(|j| j.version.as_deref()));
-    uses_axis(env, sources, &axes)
+    let files = crate::plan::templating::files::sources(loaded, rt);
+    sources.extend(files.iter().map(String::as_str));
+    crate::plan::templating::template::uses_any(env, sources, &axes)
 }
 
 /// The JDK a runtime whose `java.version` is templated builds with:
@@ -139,17 +124,27 @@ pub fn build_jdk<'s>(
     resolved.pop().unwrap_or_else(|| jdks.version(""))
 }
 
+/// A runtime's start fields as one rendering gives them.
+pub struct StartFields {
+    pub jvm_flags: Vec<String>,
+    pub start: String,
+    pub env: BTreeMap<String, String>,
+    pub scratch: Option<crate::plan::ScratchPlan>,
+}
+
 /// The start fields of runtime `name` rendered with `vars`: its JVM flags
 /// (also set as `jvm_flags` in `vars`, for `start` to use), its start
-/// command, and its environment (the spec's, the runtime's, `PORT`). One
-/// rendering for a runtime's plan and for each cell's variant.
+/// command, its environment (the spec's, the runtime's, `PORT`, and
+/// `RUNNER_SCRATCH` when it has a scratch folder) and its `files:`
+/// ([`crate::plan::templating::files`]). One rendering for a runtime's plan
+/// and for each cell's variant.
 pub fn render_start<'s>(
     r: &mut Renderer<'s, 's>,
     name: &str,
     rt: &'s RuntimeSpec,
     vars: &mut Vars,
     port: u16,
-) -> (Vec<String>, String, BTreeMap<String, String>) {
+) -> StartFields {
     let loaded = r.loaded;
     let at = |field: &str| format!("runtimes.{name}.{field}");
     let jvm_flags = r.list(&at("jvm_flags"), rt.jvm_flags.as_ref(), vars);
@@ -163,7 +158,16 @@ pub fn render_start<'s>(
     env.extend(r.map("env", &loaded.spec.env, vars));
     env.extend(r.map(&at("env"), rt.env.iter().flatten(), vars));
     env.insert("PORT".into(), port.to_string());
-    (jvm_flags, start, env)
+    let scratch = crate::plan::templating::files::render_scratch(r, name, rt, vars);
+    if let Some(s) = &scratch {
+        env.insert("RUNNER_SCRATCH".into(), s.path.display().to_string());
+    }
+    StartFields {
+        jvm_flags,
+        start,
+        env,
+        scratch,
+    }
 }
 
 fn with_point(vars: &Vars, point: &crate::plan::steps::matrix::Point) -> Vars {
@@ -197,12 +201,13 @@ pub fn render_variant<'s>(
     if let Some(java) = &java {
         vars.set("java", java_bin(java));
     }
-    let (jvm_flags, start, env) = render_start(r, name, rt, &mut vars, runtime.port);
+    let fields = render_start(r, name, rt, &mut vars, runtime.port);
     StartVariant {
-        start,
-        env,
-        jvm_flags,
+        start: fields.start,
+        env: fields.env,
+        jvm_flags: fields.jvm_flags,
         java,
+        scratch: fields.scratch,
     }
 }
 
@@ -313,6 +318,7 @@ pub fn apply<'s>(
             runtime.start = first.start.clone();
             runtime.env = first.env.clone();
             runtime.jvm_flags = first.jvm_flags.clone();
+            runtime.scratch = first.scratch.clone();
         }
         for program in
             crate::plan::toolchains::tools::programs(starts.iter().map(|v| v.start.as_str()))

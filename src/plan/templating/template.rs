@@ -48,7 +48,8 @@ impl Vars {
         self.values.insert(name.to_owned(), Value::from_pairs(map));
     }
 
-    fn has(&self, dotted: &str) -> bool {
+    /// Whether `dotted` (`deps.db.port`) names a variable here.
+    pub fn has(&self, dotted: &str) -> bool {
         let mut parts = dotted.split('.');
         let Some(root) = parts.next().and_then(|r| self.values.get(r)) else {
             return false;
@@ -63,9 +64,36 @@ impl Vars {
         true
     }
 
+    /// The value of top-level variable `name`, if set.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// Every variable, as one value to render a template with.
+    pub fn context(&self) -> Value {
+        Value::from_pairs(self.values.clone())
+    }
+
     fn names(&self) -> Vec<&str> {
         self.values.keys().map(String::as_str).collect()
     }
+}
+
+/// Whether any of `sources` uses one of `names` as a variable (a template
+/// that does not parse uses none here: its own render reports the syntax error).
+pub fn uses_any<'a>(
+    env: &Environment,
+    sources: impl IntoIterator<Item = &'a str>,
+    names: &[String],
+) -> bool {
+    sources.into_iter().any(|source| {
+        source.contains("{{")
+            && env.template_from_str(source).is_ok_and(|t| {
+                t.undeclared_variables(false)
+                    .iter()
+                    .any(|v| names.contains(v))
+            })
+    })
 }
 
 /// A strict environment: undefined variables are errors, no HTML escaping.

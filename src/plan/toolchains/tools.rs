@@ -117,6 +117,7 @@ mod tests {
             jvm_flags: vec![],
             java: None,
             port: 8080,
+            scratch: None,
             restart: crate::plan::Restart::Repeat,
             repeats: crate::plan::RepeatPolicy::Fixed { repeats: 1 },
             health: crate::plan::HealthPlan::http(

@@ -197,6 +197,7 @@ impl ServiceHost {
                 memory_bytes: w.limit_memory_bytes,
             },
             log_cap: w.log_cap,
+            scratch: w.scratch.clone(),
         };
         let health = w.health.clone();
         self.last_log = Some(log.clone());

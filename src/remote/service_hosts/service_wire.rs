@@ -120,6 +120,9 @@ pub struct WireStart {
     pub limit_memory_bytes: Option<u64>,
     pub log_cap: u64,
     pub health: crate::plan::HealthPlan,
+    /// The start's scratch folder and rendered `files:`, made there.
+    #[serde(default)]
+    pub scratch: Option<crate::plan::ScratchPlan>,
     pub state_dir: String,
 }
 

@@ -77,6 +77,9 @@ pub struct StartupRow {
     pub first_request_ms: Option<f64>,
     pub idle_rss_bytes: Option<u64>,
     pub post_load_rss_bytes: Option<u64>,
+    /// Median RSS of its start shell (`sh -c`) at the idle reading; `None`
+    /// when the server was started directly.
+    pub shell_rss_bytes: Option<u64>,
     /// Median startup in the training phase, if the runtime was trained.
     pub train_startup_ms: Option<f64>,
 }
@@ -305,6 +308,7 @@ fn startup(run: &RunData, runtimes: &[String]) -> Vec<StartupRow> {
                 first_request_ms: median_of_some(measure.iter().map(|l| l.first_request_ms)),
                 idle_rss_bytes: med_bytes(|l| l.idle_rss_bytes),
                 post_load_rss_bytes: med_bytes(|l| l.post_load_rss_bytes),
+                shell_rss_bytes: med_bytes(|l| l.shell_rss_bytes),
                 train_startup_ms: median_of_some(train.iter().map(|l| l.startup_ms)),
                 runtime: rt,
             })

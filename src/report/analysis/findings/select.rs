@@ -117,11 +117,7 @@ pub fn measure_findings(
             measure.label()
         )
     });
-    let missing = findings.is_empty().then(|| {
-        "nothing can be stated: one usable repeat per configuration gives no noise estimate \
-         (run with `repeats: 2` or more)"
-            .to_string()
-    });
+    let missing = findings.is_empty().then(|| why_nothing(points, measure));
     MeasureFindings {
         measure,
         label: measure.heading(),
@@ -130,6 +126,28 @@ pub fn measure_findings(
         missing,
         findings,
     }
+}
+
+/// Why no finding is stated on `measure`: said as it is, since "one usable
+/// repeat" on a run of three repeats at fixed open-loop rates would be false.
+fn why_nothing(points: &[PointRepeats], measure: Measure) -> String {
+    let with_values: Vec<&PointRepeats> = points
+        .iter()
+        .filter(|p| !p.of(measure).is_empty())
+        .collect();
+    if measure == Measure::Throughput && points.iter().all(|p| p.open_loop) {
+        return "not compared: every cell offered a fixed rate (an open loop), so the rate, not \
+                the service, set the throughput; latency and CPU per request compare them"
+            .to_string();
+    }
+    if with_values.iter().all(|p| p.of(measure).len() < 2) {
+        return "nothing can be stated: one usable repeat per configuration gives no noise \
+                estimate (run with `repeats: 2` or more)"
+            .to_string();
+    }
+    "nothing can be stated: no two runtimes share a point of the axes with two or more \
+     usable repeats each"
+        .to_string()
 }
 
 /// The runtimes with a value of `measure`, better first: by the mean log
@@ -166,4 +184,44 @@ fn rank(runtimes: &[String], points: &[PointRepeats], measure: Measure) -> Vec<S
         Better::Lower => x.1.total_cmp(&y.1),
     });
     scored.into_iter().map(|(rt, _)| rt).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point<'r>(runtime: &'r str, rps: &[f64], open_loop: bool) -> PointRepeats<'r> {
+        let mut values: [Vec<f64>; 4] = Default::default();
+        values[Measure::Throughput as usize] = rps.to_vec();
+        PointRepeats {
+            runtime,
+            axes: "rate=2000",
+            values,
+            rounds: Default::default(),
+            open_loop,
+        }
+    }
+
+    #[test]
+    fn no_finding_is_explained_by_its_cause() {
+        // Three repeats at a fixed rate: the rate set the throughput.
+        let open = [
+            point("a", &[2000.0; 3], true),
+            point("b", &[2000.0; 3], true),
+        ];
+        assert!(
+            why_nothing(&open, Measure::Throughput)
+                .starts_with("not compared: every cell offered a fixed rate")
+        );
+        // One repeat each: no noise estimate.
+        let single = [point("a", &[900.0], false), point("b", &[800.0], false)];
+        assert!(why_nothing(&single, Measure::Throughput).contains("one usable repeat"));
+        // Repeats enough, and still nothing stated (the runtimes share no point).
+        let apart = [
+            point("a", &[900.0, 910.0], false),
+            point("b", &[800.0, 790.0], false),
+        ];
+        let why = why_nothing(&apart, Measure::Throughput);
+        assert!(why.contains("no two runtimes share a point"), "{why}");
+    }
 }

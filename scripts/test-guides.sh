@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs the specs the guides and the README show (docs/guides/*.md), each
+# with --quick, and checks what the guide promises of its run:
+#   - experiments/examples/nginx.yaml (README, guides/off-the-shelf-server.md):
+#     complete, every cell measured, nginx's version and rendered config kept;
+#   - experiments/examples/go-service.yaml (README): complete, every cell measured;
+#   - docs/guides/specs/two-versions.yaml (guides/two-versions.md), in a
+#     throwaway git repository whose v1 pauses 2 ms per request and v2 does
+#     not: complete, both revisions ran, the report compares them.
+# The other two guides are run elsewhere in CI: nightly regression checks by
+# scripts/e2e-compare.sh, load from another machine by scripts/test-hosts.sh.
+# Every spec block of README.md and docs/ is validated by tests/docs_specs.rs.
+#
+#   scripts/test-guides.sh      # about 2 min here
+# RUNNER picks the binary (default target/release/runner, built when missing).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+runner=${RUNNER:-$root/target/release/runner}
+fail() { echo "test-guides: $*" >&2; exit 1; }
+[ -x "$runner" ] || cargo build --release --locked
+
+# The newest run directory under results dir $1 after running spec $2 ($3...: options).
+run_spec() {
+  local results=$1 spec=$2 before run rc=0
+  shift 2
+  before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
+  echo "== runner exec $spec $*" >&2
+  "$runner" exec "$spec" "$@" >&2 || rc=$?
+  [ "$rc" -le 1 ] || fail "runner exec $spec exited $rc"
+  run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)
+  [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run under $results"
+  echo "$run"
+}
+
+# Every planned cell measured (requests > 0, not failed), the run complete.
+check_run() {
+  python3 - "$1" <<'PY'
+import csv, json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+status = json.loads((run / "status.json").read_text())
+plan = json.loads((run / "plan.json").read_text())
+rows = {r["cell_id"]: r for r in csv.DictReader(open(run / "measurements.csv"))}
+problems = [] if status["state"] == "complete" else [f"run {status['state']}"]
+for cell in plan["cells"]:
+    r = rows.get(cell["id"])
+    if r is None or r["status"] == "failed" or int(r["requests"]) == 0:
+        problems.append(f"cell {cell['id']}: {r and r['reason'] or 'not measured'}")
+if problems:
+    sys.exit("test-guides: " + "; ".join(problems) + f" ({run})")
+print(f"test-guides: {run.name}: {len(rows)} cells measured")
+PY
+}
+
+run=$(run_spec results/nginx-static experiments/examples/nginx.yaml --quick --repeats 1)
+check_run "$run"
+grep -q "nginx version" "$run/environment.json" || fail "$run: nginx's version not recorded"
+ls "$run"/files/nginx/nginx.conf >/dev/null || fail "$run: the rendered nginx.conf was not kept"
+
+run=$(run_spec results/my-go-service experiments/examples/go-service.yaml --quick --repeats 1)
+check_run "$run"
+
+repo=$(mktemp -d)
+trap 'rm -rf "$repo"' EXIT
+(
+  cd "$repo"
+  git init -q .
+  git config user.email guide@example.com
+  git config user.name guide
+  write_server() {
+    cat > server.py <<PY
+import http.server, os, time
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        if self.path == "/hello":
+            time.sleep($1)
+        body = b"hello\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
+PY
+  }
+  write_server 0.002 && git add server.py && git commit -qm v1 && git tag v1
+  write_server 0 && git commit -qam v2 && git tag v2
+  printf 'build/\nresults/\n' > .gitignore
+)
+cp docs/guides/specs/two-versions.yaml "$repo/spec.yaml"
+run=$(run_spec "$repo/results/two-versions" "$repo/spec.yaml" --quick)
+check_run "$run"
+grep -Eq "after\*\* vs before|before\*\* vs after" "$run/report.md" ||
+  fail "$run/report.md does not compare after with before"
+echo "test-guides: the README's and the guides' specs ran"

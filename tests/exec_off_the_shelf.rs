@@ -146,6 +146,12 @@ fn nginx_from_a_rendered_config_is_measured_directly_with_its_version() {
         serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
             .unwrap();
     let version = env["versions"]["runtime nginx"].as_str().unwrap();
+    // The toolchains recorded are those the spec's runtimes use: none here.
+    let tools = env["toolchains"].as_object().unwrap();
+    assert!(
+        !tools.contains_key("go") && !tools.contains_key("mvn"),
+        "{tools:?}"
+    );
     assert!(version.starts_with("nginx version: nginx/"), "{version}");
     // Each start's scratch folder is gone with its stop.
     let left: Vec<_> = std::fs::read_dir(&tmpdir)

@@ -519,3 +519,38 @@ fn compare_and_history_give_the_same_runs_the_same_verdicts() {
     let history = json(&["history"], &five_path);
     assert_eq!(compare_verdicts(&against), history_verdicts(&history));
 }
+
+/// A run records the toolchains its runtimes use: one recorded on one side
+/// only (an older run recorded every installed one) is not a difference,
+/// while a toolchain both recorded and changed is.
+#[test]
+fn a_toolchain_recorded_on_one_side_only_is_not_a_difference() {
+    let (_a_tmp, a) = copy_fixture("base");
+    let (_b_tmp, b) = copy_fixture("base");
+    let path = b.join("environment.json");
+    let mut env: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let tools = env["toolchains"].as_object().unwrap().clone();
+    assert!(
+        tools.len() >= 2,
+        "the fixture records several toolchains: {tools:?}"
+    );
+    let (kept, _) = tools.iter().next().unwrap();
+    env["toolchains"] = serde_json::json!({ kept.clone(): tools[kept].clone() });
+    std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+    let out = compare().arg(&a).arg(&b).output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env["toolchains"] = serde_json::json!({ kept.clone(): "changed 9.9" });
+    std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+    compare()
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("toolchain {kept}: ")));
+}

@@ -72,7 +72,10 @@ impl Driver for Processes {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let mut env = capture(&standard_probes(&jdks), VERSION_TIMEOUT);
+        let mut env = capture(
+            &used_toolchains(plan, standard_probes(&jdks)),
+            VERSION_TIMEOUT,
+        );
         env.hosts = crate::exec::measure::remote_load::hosts_environment(plan);
         let versions: Vec<VersionProbe> = plan
             .versions
@@ -190,4 +193,26 @@ impl Driver for Processes {
     fn stop_dependency(&mut self, dep: &DependencyPlan) -> Option<String> {
         self.dependencies.stop(dep)
     }
+}
+
+/// The toolchain probes of the programs `plan`'s runtimes use (their
+/// `tools`, `rustc` beside `cargo`, `java` for a runtime with `java:`, and
+/// each resolved JDK's own): a report of nginx lists nginx's version, not
+/// the Go and Maven that happen to be installed.
+fn used_toolchains(plan: &Plan, probes: Vec<VersionProbe>) -> Vec<VersionProbe> {
+    let mut used: BTreeSet<&str> = plan
+        .runtimes
+        .iter()
+        .flat_map(|rt| rt.tools.iter().map(String::as_str))
+        .collect();
+    if used.contains("cargo") {
+        used.insert("rustc");
+    }
+    if plan.runtimes.iter().any(|rt| rt.java.is_some()) {
+        used.insert("java");
+    }
+    probes
+        .into_iter()
+        .filter(|p| used.contains(p.name.as_str()) || p.name.starts_with("java ("))
+        .collect()
 }

@@ -25,14 +25,16 @@ pub fn differences(a: &RunData, b: &RunData) -> Vec<String> {
         .keys()
         .chain(b.environment.toolchains.keys())
         .collect();
+    // A toolchain recorded on one side only was not used there: a run
+    // records the toolchains its runtimes use (runs before that recorded
+    // every one), and a spec that changed its runtimes differs by its hash.
     for tool in tools {
-        let (ta, tb) = (
+        if let (Some(ta), Some(tb)) = (
             a.environment.toolchains.get(tool),
             b.environment.toolchains.get(tool),
-        );
-        if ta != tb {
-            let show = |t: Option<&String>| t.map_or("(absent)".to_string(), |v| format!("{v:?}"));
-            out.push(format!("toolchain {tool}: {} vs {}", show(ta), show(tb)));
+        ) && ta != tb
+        {
+            out.push(format!("toolchain {tool}: {ta:?} vs {tb:?}"));
         }
     }
     // A version recorded on one side only was not asked for on the other

@@ -652,7 +652,7 @@ PY
 grep -q "dependency db reset" "$tmp/deps.out" || { cat "$tmp/deps.out"; fail "db was not reset on svc between the repeats"; }
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
-left=$(ls -d /tmp/runner-remote-*-db /tmp/runner-remote-*-audit 2>/dev/null || true)
+left=$(ls -d /tmp/runner-*-dep-db-* /tmp/runner-*-dep-audit-* 2>/dev/null || true)
 [ -z "$left" ] || fail "dependency scratch folders left on svc: $left"
 echo "  nothing left on svc but its sshd: PostgreSQL and the stub stopped, their scratch folders removed"
 if [ "${1:-}" = --figures ]; then

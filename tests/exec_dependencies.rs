@@ -336,3 +336,57 @@ fn a_dependency_that_never_gets_ready_skips_the_runtimes_that_need_it_and_only_t
     assert!(!pids.is_empty(), "the free runtime recorded its pids");
     assert!(wait_all_gone(&pids, Duration::from_secs(5)).is_empty());
 }
+
+/// A dependency's `files:` are rendered with its port into its scratch
+/// folder before it starts: here Python's file server serves that folder
+/// and its readiness is the rendered file itself, so the run only starts if
+/// the file was there, with the port in it. The file is kept in the run
+/// directory and the folder is gone after the run.
+#[test]
+fn a_dependency_serves_from_its_rendered_files_and_leaves_no_folder() {
+    let (tmp, scratch) = test_dir();
+    let dir = tmp.path();
+    std::fs::write(dir.join("greeting.txt.j2"), "hello from port {{ port }}\n").unwrap();
+    let yaml = format!(
+        r#"experiment: {{ name: exec-test }}
+dependencies:
+  greeter:
+    dir: {dir}
+    files: {{ greeting.txt: greeting.txt.j2 }}
+    start: python3 -m http.server --bind 127.0.0.1 --directory {{{{ scratch }}}} {{{{ port }}}}
+    health: {{ path: /greeting.txt, timeout: 20s, interval: 50ms }}
+runtimes:
+  py:
+    dir: {f}
+    start: python3 service.py
+    needs: [greeter]
+workload: {{ path: /work/16 }}
+axes: {{ concurrency: [1] }}
+measure: {{ duration: 200ms }}
+results: {dir}/results
+{QUIET_HOST}"#,
+        dir = dir.display(),
+        f = fixtures().display(),
+    );
+    let spec = dir.join("spec.yaml");
+    std::fs::write(&spec, yaml).unwrap();
+    let out = start_runner(&spec, &scratch).wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = run_dir(dir);
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("plan.json")).unwrap()).unwrap();
+    let port = plan["dependencies"][0]["port"].as_u64().unwrap();
+    let kept = std::fs::read_to_string(run.join("files/dependency-greeter/greeting.txt")).unwrap();
+    assert_eq!(kept, format!("hello from port {port}\n"));
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "scratch folders left: {left:?}");
+}

@@ -46,8 +46,6 @@ pub(super) struct Up {
 pub struct Site<'a> {
     /// Its log file (`<logs>/dependency-<name>.log`).
     pub log: PathBuf,
-    /// Its scratch folder, made fresh for this start.
-    pub scratch: PathBuf,
     /// True once the run is interrupted: its commands and readiness stop waiting.
     pub cancelled: &'a dyn Fn() -> bool,
 }
@@ -80,13 +78,12 @@ impl Dependencies {
                 })?),
                 None => None,
             };
-        let scratch_path = site.scratch.clone();
-        let scratch = Scratch::create(scratch_path.clone(), owner).map_err(|e| {
+        let scratch = Scratch::with_files(&dep.scratch, owner).map_err(|e| {
             error(
                 dep,
                 format!(
-                    "cannot create its scratch folder {}: {e}",
-                    scratch_path.display()
+                    "cannot create its scratch folder {} with its files: {e}",
+                    dep.scratch.path.display()
                 ),
             )
         })?;

@@ -139,7 +139,7 @@ impl Service {
         let scratch = command
             .scratch
             .as_ref()
-            .map(super::scratch::Scratch::with_files)
+            .map(|plan| super::scratch::Scratch::with_files(plan, None))
             .transpose()
             .map_err(|source| ServiceError::Scratch {
                 runtime: command.runtime.clone(),

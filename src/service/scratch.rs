@@ -63,12 +63,20 @@ impl Scratch {
 
     /// A fresh folder for one start with the files the plan rendered for it
     /// (mode 0600 files in a 0700 folder: a config may hold a secret).
-    pub fn with_files(plan: &crate::plan::ScratchPlan) -> io::Result<Scratch> {
-        let scratch = Scratch::create(plan.path.clone(), None)?;
+    /// Owned by `owner` when given (a server that runs as its own user
+    /// reads them).
+    pub fn with_files(
+        plan: &crate::plan::ScratchPlan,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<Scratch> {
+        let scratch = Scratch::create(plan.path.clone(), owner)?;
         for file in &plan.files {
             let path = scratch.path.join(&file.name);
             std::fs::write(&path, &file.content)?;
             std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
+            }
         }
         Ok(scratch)
     }

@@ -372,7 +372,7 @@ pub fn check_health(h: &HealthSpec, at: &dyn Fn(&str) -> String, out: &mut Vec<F
 
 /// One entry of `files:`: a plain file name (it lands in the start's
 /// scratch folder) and a template path relative to `dir`.
-fn check_file(name: &str, template: &str, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
+pub fn check_file(name: &str, template: &str, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
     if let Some(why) = unsafe_name(name) {
         out.push(finding(
             at(&format!("files.{name}")),

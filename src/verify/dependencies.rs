@@ -29,8 +29,6 @@ pub struct VerifyDependencies<'a> {
     plan: &'a Plan,
     /// `<verify folder>/logs`: `dependency-<name>.log` per dependency.
     logs: &'a Path,
-    /// The verify's run id: scratch folders are `runner-verify-<id>-<name>`.
-    run_id: &'a str,
     cancelled: &'a dyn Fn() -> bool,
     running: Dependencies,
     schedule: Tracker,
@@ -39,16 +37,10 @@ pub struct VerifyDependencies<'a> {
 }
 
 impl<'a> VerifyDependencies<'a> {
-    pub fn new(
-        plan: &'a Plan,
-        logs: &'a Path,
-        run_id: &'a str,
-        cancelled: &'a dyn Fn() -> bool,
-    ) -> Self {
+    pub fn new(plan: &'a Plan, logs: &'a Path, cancelled: &'a dyn Fn() -> bool) -> Self {
         VerifyDependencies {
             plan,
             logs,
-            run_id,
             cancelled,
             running: Dependencies::default(),
             schedule: Tracker::default(),
@@ -89,8 +81,6 @@ impl<'a> VerifyDependencies<'a> {
                 Prepare::Start => {
                     let site = Site {
                         log: self.log_of(name),
-                        scratch: std::env::temp_dir()
-                            .join(format!("runner-verify-{}-{name}", self.run_id)),
                         cancelled: self.cancelled,
                     };
                     self.running.start_at(&site, dep)

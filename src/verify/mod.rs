@@ -180,7 +180,7 @@ pub fn run(
         logs.display()
     );
     let cancelled = || interrupt.is_set();
-    let mut dependencies = VerifyDependencies::new(plan, &logs, &run_id, &cancelled);
+    let mut dependencies = VerifyDependencies::new(plan, &logs, &cancelled);
     let mut records = Vec::new();
     for rt in runtimes {
         if interrupt.is_set() {

@@ -48,7 +48,6 @@ impl RunDependencies for Dependencies {
         let cancelled = || ctx.interrupt.is_set();
         let site = Site {
             log: ctx.run.log(&format!("dependency-{}", dep.name)),
-            scratch: std::env::temp_dir().join(format!("runner-{}-{}", ctx.run.run_id(), dep.name)),
             cancelled: &cancelled,
         };
         self.start_at(&site, dep)

@@ -1,8 +1,10 @@
-//! The rendered `files:` of every runtime, written into the run directory
-//! when it is created (`files/<runtime>/<name>`; a runtime whose files
-//! differ per cell gets `files/<runtime>/<axes>/<name>` for each distinct
-//! rendering): a server's config is part of what was measured, and
-//! plan.json's escaped JSON string is no way to read an nginx.conf.
+//! The rendered `files:` of every runtime and dependency, written into the
+//! run directory when it is created (`files/<runtime>/<name>`; a runtime
+//! whose files differ per cell gets `files/<runtime>/<axes>/<name>` for
+//! each distinct rendering; a dependency's are in
+//! `files/dependency-<name>/`): a server's config is part of what was
+//! measured, and plan.json's escaped JSON string is no way to read an
+//! nginx.conf.
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -36,6 +38,10 @@ pub fn write_rendered_files(run: &RunDir, plan: &Plan) -> Result<(), ResultsErro
             }
             (None, true) => {}
         }
+    }
+    for dep in &plan.dependencies {
+        let folder = run.file(FILES_DIR).join(format!("dependency-{}", dep.name));
+        write_one(&folder, &dep.scratch, &mut written)?;
     }
     Ok(())
 }

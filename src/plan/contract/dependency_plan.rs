@@ -30,6 +30,10 @@ pub struct DependencyPlan {
     pub env: BTreeMap<String, String>,
     pub port: u16,
     pub health: crate::plan::contract::health_plan::HealthPlan,
+    /// Its scratch folder (`{{ scratch }}`, `$RUNNER_SCRATCH`: the data
+    /// directory and socket of a `postgres` kind) and its rendered `files:`,
+    /// made afresh before each start and removed after its stop.
+    pub scratch: crate::plan::contract::scratch_plan::ScratchPlan,
     pub stop: crate::plan::StopPlan,
     /// `GET` path of its own latency figures (`POST <stats>/reset` zeroes them).
     #[serde(skip_serializing_if = "Option::is_none")]

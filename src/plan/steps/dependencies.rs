@@ -81,6 +81,15 @@ fn plan_one<'s>(
     let mut vars = Vars::default();
     vars.set_map("host", &[("cpus", Value::from(cpus))]);
     vars.set("port", port);
+    let scratch_path = crate::plan::templating::files::scratch_path(
+        &loaded.spec.experiment.name,
+        &format!("dep-{name}"),
+        port,
+    );
+    vars.set(
+        crate::plan::templating::files::SCRATCH_VAR,
+        scratch_path.display().to_string(),
+    );
     let hints = Hints::default();
     let mut r = Renderer {
         loaded,
@@ -95,6 +104,14 @@ fn plan_one<'s>(
         .collect();
     env_out.insert("PORT".into(), port.to_string());
     let health = plan_health(&mut r, dep.health.as_ref(), HealthCheck::Tcp, &vars, &at);
+    let scratch = crate::plan::templating::files::render_files(
+        &mut r,
+        &at("files"),
+        &dir,
+        dep.files.as_ref(),
+        scratch_path,
+        &vars,
+    );
     let stop_spec = dep.stop.clone().unwrap_or_default();
     // PostgreSQL's TERM is a "smart" shutdown that waits for every client;
     // INT is its fast one (clients cut, a clean checkpoint).
@@ -127,6 +144,7 @@ fn plan_one<'s>(
         env: env_out,
         port,
         health,
+        scratch,
         stop,
         stats: dep.stats.clone(),
         reset: None,

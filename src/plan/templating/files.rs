@@ -16,11 +16,13 @@ use crate::spec::{LoadedSpec, absolute};
 /// The template variable naming a start's scratch folder.
 pub const SCRATCH_VAR: &str = "scratch";
 
-/// The scratch folder of runtime `runtime` of `experiment` on `port`: under
-/// the temp dir, one per runtime and port, so that two runs on one host
-/// (which never share a port) never share it.
-pub fn scratch_path(experiment: &str, runtime: &str, port: u16) -> PathBuf {
-    std::env::temp_dir().join(format!("runner-{experiment}-{runtime}-{port}"))
+/// The scratch folder of service `service` (a runtime's name, or
+/// `dep-<name>` for a dependency) of `experiment` on `port`: under the temp
+/// dir, one per service and port, so that two runs on one host (which never
+/// share a port) never share it. Known at plan time, so that templates can
+/// name it; the same path on a service host.
+pub fn scratch_path(experiment: &str, service: &str, port: u16) -> PathBuf {
+    std::env::temp_dir().join(format!("runner-{experiment}-{service}-{port}"))
 }
 
 /// The runtime's working directory, as the plan resolves it.
@@ -59,9 +61,7 @@ fn wants_scratch(r: &Renderer, rt: &RuntimeSpec) -> bool {
 }
 
 /// The scratch folder and rendered `files:` of runtime `name` with `vars`
-/// (which hold `scratch`); `None` when it needs no scratch folder. A
-/// template that cannot be read or rendered is reported at
-/// `runtimes.<name>.files.<file>`, naming the template's line.
+/// (which hold `scratch`); `None` when it needs no scratch folder.
 pub fn render_scratch(
     r: &mut Renderer,
     name: &str,
@@ -73,12 +73,28 @@ pub fn render_scratch(
     }
     let path = PathBuf::from(vars.get(SCRATCH_VAR)?.as_str()?);
     let dir = runtime_dir(r.loaded, rt);
-    let mut files = Vec::new();
-    for (file, relative) in rt.files.iter().flatten() {
-        let field = format!("runtimes.{name}.files.{file}");
+    let field = format!("runtimes.{name}.files");
+    Some(render_files(r, &field, &dir, rt.files.as_ref(), path, vars))
+}
+
+/// `files` (name -> template relative to `dir`) rendered with `vars` into a
+/// scratch folder at `path`: a runtime's, or a dependency's (which always
+/// has one). A template that cannot be read or rendered is reported at
+/// `<field>.<file>`, naming the template's line.
+pub fn render_files(
+    r: &mut Renderer,
+    field: &str,
+    dir: &Path,
+    files: Option<&indexmap::IndexMap<String, String>>,
+    path: PathBuf,
+    vars: &Vars,
+) -> ScratchPlan {
+    let mut rendered = Vec::new();
+    for (file, relative) in files.into_iter().flatten() {
+        let field = format!("{field}.{file}");
         let template = dir.join(relative);
         match render_file(&template, relative, vars, r.hints) {
-            Ok(content) => files.push(RenderedFile {
+            Ok(content) => rendered.push(RenderedFile {
                 name: file.clone(),
                 template,
                 content,
@@ -86,7 +102,10 @@ pub fn render_scratch(
             Err((message, help)) => r.problems.add(r.loaded, &field, message, help),
         }
     }
-    Some(ScratchPlan { path, files })
+    ScratchPlan {
+        path,
+        files: rendered,
+    }
 }
 
 /// `template` (written `relative` in the spec) rendered with `vars`, or what

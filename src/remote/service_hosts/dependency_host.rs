@@ -46,11 +46,6 @@ impl DependencyHost {
         let _ = std::fs::write(&log, b"");
         let site = Site {
             log: log.clone(),
-            scratch: std::env::temp_dir().join(format!(
-                "runner-remote-{}-{}",
-                std::process::id(),
-                plan.name
-            )),
             cancelled: closed,
         };
         self.logs.insert(plan.name.clone(), log);

@@ -38,6 +38,10 @@ pub struct DependencySpec {
     pub version: Option<String>,
     /// Environment variables of its commands (`PORT` is added).
     pub env: Option<IndexMap<String, String>>,
+    /// Files rendered for each start into its scratch folder
+    /// (`{{ scratch }}`, also `$RUNNER_SCRATCH`), as a runtime's `files`:
+    /// file name -> a template relative to `dir`.
+    pub files: Option<IndexMap<String, String>>,
     /// A fixed port, or `auto` (default): a free 127.0.0.1 port chosen at plan time.
     pub port: Option<PortSpec>,
     /// Readiness: `{ path: /health }` (HTTP 200), `{ tcp: true }` (the port
@@ -239,6 +243,9 @@ fn check_one(name: &str, dep: &DependencySpec, out: &mut Vec<Finding>) {
     }
     if let Some(h) = &dep.health {
         crate::spec::validate::check_health(h, &at, out);
+    }
+    for (file, template) in dep.files.iter().flatten() {
+        crate::spec::validate::check_file(file, template, &at, out);
     }
     if let Some(stats) = dep.stats.as_ref().filter(|p| !p.starts_with('/')) {
         out.push(finding(

@@ -105,11 +105,19 @@ fn full_run_over_two_runtimes_records_everything() {
         serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
             .unwrap();
     assert!(env["host"]["logical_cpus"].as_u64().unwrap() >= 1);
+    // The toolchains its runtimes use (python3 here), and not the others.
     assert!(
-        env["toolchains"]["rustc"]
+        env["toolchains"]["python3"]
             .as_str()
             .unwrap()
-            .starts_with("rustc ")
+            .starts_with("Python 3"),
+        "{}",
+        env["toolchains"]
+    );
+    assert!(
+        env["toolchains"].get("rustc").is_none(),
+        "{}",
+        env["toolchains"]
     );
     assert_eq!(
         std::fs::read(run.join("spec.yaml")).unwrap(),

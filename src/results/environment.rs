@@ -47,7 +47,7 @@ impl VersionProbe {
 }
 
 /// The standard probes (`go version`, `node --version`, `rustc --version`,
-/// `cargo --version`, `mvn -v`, `java -version` on PATH) plus one
+/// `cargo --version`, `mvn -v`, `java -version`, `python3 --version` on PATH) plus one
 /// `java -version` per resolved JDK home (`jdks`: label -> home).
 pub fn standard_probes(jdks: &[(String, PathBuf)]) -> Vec<VersionProbe> {
     let mut probes = vec![
@@ -57,6 +57,7 @@ pub fn standard_probes(jdks: &[(String, PathBuf)]) -> Vec<VersionProbe> {
         VersionProbe::new("cargo", "cargo", &["--version"]),
         VersionProbe::new("mvn", "mvn", &["-v"]),
         VersionProbe::new("java", "java", &["-version"]),
+        VersionProbe::new("python3", "python3", &["--version"]),
     ];
     for (label, home) in jdks {
         probes.push(VersionProbe::new(

@@ -24,6 +24,7 @@ fn train_plan(dir: &std::path::Path, produces: &str) -> TrainPlan {
             headers: vec![],
             body: None,
             expect_status: 200,
+            expect: Default::default(),
             weight: None,
         }],
         connections: 1,

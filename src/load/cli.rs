@@ -201,6 +201,7 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
             body,
             expect_status: args.expect_status,
             weight: None,
+            check: None,
         }],
         arrival,
         stop,

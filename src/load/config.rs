@@ -60,6 +60,10 @@ pub struct RequestSpec {
     pub expect_status: u16,
     /// Relative share of the requests sent (None: unweighted, see [`crate::load::http::mix`]).
     pub weight: Option<f64>,
+    /// Content checks of a sample of the answers (`None`: only the status
+    /// counts). Set on a cell warmup's requests, never on a measured
+    /// window's: see [`crate::load::http::capture`].
+    pub check: Option<crate::load::http::expect::RequestCheck>,
 }
 
 impl RequestSpec {
@@ -72,6 +76,7 @@ impl RequestSpec {
             body: None,
             expect_status: 200,
             weight: None,
+            check: None,
         }
     }
 }

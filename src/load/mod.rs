@@ -30,7 +30,7 @@ pub use http::dynamic::resolved_once;
 pub use http::wire::{Complete, Malformed, ResponseDecoder, encode_request};
 pub use measure::memory::GeneratorMemory;
 pub use measure::per_request::RequestFigures;
-pub use probe::{probe, probe_async};
+pub use probe::{ProbeAnswer, probe, probe_answer, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };

@@ -15,6 +15,16 @@ use tokio::net::TcpStream;
 use crate::load::config::RequestSpec;
 use crate::load::error::LoadError;
 
+/// A whole answer: what `runner verify` checks a workload request's
+/// `expect` on.
+#[derive(Debug, Clone)]
+pub struct ProbeAnswer {
+    pub status: u16,
+    /// Every header, in the order received, values raw.
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub body: Bytes,
+}
+
 /// Sends `request` to `addr` on a new connection and returns the status and
 /// the whole body. `timeout` bounds connect and exchange separately. The
 /// status is returned whatever it is: comparing it with `expect_status` is
@@ -24,11 +34,20 @@ pub fn probe(
     request: &RequestSpec,
     timeout: Duration,
 ) -> Result<(u16, Bytes), LoadError> {
+    probe_answer(addr, request, timeout).map(|a| (a.status, a.body))
+}
+
+/// [`probe`] with the answer's headers.
+pub fn probe_answer(
+    addr: SocketAddr,
+    request: &RequestSpec,
+    timeout: Duration,
+) -> Result<ProbeAnswer, LoadError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(LoadError::Runtime)?;
-    rt.block_on(probe_async(addr, request, timeout))
+    rt.block_on(probe_answer_async(addr, request, timeout))
 }
 
 /// The async form of [`probe`], for callers already inside a runtime.
@@ -37,6 +56,14 @@ pub async fn probe_async(
     request: &RequestSpec,
     timeout: Duration,
 ) -> Result<(u16, Bytes), LoadError> {
+    (probe_answer_async(addr, request, timeout).await).map(|a| (a.status, a.body))
+}
+
+async fn probe_answer_async(
+    addr: SocketAddr,
+    request: &RequestSpec,
+    timeout: Duration,
+) -> Result<ProbeAnswer, LoadError> {
     let io_err = |cause: io::Error| LoadError::Io { addr, cause };
     let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Err(_) => return Err(LoadError::ConnectTimeout { addr, timeout }),
@@ -95,13 +122,20 @@ pub async fn probe_async(
             })?;
         let resp = sender.send_request(req).await.map_err(hyper_err)?;
         let status = resp.status().as_u16();
+        let headers = (resp.headers().iter())
+            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().to_vec()))
+            .collect();
         let body = resp
             .into_body()
             .collect()
             .await
             .map_err(hyper_err)?
             .to_bytes();
-        Ok((status, body))
+        Ok(ProbeAnswer {
+            status,
+            headers,
+            body,
+        })
     };
     match tokio::time::timeout(timeout, exchange).await {
         Ok(result) => result,

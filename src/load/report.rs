@@ -99,6 +99,10 @@ pub struct LoadReport {
     // --- The study's load shape (issue 15 part 4).
     /// The closed loop's connection ramp before the window, if there was one.
     pub ramp: Option<RampStats>,
+    /// The first sampled answer that failed its request's checks (a run
+    /// whose requests carry checks, a cell's warmup, samples its answers;
+    /// one that finds a wrong answer ends at once).
+    pub wrong_answer: Option<crate::load::http::expect::WrongAnswer>,
 }
 
 /// Latency percentiles in microseconds.
@@ -277,6 +281,7 @@ mod tests {
             },
             generator_memory: GeneratorMemory::default(),
             ramp: None,
+            wrong_answer: None,
         };
         let json = serde_json::to_value(report.summary()).unwrap();
         assert_eq!(json["requests"], 90);

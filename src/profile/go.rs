@@ -25,6 +25,7 @@ pub fn get(
         body: None,
         expect_status: 200,
         weight: None,
+        check: None,
     };
     let http = |why: String| ProfileError::Http {
         runtime: runtime.to_string(),

@@ -150,6 +150,16 @@ mod tests {
                 body: Some(bytes::Bytes::from_static(b"{\"a\":\n1}")),
                 headers: vec![("X-Test".into(), "1".into())],
                 weight: Some(2.0),
+                // A warmup's content checks travel to the load host.
+                check: Some(crate::load::http::expect::RequestCheck {
+                    name: "work".into(),
+                    expect: crate::load::http::expect::AnswerExpect {
+                        min_bytes: Some(64),
+                        body_contains: Some("\"ok\"".into()),
+                        headers: vec![("Content-Type".into(), "text/plain".into())],
+                        ..Default::default()
+                    },
+                }),
                 ..RequestSpec::get("/work/64")
             },
             4,

@@ -18,6 +18,7 @@ use hdrhistogram::serialization::interval_log::{
 use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 
+use crate::load::http::expect::{RequestCheck, WrongAnswer};
 use crate::load::{
     Arrival, ConnectStats, ErrorCounts, GeneratorMemory, GeneratorUsage, LoadConfig, LoadReport,
     RampStats, RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
@@ -59,6 +60,10 @@ pub struct WireRequest {
     pub body_hex: Option<String>,
     pub expect_status: u16,
     pub weight: Option<f64>,
+    /// A warmup request's content checks (absent: none, as from a runner
+    /// that predates them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<RequestCheck>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +105,7 @@ impl From<&LoadConfig> for WireLoadConfig {
                     body_hex: r.body.as_ref().map(hex::encode),
                     expect_status: r.expect_status,
                     weight: r.weight,
+                    check: r.check.clone(),
                 })
                 .collect(),
             arrival: match &c.arrival {
@@ -150,6 +156,7 @@ impl WireLoadConfig {
                 body,
                 expect_status: r.expect_status,
                 weight: r.weight,
+                check: r.check,
             });
         }
         Ok(LoadConfig {
@@ -208,6 +215,9 @@ pub struct WireLoadReport {
     /// The host's connection ramp before the window, if there was one.
     #[serde(default)]
     pub ramp: Option<RampStats>,
+    /// The first sampled answer that failed its checks (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrong_answer: Option<WrongAnswer>,
 }
 
 const LATENCY: &str = "latency";
@@ -249,6 +259,7 @@ impl WireLoadReport {
             connect: r.connect.clone(),
             generator_memory: r.generator_memory,
             ramp: r.ramp.clone(),
+            wrong_answer: r.wrong_answer.clone(),
         })
     }
 
@@ -291,6 +302,7 @@ impl WireLoadReport {
             connect: self.connect,
             generator_memory: self.generator_memory,
             ramp: self.ramp,
+            wrong_answer: self.wrong_answer,
         })
     }
 }

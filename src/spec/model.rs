@@ -322,18 +322,41 @@ fn get() -> String {
     "GET".into()
 }
 
-/// What a correct answer looks like.
+/// What a correct answer looks like. The status is checked on every
+/// answer; the other checks on a sample of each cell warmup's answers and
+/// on every answer `runner verify` gets to the workload's requests (see
+/// docs/spec.md, `expect`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, expecting = "a map with status")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with status, min_bytes, max_bytes, body_contains, header"
+)]
 pub struct ExpectSpec {
     /// Default 200.
     #[serde(default = "ok")]
     pub status: u16,
+    /// The body has at least this many bytes (a size, or a template such
+    /// as `"{{ payload }}"`): catches empty and truncated answers.
+    pub min_bytes: Option<crate::spec::keys::expect::ExpectSize>,
+    /// The body has at most this many bytes.
+    pub max_bytes: Option<crate::spec::keys::expect::ExpectSize>,
+    /// Text the body contains (a template), searched in its first MiB.
+    pub body_contains: Option<String>,
+    /// Headers the answer carries, name -> exact value (names ignore case,
+    /// values are templates, compared without surrounding spaces).
+    #[serde(default)]
+    pub header: IndexMap<String, String>,
 }
 
 impl Default for ExpectSpec {
     fn default() -> Self {
-        ExpectSpec { status: ok() }
+        ExpectSpec {
+            status: ok(),
+            min_bytes: None,
+            max_bytes: None,
+            body_contains: None,
+            header: IndexMap::new(),
+        }
     }
 }
 

@@ -220,7 +220,7 @@ fn check_env<'a>(
 }
 
 /// HTTP header names are tokens (RFC 9110): no spaces, colons or quotes.
-fn valid_header_name(name: &str) -> bool {
+pub(crate) fn valid_header_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
@@ -499,6 +499,12 @@ pub(super) fn check_workload_at(base: &str, requests: &[RequestSpec], out: &mut 
                 "use a status from 100 to 599",
             ));
         }
+        crate::spec::keys::expect::check_expect(
+            &format!("{}.expect", prefix(i)),
+            &r.expect,
+            &r.method,
+            out,
+        );
         if let Some(w) = r.weight
             && !(w.is_finite() && w > 0.0)
         {

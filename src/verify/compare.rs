@@ -48,6 +48,15 @@ pub enum Difference {
         expected: u16,
         got: u16,
     },
+    /// A workload request's answer failed its content checks (`expect:
+    /// { min_bytes, max_bytes, body_contains, header }`): `wrong` says which,
+    /// with the answer's status, length and first bytes (without the
+    /// request's name, which the line shows already).
+    Content {
+        request: String,
+        runtime: String,
+        wrong: String,
+    },
     /// The body of an answer that has fields to compare is not JSON.
     NotJson {
         request: String,
@@ -161,6 +170,7 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
                     status,
                     json,
                     body_error,
+                    wrong,
                 } => {
                     let mut ok = *status == request.expect_status;
                     if !ok {
@@ -169,6 +179,13 @@ pub fn compare(requests: &[VerifyPlan], records: &[RuntimeRecord], allow_skipped
                             runtime: r.name.clone(),
                             expected: request.expect_status,
                             got: *status,
+                        });
+                    } else if let Some(wrong) = wrong {
+                        ok = false;
+                        differences.push(Difference::Content {
+                            request: request.name.clone(),
+                            runtime: r.name.clone(),
+                            wrong: wrong.answer_text(),
                         });
                     } else if (!request.compare.is_empty() || !request.expect.is_empty())
                         && json.is_none()
@@ -347,6 +364,7 @@ mod tests {
             headers: Vec::new(),
             body: None,
             expect: Vec::new(),
+            content: None,
         }
     }
 
@@ -417,6 +435,46 @@ mod tests {
             compare(&reqs, &not_json, false).differences[0],
             Difference::NotJson { .. }
         ));
+    }
+
+    /// A workload answer that failed its content checks is a difference of
+    /// its runtime alone; a non-JSON body is not one for it.
+    #[test]
+    fn a_wrong_workload_answer_is_a_difference() {
+        let mut page = request("workload page", 200, &[]);
+        page.content = Some(crate::load::http::expect::AnswerExpect {
+            min_bytes: Some(10),
+            ..Default::default()
+        });
+        let wrong = crate::load::http::expect::WrongAnswer {
+            request: "workload page".into(),
+            mismatch: crate::load::http::expect::Mismatch::TooShort { got: 3, min: 10 },
+            status: 200,
+            body_len: 3,
+            body_start: "<ht".into(),
+        };
+        let recs = [
+            ran("a", vec![Answer::from_reply(200, b"<html></html>")]),
+            ran(
+                "b",
+                vec![Answer::from_reply(200, b"<ht").with_wrong(Some(wrong.clone()))],
+            ),
+        ];
+        let v = compare(&[page], &recs, false);
+        assert_eq!(
+            v.differences,
+            vec![Difference::Content {
+                request: "workload page".into(),
+                runtime: "b".into(),
+                wrong: wrong.answer_text(),
+            }]
+        );
+        let marks: Vec<bool> = v.grid[0]
+            .marks
+            .iter()
+            .map(|m| m.as_ref().unwrap().ok)
+            .collect();
+        assert_eq!(marks, [true, false]);
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 pub enum VerifyError {
     #[error(
         "{spec}: the spec has no `verify` requests, so there is nothing to compare; \
-         add a `verify:` list (see docs/verify.md)"
+         add a `verify:` list, or content checks to a workload request's `expect` \
+         (min_bytes, body_contains, ...; see docs/verify.md)"
     )]
     NoRequests { spec: String },
     #[error("runtime {runtime}: directory {dir} does not exist; fix `dir` in the spec ({spec})")]

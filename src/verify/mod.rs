@@ -6,13 +6,15 @@
 //! the build stage (same cache, logs in the verify folder), starts it with
 //! the service stage (own process group, health wait, dies with the
 //! runner), sends every `verify` request of the spec on 127.0.0.1 (with
-//! `load::probe`: a fresh connection per request), stops it
+//! `load::probe`: a fresh connection per request), then each workload
+//! request whose `expect` has content checks ([`workload`]), stops it
 //! and confirms its port is free. The dependencies a runtime needs (a
 //! database, stubs) are started before it and reset before each later one
 //! ([`dependencies`]), and stopped at the end. Then it compares
 //! ([`compare`]): statuses against `expect_status`, each `compare` field
-//! (dotted paths allowed) across runtimes, and each request from a vectors
-//! file against the case's expected `response`.
+//! (dotted paths allowed) across runtimes, each request from a vectors
+//! file against the case's expected `response`, and each workload answer
+//! against its request's `expect` (sizes, text, headers).
 //!
 //! Exit status: 0 equivalent, 1 any difference (including a runtime that
 //! failed to build or start, or was skipped for a missing toolchain unless
@@ -25,6 +27,7 @@ pub mod outcome;
 pub mod render;
 pub mod session;
 pub mod toolchain;
+pub mod workload;
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -139,10 +142,13 @@ pub fn run(
     err: &mut dyn Write,
 ) -> Result<u8, VerifyError> {
     let shown = spec_path.display().to_string();
-    if plan.verify.is_empty() {
+    let wanted: BTreeSet<&str> = plan.cells.iter().map(|c| c.runtime.as_str()).collect();
+    // The spec's `verify:` requests, then the workload's with content checks.
+    let mut requests = plan.verify.clone();
+    requests.extend(workload::workload_requests(&plan.cells));
+    if requests.is_empty() {
         return Err(VerifyError::NoRequests { spec: shown });
     }
-    let wanted: BTreeSet<&str> = plan.cells.iter().map(|c| c.runtime.as_str()).collect();
     let runtimes: Vec<_> = plan
         .runtimes
         .iter()
@@ -175,7 +181,7 @@ pub fn run(
     let _ = writeln!(
         err,
         "verify: {} request(s) x {} runtime(s); logs in {}",
-        plan.verify.len(),
+        requests.len(),
         runtimes.len(),
         logs.display()
     );
@@ -198,7 +204,7 @@ pub fn run(
         records.push(session::check_runtime(
             rt,
             &started,
-            &plan.verify,
+            &requests,
             &mut ctx,
             &mut dependencies,
         ));
@@ -216,7 +222,7 @@ pub fn run(
         return Ok(EXIT_INTERRUPTED);
     }
 
-    let mut verdict = compare(&plan.verify, &records, options.allow_skipped);
+    let mut verdict = compare(&requests, &records, options.allow_skipped);
     verdict
         .differences
         .extend(stop_problems.into_iter().map(|(dependency, reason, log)| {
@@ -238,7 +244,7 @@ pub fn run(
         started_at,
         equivalent: verdict.equivalent(),
         exit_code,
-        requests: &plan.verify,
+        requests: &requests,
         runtimes: &records,
         verdict: &verdict,
     };
@@ -246,7 +252,7 @@ pub fn run(
     let report_path = folder.join(REPORT_FILE);
     crate::results::write::run_dir::write_atomic(&report_path, json.as_bytes())?;
     let text = match options.format {
-        VerifyFormat::Table => render::table(&verdict, &records, &plan.verify),
+        VerifyFormat::Table => render::table(&verdict, &records, &requests),
         VerifyFormat::Json => json,
     };
     let _ = out.write_all(text.as_bytes());

@@ -70,6 +70,9 @@ pub enum Answer {
         json: Option<serde_json::Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         body_error: Option<String>,
+        /// A workload request's answer that failed its content checks.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wrong: Option<Box<crate::load::http::expect::WrongAnswer>>,
     },
     /// No answer: connection refused, timeout, malformed HTTP.
     Error { error: String },
@@ -83,13 +86,23 @@ impl Answer {
                 status,
                 json: Some(json),
                 body_error: None,
+                wrong: None,
             },
             Err(e) => Answer::Reply {
                 status,
                 json: None,
                 body_error: Some(format!("body is not JSON ({} bytes): {e}", body.len())),
+                wrong: None,
             },
         }
+    }
+
+    /// This answer, failing its content checks as `wrong` says (`None`: it passed).
+    pub fn with_wrong(mut self, wrong: Option<crate::load::http::expect::WrongAnswer>) -> Answer {
+        if let Answer::Reply { wrong: w, .. } = &mut self {
+            *w = wrong.map(Box::new);
+        }
+        self
     }
 
     pub fn status(&self) -> Option<u16> {

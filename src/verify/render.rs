@@ -80,6 +80,11 @@ fn in_short(differences: &[Difference]) -> Vec<String> {
                     .entry((runtime.clone(), "the status".into()))
                     .or_default() += 1;
             }
+            Difference::Content { runtime, .. } => {
+                *counts
+                    .entry((runtime.clone(), "the answer's content".into()))
+                    .or_default() += 1;
+            }
             Difference::NoAnswer { runtime, .. } => {
                 *counts
                     .entry((runtime.clone(), "no answer".into()))
@@ -230,6 +235,13 @@ fn difference(out: &mut String, d: &Difference, requests: &[VerifyPlan]) {
                 "- {}: {runtime} answered status {got}, expected {expected}",
                 label(request)
             );
+        }
+        Difference::Content {
+            request,
+            runtime,
+            wrong,
+        } => {
+            let _ = writeln!(out, "- {}: {runtime}: {wrong}", label(request));
         }
         Difference::NotJson {
             request,

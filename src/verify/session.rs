@@ -165,7 +165,8 @@ pub fn check_runtime(
     record
 }
 
-/// One verify request through `load::probe` (a fresh connection, hyper).
+/// One verify request through `load::probe` (a fresh connection, hyper);
+/// a workload request's answer is checked against its `content`.
 fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> Answer {
     let spec = RequestSpec {
         method: request.method.clone(),
@@ -174,7 +175,11 @@ fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> 
         body: request.body.clone().map(bytes::Bytes::from),
         expect_status: request.expect_status,
         weight: None,
+        check: None,
     };
+    if let Some(content) = &request.content {
+        return super::workload::send_checked(addr, &spec, &request.name, content, timeout);
+    }
     match probe(addr, &spec, timeout) {
         Ok((status, body)) => Answer::from_reply(status, &body),
         Err(e) => Answer::Error {

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::load::http::expect::RequestCheck;
 use crate::load::{Arrival, LoadConfig, RequestSpec, StopCondition};
 use crate::plan::{Cell, LoadMode, Measure, RequestPlan};
 
@@ -15,6 +16,7 @@ pub fn request_spec(r: &RequestPlan) -> RequestSpec {
         body: r.body.as_ref().map(|b| Bytes::from(b.clone())),
         expect_status: r.expect_status,
         weight: r.weight,
+        check: None,
     }
 }
 
@@ -74,6 +76,22 @@ pub fn warmup_config(
     }
 }
 
+/// `config` (a warmup of `cell`) checking a sample of the answers to each
+/// request that declares more than a status in `expect` (see
+/// [`crate::load::http::capture`]). The measured window never does: its
+/// requests carry no checks, so its loop reads no body.
+pub fn checked(cell: &Cell, mut config: LoadConfig) -> LoadConfig {
+    for (spec, plan) in config.requests.iter_mut().zip(&cell.requests) {
+        if !plan.expect.is_empty() {
+            spec.check = Some(RequestCheck {
+                name: plan.name.clone(),
+                expect: plan.expect.clone(),
+            });
+        }
+    }
+    config
+}
+
 /// `cell`'s load shape applied until `count` requests were sent, results
 /// discarded (`warmup: { cell: { requests: N } }`). No connection ramp: the
 /// ramp belongs right before the window.
@@ -118,6 +136,7 @@ mod tests {
                 headers: vec![("X-A".into(), "1".into())],
                 body: Some("hi".into()),
                 expect_status: 201,
+                expect: Default::default(),
                 weight: None,
             }],
             load: LoadPlan {
@@ -189,5 +208,29 @@ mod tests {
         );
         assert_eq!(cfg.stop, StopCondition::Requests(1000));
         assert_eq!(expected(&c), None);
+    }
+
+    /// Only a warmup checks answers, and only of the requests that declare
+    /// more than a status: the window's loop never reads a body.
+    #[test]
+    fn only_a_checked_warmup_carries_the_checks() {
+        let mut c = cell(
+            LoadMode::Closed { connections: 2 },
+            Measure::Duration(Duration::from_secs(5)),
+        );
+        let mut plain = c.requests[0].clone();
+        plain.name = "plain".into();
+        c.requests[0].expect.min_bytes = Some(10);
+        c.requests.push(plain);
+        let target: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let warm = checked(&c, warmup_config(&c, target, None, Duration::from_secs(2)));
+        let check = warm.requests[0].check.as_ref().unwrap();
+        assert_eq!(
+            (check.name.as_str(), check.expect.min_bytes),
+            ("post", Some(10))
+        );
+        assert_eq!(warm.requests[1].check, None);
+        let window = measure_config(&c, target, None);
+        assert!(window.requests.iter().all(|r| r.check.is_none()));
     }
 }

@@ -2,23 +2,28 @@
 //! at the cell's load shape), or `auto` — load until the throughput of
 //! consecutive windows stops trending ([`warmup_state`]), within the
 //! warmup's `max`. Either way the length used is returned, for the cell's
-//! row (`warmup_s`, `warmup_end`).
+//! row (`warmup_s`, `warmup_end`). A cell warmup also checks a sample of
+//! its answers against the requests' `expect` (see
+//! [`crate::load::http::capture`]): the first wrong one ends it and fails
+//! the cell, its reason showing that answer.
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::exec::handle::{ServiceHandle, died_row};
 use crate::exec::measure::context::{CellContext, CellEnd, guarded_run};
-use crate::exec::measure::load_config::{warmup_config, warmup_requests_config};
+use crate::exec::measure::load_config::{checked, warmup_config, warmup_requests_config};
 use crate::exec::measure::row::base_row;
+use crate::exec::rules::verdict::one_line;
 use crate::exec::rules::warmup_rule::{WarmupState, warmup_state};
-use crate::load::{LoadConfig, LoadControl};
+use crate::load::http::expect::WrongAnswer;
+use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport};
 use crate::plan::{AutoWarmup, Cell, CellWarmup};
-use crate::results::WarmupEnd;
+use crate::results::{CellStatus, WarmupEnd};
 use crate::service::Service;
 
 /// How a cell's warmup went.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Warmup {
     /// Done (or there was none): how long it ran and why it ended.
     Done { seconds: f64, end: WarmupEnd },
@@ -26,6 +31,27 @@ pub enum Warmup {
     ServiceDied,
     /// The runner was interrupted during it.
     Interrupted,
+    /// A sampled answer failed its request's `expect` (the first one).
+    WrongAnswer(Box<WrongAnswer>),
+}
+
+/// What one warmup load run left.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WarmupRun {
+    /// The service died meanwhile.
+    pub died: bool,
+    /// The first sampled answer that failed its checks.
+    pub wrong_answer: Option<WrongAnswer>,
+}
+
+impl WarmupRun {
+    /// The run of `result`, whose service died meanwhile or not.
+    pub fn of(result: Result<LoadReport, LoadError>, died: bool) -> Self {
+        WarmupRun {
+            died,
+            wrong_answer: result.ok().and_then(|r| r.wrong_answer),
+        }
+    }
 }
 
 /// How often the auto warmup's monitor looks at the interrupt flag and the
@@ -37,22 +63,28 @@ const POLL: Duration = Duration::from_millis(50);
 /// monitor. Here: this host's /proc; on a service host: a call on its
 /// session, asked at most every `ALIVE_EVERY`.
 pub trait WarmupTarget: ServiceHandle {
+    /// One load run of `config` against the service: whether it died
+    /// meanwhile, and the first wrong answer if `config` checks answers.
+    fn warmup_run(&mut self, ctx: &CellContext, config: &LoadConfig) -> WarmupRun;
     /// One load run of `config` against the service; whether it died meanwhile.
-    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool;
+    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
+        self.warmup_run(ctx, config).died
+    }
     /// The automatic warmup of `cell` (see [`auto`]); how it ended and
-    /// whether the service died meanwhile.
+    /// what its load run left.
     fn auto_warmup(
         &mut self,
         ctx: &CellContext,
         cell: &Cell,
         rule: AutoWarmup,
         load_cpus: Option<Vec<usize>>,
-    ) -> (WarmupEnd, bool);
+    ) -> (WarmupEnd, WarmupRun);
 }
 
 impl WarmupTarget for Service {
-    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
-        guarded_run(ctx, self, config, None).1
+    fn warmup_run(&mut self, ctx: &CellContext, config: &LoadConfig) -> WarmupRun {
+        let (result, died) = guarded_run(ctx, self, config, None);
+        WarmupRun::of(result, died)
     }
 
     fn auto_warmup(
@@ -61,7 +93,7 @@ impl WarmupTarget for Service {
         cell: &Cell,
         rule: AutoWarmup,
         load_cpus: Option<Vec<usize>>,
-    ) -> (WarmupEnd, bool) {
+    ) -> (WarmupEnd, WarmupRun) {
         let sid = self.sid();
         let dead = || !crate::sample::procfs::leader_live(sid);
         auto(ctx, self.addr(), cell, rule, load_cpus, &dead)
@@ -76,7 +108,7 @@ pub fn warm_up(
     load_cpus: Option<Vec<usize>>,
 ) -> Warmup {
     let started = Instant::now();
-    let (end, died) = match cell.warmup {
+    let (end, run) = match cell.warmup {
         CellWarmup::Fixed { duration } if duration.is_zero() => {
             return Warmup::Done {
                 seconds: 0.0,
@@ -84,20 +116,29 @@ pub fn warm_up(
             };
         }
         CellWarmup::Fixed { duration } => {
-            let config = warmup_config(cell, service.addr(), load_cpus, duration);
-            (WarmupEnd::Fixed, service.guarded_warmup(ctx, &config))
+            let config = checked(
+                cell,
+                warmup_config(cell, service.addr(), load_cpus, duration),
+            );
+            (WarmupEnd::Fixed, service.warmup_run(ctx, &config))
         }
         CellWarmup::Requests { count } => {
             let config = warmup_requests_config(cell, service.addr(), load_cpus, count);
-            (WarmupEnd::Requests, service.guarded_warmup(ctx, &config))
+            (
+                WarmupEnd::Requests,
+                service.warmup_run(ctx, &checked(cell, config)),
+            )
         }
         CellWarmup::Auto(rule) => service.auto_warmup(ctx, cell, rule, load_cpus),
     };
     if ctx.interrupt.is_set() {
         return Warmup::Interrupted;
     }
-    if died || !service.is_alive() {
+    if run.died || !service.is_alive() {
         return Warmup::ServiceDied;
+    }
+    if let Some(wrong) = run.wrong_answer {
+        return Warmup::WrongAnswer(Box::new(wrong));
     }
     Warmup::Done {
         seconds: started.elapsed().as_secs_f64(),
@@ -122,14 +163,30 @@ pub fn warm_up_cell(
             base_row(cell, started_at),
             "warmup",
         )))),
+        Warmup::WrongAnswer(wrong) => {
+            let mut row = base_row(cell, started_at);
+            row.status = CellStatus::Failed;
+            row.reason = wrong_answer_reason(&wrong);
+            Err(CellEnd::Recorded(Box::new(row)))
+        }
     }
+}
+
+/// A failed cell's reason for the warmup's first wrong answer: the answer,
+/// then what to do.
+pub fn wrong_answer_reason(wrong: &WrongAnswer) -> String {
+    one_line(&format!(
+        "wrong answer in the warmup: {wrong}; the service must answer this request in full \
+         (send it by hand, e.g. with curl, and compare), or the request's `expect` must say \
+         what a correct answer is"
+    ))
 }
 
 /// The auto warmup against the service at `addr` (here or on a service
 /// host): one load run of up to `rule.max`, a monitor counting successful
 /// answers per window and cancelling the run once the rule says stable or
 /// `dead()` says the service is gone (asked every 50 ms: make it cheap).
-/// Returns how it ended and whether the service died meanwhile.
+/// Returns how it ended and what its load run left.
 pub fn auto(
     ctx: &CellContext,
     addr: SocketAddr,
@@ -137,14 +194,14 @@ pub fn auto(
     rule: AutoWarmup,
     load_cpus: Option<Vec<usize>>,
     dead: &(dyn Fn() -> bool + Sync),
-) -> (WarmupEnd, bool) {
-    let config = warmup_config(cell, addr, load_cpus, rule.max);
+) -> (WarmupEnd, WarmupRun) {
+    let config = checked(cell, warmup_config(cell, addr, load_cpus, rule.max));
     let control = LoadControl::new();
     let done = AtomicBool::new(false);
     let died = AtomicBool::new(false);
     let stable = AtomicBool::new(false);
     let window = rule.window.max(Duration::from_millis(1));
-    std::thread::scope(|s| {
+    let result = std::thread::scope(|s| {
         s.spawn(|| {
             let t0 = Instant::now();
             let mut rates = Vec::new();
@@ -176,11 +233,12 @@ pub fn auto(
         let result = crate::exec::measure::remote_load::run(ctx.plan, &config, &control);
         crate::exec::measure::remote_load::stop_if_host_lost(ctx.interrupt, &result);
         done.store(true, Ordering::Relaxed);
+        result
     });
     let end = if stable.load(Ordering::Relaxed) {
         WarmupEnd::Stable
     } else {
         WarmupEnd::Max
     };
-    (end, died.load(Ordering::Relaxed))
+    (end, WarmupRun::of(result, died.load(Ordering::Relaxed)))
 }

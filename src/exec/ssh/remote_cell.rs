@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::exec::measure::cell::CellTarget;
 use crate::exec::measure::context::{CellContext, CellEnd, NoObserver, WindowObserver};
 use crate::exec::measure::row::{SampledRun, base_row, measure_sample_interval};
-use crate::exec::measure::warmup::WarmupTarget;
+use crate::exec::measure::warmup::{WarmupRun, WarmupTarget};
 use crate::exec::rules::verdict::one_line;
 use crate::exec::ssh::remote_service::{ALIVE_EVERY, RemoteService, Sampling, guarded_remote_run};
 use crate::exec::start::dependencies::needs_of_cell;
@@ -20,8 +20,9 @@ use crate::plan::Cell;
 use crate::results::{CellStatus, ResultsError, WarmupEnd};
 
 impl WarmupTarget for RemoteService {
-    fn guarded_warmup(&mut self, ctx: &CellContext, config: &LoadConfig) -> bool {
-        guarded_remote_run(ctx, self, config, None, None).died
+    fn warmup_run(&mut self, ctx: &CellContext, config: &LoadConfig) -> WarmupRun {
+        let run = guarded_remote_run(ctx, self, config, None, None);
+        WarmupRun::of(run.result, run.died)
     }
 
     /// The same rule and monitor as here (`exec::measure::warmup::auto`),
@@ -33,7 +34,7 @@ impl WarmupTarget for RemoteService {
         cell: &Cell,
         rule: crate::plan::AutoWarmup,
         load_cpus: Option<Vec<usize>>,
-    ) -> (WarmupEnd, bool) {
+    ) -> (WarmupEnd, WarmupRun) {
         let addr = self.addr;
         let asked = Mutex::new((Instant::now(), false));
         let service = Mutex::new(self);

@@ -109,6 +109,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
                 head: r.method.eq_ignore_ascii_case("HEAD"),
                 expect_status: r.expect_status,
                 dynamic: DynamicRequest::of(r, &config.host_header),
+                check: r.check.clone(),
             })
             .collect(),
         seed: config.mix_seed,
@@ -265,6 +266,7 @@ fn merge(
         connect,
         generator_memory: memory,
         ramp,
+        wrong_answer: results.iter().find_map(|r| r.wrong_answer.clone()),
     }
 }
 

@@ -22,8 +22,10 @@ use crate::load::engine::ramp::joins_at;
 use crate::load::engine::schedule::{ConnectionSchedule, RateCurve};
 use crate::load::engine::timer::tighten_timer_slack;
 use crate::load::error::{ErrorClass, LoadError};
+use crate::load::http::capture::{AnswerSink, Capture, NoSink, Sampler};
 use crate::load::http::connection::{self, Connection, EncodedRequest};
 use crate::load::http::dynamic::Values;
+use crate::load::http::expect::{WrongAnswer, wrong_answer};
 use crate::load::http::mix::RequestMix;
 use crate::load::measure::memory::GeneratorMemory;
 use crate::load::measure::recorder::{Recorder, SecondSample};
@@ -72,6 +74,9 @@ pub struct WorkerResult {
     pub memory: GeneratorMemory,
     /// Requests this worker's connections sent during the connection ramp.
     pub ramp_sent: u64,
+    /// The first sampled answer of this worker that failed its request's
+    /// checks (only a run whose requests carry checks looks).
+    pub wrong_answer: Option<WrongAnswer>,
 }
 
 /// What a worker needs before the run's clock starts: how to open its
@@ -127,6 +132,7 @@ pub fn run_worker(
     )));
     let cpu_at_start = Rc::new(Cell::new(ThreadCpu::now()));
     let ramp_sent = Rc::new(Cell::new(0u64));
+    let wrong_answer = Rc::new(RefCell::new(None));
     let memory = local.block_on(&rt, async {
         // Open loop: one pacer for all of this worker's connections.
         let pacer = match plan.curve {
@@ -146,7 +152,7 @@ pub fn run_worker(
                 pacer.clone(),
                 conn,
                 slot,
-                ramp_sent.clone(),
+                (ramp_sent.clone(), wrong_answer.clone()),
             )));
         }
         let cpu_at_start = cpu_at_start.clone();
@@ -183,6 +189,7 @@ pub fn run_worker(
         finished,
         memory,
         ramp_sent: ramp_sent.get(),
+        wrong_answer: wrong_answer.take(),
     })
 }
 
@@ -235,13 +242,16 @@ async fn stop_signal(plan: &Plan) {
 }
 
 /// The loop of one connection: pace, send, read, record; reconnect as needed.
+/// In a run whose requests carry checks (a cell's warmup), a sample of the
+/// answers is read whole and checked ([`crate::load::http::capture`]); the
+/// first wrong one is kept and ends the run.
 async fn drive(
     plan: Arc<Plan>,
     recorder: Rc<RefCell<Recorder>>,
     pacer: Option<Rc<Pacer>>,
     conn_index: usize,
     connected: Option<Connection>,
-    ramp_sent: Rc<Cell<u64>>,
+    (ramp_sent, wrong_kept): (Rc<Cell<u64>>, Rc<RefCell<Option<WrongAnswer>>>),
 ) {
     let mut schedule = plan
         .curve
@@ -253,6 +263,9 @@ async fn drive(
     let mut values = Values::new(plan.seed, plan.seq_base, conn_index, plan.connections);
     let (mut wire, mut body) = (Vec::new(), Vec::new());
     let mut deadline = pin!(tokio::time::sleep(plan.timeout));
+    // Only a run whose requests carry checks (a cell's warmup) samples answers.
+    let mut sampler = (plan.requests.iter().any(|r| r.check.is_some()))
+        .then(|| Sampler::new(plan.requests.len()));
     // The connection ramp: this connection joins at its turn (closed loop).
     let ramp_end = plan.start + plan.ramp;
     if schedule.is_none() && !plan.ramp.is_zero() {
@@ -311,22 +324,25 @@ async fn drive(
                 rec.on_send(intended, sent);
             }
         }
-        let was_connected = slot.is_some();
         deadline.as_mut().reset((sent + plan.timeout).into());
-        let outcome = tokio::select! {
-            biased;
-            r = connection::exchange(&mut slot, plan.target, req, bytes) => r,
-            _ = deadline.as_mut() => {
-                // Connecting (a fresh slot still empty) or waiting for the answer.
-                let class = if !was_connected && slot.is_none() {
-                    ErrorClass::ConnectTimeout
-                } else {
-                    ErrorClass::RequestTimeout
-                };
-                slot = None;
-                Err(class)
+        let mut capture = None;
+        if let (Some(sampler), Some(check)) = (&mut sampler, &req.check)
+            && sampler.take(index)
+        {
+            capture = Some(Capture::for_check(&check.expect));
+        }
+        let outcome = match &mut capture {
+            None => bounded(&mut slot, &plan, req, bytes, deadline.as_mut(), &mut NoSink).await,
+            Some(capture) => {
+                bounded(&mut slot, &plan, req, bytes, deadline.as_mut(), capture).await
             }
         };
+        if let (Some(capture), Some(check), Ok(status)) = (&capture, &req.check, &outcome)
+            && *status == req.expect_status
+            && let Some(wrong) = wrong_answer(check, &capture.seen(*status))
+        {
+            first_wrong(&wrong_kept, wrong, &plan);
+        }
         let done = Instant::now();
         let connect_failed = matches!(
             outcome,
@@ -356,5 +372,41 @@ async fn drive(
         if connect_failed && schedule.is_none() {
             tokio::time::sleep(RECONNECT_BACKOFF).await;
         }
+    }
+}
+
+/// One exchange within `deadline`, its answer told to `sink`.
+async fn bounded<S: AnswerSink>(
+    slot: &mut Option<Connection>,
+    plan: &Plan,
+    req: &EncodedRequest,
+    bytes: &[u8],
+    deadline: std::pin::Pin<&mut tokio::time::Sleep>,
+    sink: &mut S,
+) -> Result<u16, ErrorClass> {
+    let was_connected = slot.is_some();
+    tokio::select! {
+        biased;
+        r = connection::exchange(slot, plan.target, req, bytes, sink) => r,
+        _ = deadline => {
+            // Connecting (a fresh slot still empty) or waiting for the answer.
+            let class = if !was_connected && slot.is_none() {
+                ErrorClass::ConnectTimeout
+            } else {
+                ErrorClass::RequestTimeout
+            };
+            *slot = None;
+            Err(class)
+        }
+    }
+}
+
+/// Keeps the worker's first wrong answer and ends the run: its cell fails,
+/// and loading a service that answers wrongly any longer tells nothing.
+fn first_wrong(kept: &RefCell<Option<WrongAnswer>>, wrong: WrongAnswer, plan: &Plan) {
+    let mut kept = kept.borrow_mut();
+    if kept.is_none() {
+        *kept = Some(wrong);
+        plan.control.cancel();
     }
 }

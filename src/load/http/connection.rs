@@ -8,6 +8,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::load::error::ErrorClass;
+use crate::load::http::capture::AnswerSink;
+use crate::load::http::expect::RequestCheck;
 use crate::load::http::wire::{Complete, ResponseDecoder};
 
 /// Read buffer per connection. Bodies stream through it; a response head
@@ -23,6 +25,9 @@ pub struct EncodedRequest {
     /// Set when the path or body has `seq`/`rand` placeholders: the bytes
     /// are then written per send from these pieces, not taken from `bytes`.
     pub dynamic: Option<crate::load::http::dynamic::DynamicRequest>,
+    /// Set on a warmup's requests that declare content checks: a sample of
+    /// their answers is read whole and checked (see [`crate::load::http::capture`]).
+    pub check: Option<RequestCheck>,
 }
 
 /// An open connection and its read state.
@@ -65,18 +70,21 @@ pub async fn connect(addr: SocketAddr) -> Result<Connection, ErrorClass> {
 /// Sends `req` on `slot` (connecting first if empty) and reads the whole
 /// response. Leaves `slot` empty when the connection cannot be reused.
 /// Returns the response status; the caller compares it with the expected one.
-pub async fn exchange(
+/// `sink` is told the answer's headers and body (the measured loop's
+/// [`crate::load::http::capture::NoSink`] is told nothing, at no cost).
+pub async fn exchange<S: AnswerSink>(
     slot: &mut Option<Connection>,
     addr: SocketAddr,
     req: &EncodedRequest,
     wire: &[u8],
+    sink: &mut S,
 ) -> Result<u16, ErrorClass> {
     for _attempt in 0..2 {
         if slot.is_none() {
             *slot = Some(connect(addr).await?);
         }
         let conn = slot.as_mut().expect("connected above");
-        match conn.round_trip(req, wire).await {
+        match conn.round_trip(req, wire, sink).await {
             Ok(done) => {
                 if done.close {
                     *slot = None;
@@ -105,7 +113,12 @@ fn io_class(e: &io::Error) -> ErrorClass {
 
 impl Connection {
     /// Sends `wire` (the bytes of `req` for this send) and reads the answer.
-    async fn round_trip(&mut self, req: &EncodedRequest, wire: &[u8]) -> Result<Complete, Failure> {
+    async fn round_trip<S: AnswerSink>(
+        &mut self,
+        req: &EncodedRequest,
+        wire: &[u8],
+        sink: &mut S,
+    ) -> Result<Complete, Failure> {
         let reused = self.served > 0;
         let stale_or = |class: ErrorClass, got_bytes: bool| {
             if reused && !got_bytes && class == ErrorClass::Reset {
@@ -123,7 +136,7 @@ impl Connection {
             if self.end > self.start {
                 let (n, done) = self
                     .decoder
-                    .feed(&self.buf[self.start..self.end])
+                    .feed_into(&self.buf[self.start..self.end], sink)
                     .map_err(|_| Failure::Class(ErrorClass::Malformed))?;
                 self.start += n;
                 if let Some(done) = done {

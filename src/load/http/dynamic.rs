@@ -232,6 +232,7 @@ mod tests {
             body: Some(Bytes::from(body.to_owned())),
             expect_status: 201,
             weight: None,
+            check: None,
         }
     }
 

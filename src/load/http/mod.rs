@@ -1,7 +1,10 @@
 //! HTTP/1.1 on the wire: pre-encoded requests (with `seq`/`rand` filled per
 //! send), which request a connection sends next, the connection's reads and
-//! httparse responses.
+//! httparse responses; a sample of a warmup's answers read whole and
+//! checked against the request's `expect` (`capture`, `expect`).
+pub(crate) mod capture;
 pub(crate) mod connection;
 pub(crate) mod dynamic;
+pub mod expect;
 pub(crate) mod mix;
 pub(crate) mod wire;

@@ -9,6 +9,7 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::load::config::RequestSpec;
+use crate::load::http::capture::{AnswerSink, NoSink};
 
 /// Encodes `spec` as the exact bytes sent for every request.
 pub fn encode_request(spec: &RequestSpec, host_header: &str) -> Bytes {
@@ -123,17 +124,28 @@ impl ResponseDecoder {
     /// Consumes a prefix of `data`; returns the bytes consumed and the response
     /// if it is now complete. Unconsumed bytes must be offered again with more.
     pub fn feed(&mut self, data: &[u8]) -> Result<(usize, Option<Complete>), Malformed> {
+        self.feed_into(data, &mut NoSink)
+    }
+
+    /// [`Self::feed`], telling `sink` the final response's headers and its
+    /// body's bytes (with [`NoSink`] this is `feed`, compiled the same).
+    pub fn feed_into<S: AnswerSink>(
+        &mut self,
+        data: &[u8],
+        sink: &mut S,
+    ) -> Result<(usize, Option<Complete>), Malformed> {
         let mut pos = 0;
         loop {
             let rest = &data[pos..];
             match self.state {
                 State::Done => return Ok((pos, Some(self.complete()))),
-                State::Head => match self.parse_head(rest)? {
+                State::Head => match self.parse_head(rest, sink)? {
                     Some(n) => pos += n,
                     None => return Ok((pos, None)),
                 },
                 State::Fixed(left) => {
                     let n = left.min(rest.len() as u64);
+                    sink.body(&rest[..n as usize]);
                     pos += n as usize;
                     self.state = if n == left {
                         State::Done
@@ -161,6 +173,7 @@ impl ResponseDecoder {
                 },
                 State::ChunkData(left) => {
                     let n = left.min(rest.len() as u64);
+                    sink.body(&rest[..n as usize]);
                     pos += n as usize;
                     if n < left {
                         self.state = State::ChunkData(left - n);
@@ -196,7 +209,10 @@ impl ResponseDecoder {
                         self.state = State::Done;
                     }
                 }
-                State::UntilEof => return Ok((data.len(), None)),
+                State::UntilEof => {
+                    sink.body(rest);
+                    return Ok((data.len(), None));
+                }
             }
         }
     }
@@ -221,7 +237,11 @@ impl ResponseDecoder {
     }
 
     /// Parses the status line and headers; Some(consumed) once complete.
-    fn parse_head(&mut self, data: &[u8]) -> Result<Option<usize>, Malformed> {
+    fn parse_head<S: AnswerSink>(
+        &mut self,
+        data: &[u8],
+        sink: &mut S,
+    ) -> Result<Option<usize>, Malformed> {
         let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
         let mut resp = httparse::Response::new(&mut headers);
         let n = match resp.parse(data) {
@@ -238,6 +258,7 @@ impl ResponseDecoder {
         let mut length: Option<u64> = None;
         let mut chunked = false;
         for h in resp.headers.iter() {
+            sink.header(h.name, h.value);
             if h.name.eq_ignore_ascii_case("content-length") {
                 let v = std::str::from_utf8(h.value)
                     .ok()
@@ -412,12 +433,64 @@ mod tests {
             body: Some(Bytes::from_static(b"hi")),
             expect_status: 200,
             weight: None,
+            check: None,
         };
         let got = encode_request(&spec, "127.0.0.1:80");
         assert_eq!(
             &got[..],
             b"POST /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:80\r\nX-A: b\r\nContent-Length: 2\r\n\r\nhi"
         );
+    }
+
+    /// What a checked answer's sink is told, whatever the framing and
+    /// however the socket splits it: the final response's headers, the
+    /// body without chunk framing, nothing of the next response.
+    #[test]
+    fn a_sink_sees_the_body_and_headers_of_any_framing() {
+        use crate::load::http::capture::AnswerSink;
+        #[derive(Default)]
+        struct Seen {
+            headers: Vec<String>,
+            body: Vec<u8>,
+        }
+        impl AnswerSink for Seen {
+            fn header(&mut self, name: &str, _value: &[u8]) {
+                self.headers.push(name.to_string());
+            }
+            fn body(&mut self, bytes: &[u8]) {
+                self.body.extend_from_slice(bytes);
+            }
+        }
+        let framings: [(&[u8], bool); 3] = [
+            (b"HTTP/1.1 100 Continue\r\nX-I: 1\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 11\r\nX-K: a\r\n\r\nhello worldHTTP/1.1", false),
+            (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-K: a\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", false),
+            (b"HTTP/1.1 200 OK\r\nX-K: a\r\n\r\nhello world", true),
+        ];
+        for (input, eof) in framings {
+            for step in 1..input.len() {
+                let mut d = ResponseDecoder::new();
+                d.start(false);
+                let mut seen = Seen::default();
+                let mut buf: Vec<u8> = Vec::new();
+                let mut done = None;
+                for piece in input.chunks(step) {
+                    buf.extend_from_slice(piece);
+                    let (n, complete) = d.feed_into(&buf, &mut seen).unwrap();
+                    buf.drain(..n);
+                    if complete.is_some() {
+                        done = complete;
+                        break;
+                    }
+                }
+                if eof {
+                    done = d.eof();
+                }
+                assert_eq!(done.map(|c| c.status), Some(200), "step {step}");
+                assert_eq!(seen.body, b"hello world", "step {step}");
+                assert!(seen.headers.contains(&"X-K".to_string()));
+                assert!(!seen.headers.contains(&"X-I".to_string()));
+            }
+        }
     }
 
     proptest::proptest! {

@@ -92,6 +92,11 @@ pub struct VerifyPlan {
     /// value the answer must equal (and so every runtime's the same).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<ExpectedField>,
+    /// A workload request's content checks (`expect: { min_bytes, ... }`):
+    /// verify sends each workload request that has some
+    /// (`crate::verify::workload`); `None` for the spec's `verify:` requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<crate::load::http::expect::AnswerExpect>,
 }
 
 /// One member of a vectors case's expected `response`.
@@ -310,6 +315,12 @@ pub struct RequestPlan {
     pub body: Option<String>,
     /// Expected status; any other status counts as an error of class `status`.
     pub expect_status: u16,
+    /// What else a correct answer has (`expect: { min_bytes, max_bytes,
+    /// body_contains, header }`), rendered for the cell: checked on a
+    /// sample of the cell warmup's answers and by `runner verify`, never in
+    /// the measured window (empty: only the status).
+    #[serde(skip_serializing_if = "crate::load::http::expect::AnswerExpect::is_empty")]
+    pub expect: crate::load::http::expect::AnswerExpect,
     /// Relative share of the requests sent (None: unweighted, round-robin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,

@@ -1,7 +1,8 @@
 //! Per-key resolvers above the contract: limits per cell, the built-in
 //! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors,
-//! the `verify:` requests, the `version:` commands and `health:` (one
-//! rendering for runtimes and dependencies).
+//! the `verify:` requests, the `version:` commands, `health:` (one
+//! rendering for runtimes and dependencies) and a request's `expect:`.
+pub mod expect;
 pub mod health;
 pub mod limits;
 pub mod pinning;

@@ -53,6 +53,7 @@ fn inline(v: &VerifySpec) -> Option<VerifyPlan> {
         headers: v.headers.clone().into_iter().collect(),
         body: v.body.clone(),
         expect: Vec::new(),
+        content: None,
     })
 }
 
@@ -138,6 +139,7 @@ fn request(entry: &VerifySpec, case: Case) -> Result<VerifyPlan, (String, String
             .into_iter()
             .map(|(path, value)| ExpectedField { path, value })
             .collect(),
+        content: None,
     })
 }
 

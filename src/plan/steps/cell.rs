@@ -124,6 +124,8 @@ pub fn render_request<'s>(
             "write the path from the root, e.g. `/api/{{ payload }}`",
         );
     }
+    let expect =
+        crate::plan::keys::expect::render_expect(&mut r, &at("expect"), &request.expect, vars);
     RequestPlan {
         name: request_name(request).to_owned(),
         method: request.method.clone(),
@@ -131,6 +133,7 @@ pub fn render_request<'s>(
         headers,
         body,
         expect_status: request.expect.status,
+        expect,
         weight: request.weight,
     }
 }

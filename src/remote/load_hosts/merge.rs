@@ -78,6 +78,9 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport, MergeError> {
         if m.saturated.is_none() {
             m.saturated.clone_from(&r.saturated);
         }
+        if m.wrong_answer.is_none() {
+            m.wrong_answer.clone_from(&r.wrong_answer);
+        }
         for (i, f) in r.per_request.iter().enumerate() {
             match m.per_request.get_mut(i) {
                 Some(mine) => {
@@ -193,6 +196,7 @@ mod tests {
                 peak_rss_bytes: 7 << 20,
             },
             ramp: None,
+            wrong_answer: None,
         }
     }
 
@@ -240,6 +244,27 @@ mod tests {
         assert_eq!(merged.generator.threads, 6);
         assert!((merged.generator.user_s - 1.5).abs() < 1e-12);
         assert_eq!(merged.generator.cpu_share, 0.15);
+    }
+
+    /// A host's wrong answer crosses the pipe and survives the merge.
+    #[test]
+    fn a_hosts_wrong_answer_is_kept() {
+        let wrong = crate::load::http::expect::WrongAnswer {
+            request: "page".into(),
+            mismatch: crate::load::http::expect::Mismatch::TooShort { got: 3, min: 9 },
+            status: 200,
+            body_len: 3,
+            body_start: "abc".into(),
+        };
+        let mut second = report(&[1, 2]);
+        second.wrong_answer = Some(wrong.clone());
+        let text = serde_json::to_string(&WireLoadReport::of(&second).unwrap()).unwrap();
+        let second = serde_json::from_str::<WireLoadReport>(&text)
+            .unwrap()
+            .into_report()
+            .unwrap();
+        let merged = merge(&[report(&[1]), second]).unwrap();
+        assert_eq!(merged.wrong_answer, Some(wrong));
     }
 
     #[test]

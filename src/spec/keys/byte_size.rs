@@ -14,7 +14,7 @@ use crate::spec::values::HELP_SEPARATOR;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByteSize(pub u64);
 
-const SIZE_HELP: &str = "write a number with a unit: B, KiB, MiB, GiB (powers of 1024) or KB, MB, GB (powers of 1000), e.g. `16MiB`";
+pub(crate) const SIZE_HELP: &str = "write a number with a unit: B, KiB, MiB, GiB (powers of 1024) or KB, MB, GB (powers of 1000), e.g. `16MiB`";
 
 /// Units, longest first so that `MiB` is not read as `B` after a number `Mi`.
 const UNITS: &[(&str, u64)] = &[

@@ -22,24 +22,15 @@ spec=${SPEC:-experiments/web-servers.yaml}
 runner=${RUNNER:-$root/target/release/runner}
 
 fail() { echo "ci-web-servers: $*" >&2; exit 1; }
-
-if [ ! -x "$runner" ]; then
-  echo "== cargo build --release (no $runner yet)"
-  cargo build --release --locked
-fi
+. scripts/lib/smoke.sh
+smoke_build
 
 rc=0
 if [ -n "${RUN:-}" ]; then
   run=$RUN
   [ -f "$run/status.json" ] || fail "$run is not a run directory"
 else
-  "$runner" validate "$spec"
-  results=$("$runner" plan --format json "$spec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results_dir"])')
-  before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
-  echo "== runner exec $spec --quick --repeats 1"
-  "$runner" exec "$spec" --quick --repeats 1 || rc=$?
-  run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)
-  [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run directory under $results (runner exited $rc)"
+  smoke_run "$spec" --quick --repeats 1
 fi
 echo "run directory: $run (runner exited $rc)"
 

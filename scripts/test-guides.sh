@@ -18,19 +18,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 runner=${RUNNER:-$root/target/release/runner}
 fail() { echo "test-guides: $*" >&2; exit 1; }
-[ -x "$runner" ] || cargo build --release --locked
+. scripts/lib/smoke.sh
+smoke_build
 
-# The newest run directory under results dir $1 after running spec $2 ($3...: options).
+# Runs spec $1 with options $2...; sets `run`; fails unless runner exited 0
+# or 1 (1: some cells suspect, their gates' call on this host).
 run_spec() {
-  local results=$1 spec=$2 before run rc=0
-  shift 2
-  before=$( (find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' 2>/dev/null || true) | sort | tail -n 1)
-  echo "== runner exec $spec $*" >&2
-  "$runner" exec "$spec" "$@" >&2 || rc=$?
-  [ "$rc" -le 1 ] || fail "runner exec $spec exited $rc"
-  run=$(find "$results" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*' | sort | tail -n 1)
-  [ -n "$run" ] && [ "$run" != "$before" ] || fail "no new run under $results"
-  echo "$run"
+  smoke_run "$@"
+  [ "$rc" -le 1 ] || fail "runner exec $1 exited $rc"
 }
 
 # Every planned cell measured (requests > 0, not failed), the run complete.
@@ -52,12 +47,12 @@ print(f"test-guides: {run.name}: {len(rows)} cells measured")
 PY
 }
 
-run=$(run_spec results/nginx-static experiments/examples/nginx.yaml --quick --repeats 1)
+run_spec experiments/examples/nginx.yaml --quick --repeats 1
 check_run "$run"
 grep -q "nginx version" "$run/environment.json" || fail "$run: nginx's version not recorded"
 ls "$run"/files/nginx/nginx.conf >/dev/null || fail "$run: the rendered nginx.conf was not kept"
 
-run=$(run_spec results/my-go-service experiments/examples/go-service.yaml --quick --repeats 1)
+run_spec experiments/examples/go-service.yaml --quick --repeats 1
 check_run "$run"
 
 repo=$(mktemp -d)
@@ -93,7 +88,7 @@ PY
   printf 'build/\nresults/\n' > .gitignore
 )
 cp docs/guides/specs/two-versions.yaml "$repo/spec.yaml"
-run=$(run_spec "$repo/results/two-versions" "$repo/spec.yaml" --quick)
+run_spec "$repo/spec.yaml" --quick
 check_run "$run"
 grep -Eq "after\*\* vs before|before\*\* vs after" "$run/report.md" ||
   fail "$run/report.md does not compare after with before"

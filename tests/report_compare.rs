@@ -210,11 +210,20 @@ fn a_different_spec_is_not_comparable() {
 /// Writes `versions` into a copy's environment.json (what `version:`
 /// commands recorded).
 fn with_versions(run: &std::path::Path, versions: serde_json::Value) {
+    edit_environment(run, |env| env["versions"] = versions);
+}
+
+/// Rewrites `run`'s environment.json through `edit`; returns what it holds after.
+fn edit_environment(
+    run: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> serde_json::Value {
     let path = run.join("environment.json");
     let mut env: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    env["versions"] = versions;
+    edit(&mut env);
     std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+    env
 }
 
 /// A server upgraded between two runs (its `version:` output changed) makes
@@ -527,17 +536,18 @@ fn compare_and_history_give_the_same_runs_the_same_verdicts() {
 fn a_toolchain_recorded_on_one_side_only_is_not_a_difference() {
     let (_a_tmp, a) = copy_fixture("base");
     let (_b_tmp, b) = copy_fixture("base");
-    let path = b.join("environment.json");
-    let mut env: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let tools = env["toolchains"].as_object().unwrap().clone();
+    let tools = edit_environment(&b, |_| {})["toolchains"]
+        .as_object()
+        .unwrap()
+        .clone();
     assert!(
         tools.len() >= 2,
         "the fixture records several toolchains: {tools:?}"
     );
     let (kept, _) = tools.iter().next().unwrap();
-    env["toolchains"] = serde_json::json!({ kept.clone(): tools[kept].clone() });
-    std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+    edit_environment(&b, |env| {
+        env["toolchains"] = serde_json::json!({ kept.clone(): tools[kept].clone() })
+    });
     let out = compare().arg(&a).arg(&b).output().unwrap();
     assert_ne!(
         out.status.code(),
@@ -545,8 +555,9 @@ fn a_toolchain_recorded_on_one_side_only_is_not_a_difference() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    env["toolchains"] = serde_json::json!({ kept.clone(): "changed 9.9" });
-    std::fs::write(&path, serde_json::to_string_pretty(&env).unwrap()).unwrap();
+    edit_environment(&b, |env| {
+        env["toolchains"] = serde_json::json!({ kept.clone(): "changed 9.9" })
+    });
     compare()
         .arg(&a)
         .arg(&b)

@@ -5,7 +5,7 @@
 //! for byte, so the page cannot drift from what scripts/test-guides.sh
 //! runs, and that file must also `runner plan` (its templates, `files:` and
 //! folders resolved). Relative links in those pages must name files that
-//! exist.
+//! exist, and an anchor a heading of that file.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -110,8 +110,30 @@ fn every_spec_in_the_readme_and_docs_is_accepted() {
     );
 }
 
+/// The anchors of `page`'s headings, as GitHub makes them: lower case,
+/// punctuation dropped, spaces as `-`.
+fn anchors(page: &Path) -> Vec<String> {
+    std::fs::read_to_string(page)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            l.trim_start_matches('#')
+                .strip_prefix(' ')
+                .filter(|_| l.starts_with('#'))
+        })
+        .map(|heading| {
+            heading
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
-fn relative_links_in_the_readme_and_docs_name_files_that_exist() {
+fn relative_links_in_the_readme_and_docs_name_files_and_headings_that_exist() {
     let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
     let mut broken = Vec::new();
     for page in pages() {
@@ -123,9 +145,18 @@ fn relative_links_in_the_readme_and_docs_name_files_that_exist() {
             {
                 continue;
             }
-            let path = target.split('#').next().unwrap_or("");
-            if !path.is_empty() && !page.parent().unwrap().join(path).exists() {
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = match path {
+                "" => page.clone(),
+                _ => page.parent().unwrap().join(path),
+            };
+            if !file.exists() {
                 broken.push(format!("{}: {target}", page.display()));
+            } else if !anchor.is_empty()
+                && file.extension().is_some_and(|e| e == "md")
+                && !anchors(&file).iter().any(|a| a == anchor)
+            {
+                broken.push(format!("{}: {target} (no such heading)", page.display()));
             }
         }
     }

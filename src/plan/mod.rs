@@ -99,11 +99,31 @@ pub fn build(loaded: &LoadedSpec, options: &PlanOptions) -> Result<Plan, PlanErr
     let java_home = std::env::var_os("JAVA_HOME").map(std::path::PathBuf::from);
     let host = steps::inputs::Host {
         cpus,
+        user: current_user(),
         java_home: java_home.as_deref(),
         jvm_root: Path::new(toolchains::java::JVM_ROOT),
         allowed_cpus: crate::affinity::allowed_cpus(),
     };
     build_on(loaded, options, &host)
+}
+
+/// The name of the effective user (its uid as text when it has no name).
+fn current_user() -> String {
+    // SAFETY: geteuid has no preconditions; getpwuid_r writes only into the
+    // buffers given, and the name is read from them before they are dropped.
+    unsafe {
+        let uid = libc::geteuid();
+        let mut entry: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        let mut buf = vec![0 as libc::c_char; 4096];
+        let rc = libc::getpwuid_r(uid, &mut entry, buf.as_mut_ptr(), buf.len(), &mut found);
+        if rc != 0 || found.is_null() || entry.pw_name.is_null() {
+            return uid.to_string();
+        }
+        std::ffi::CStr::from_ptr(entry.pw_name)
+            .to_string_lossy()
+            .into_owned()
+    }
 }
 
 /// [`build`] with the host facts given (tests pass fake JDK folders).
@@ -124,7 +144,7 @@ pub fn build_on(
     let dependencies = steps::dependencies::plan_dependencies(
         loaded,
         &dependency_ports,
-        host.cpus,
+        host,
         &env,
         &mut problems,
     );

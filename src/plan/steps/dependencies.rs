@@ -54,7 +54,7 @@ pub fn deps_value(dependencies: &[DependencyPlan], needs: &[String]) -> Value {
 pub fn plan_dependencies<'s>(
     loaded: &'s LoadedSpec,
     ports: &[u16],
-    cpus: usize,
+    host: &crate::plan::steps::inputs::Host,
     env: &Environment<'s>,
     problems: &mut Collector,
 ) -> Vec<DependencyPlan> {
@@ -63,7 +63,7 @@ pub fn plan_dependencies<'s>(
         .dependencies
         .iter()
         .zip(ports)
-        .map(|((name, dep), port)| plan_one(loaded, name, dep, *port, cpus, env, problems))
+        .map(|((name, dep), port)| plan_one(loaded, name, dep, *port, host, env, problems))
         .collect()
 }
 
@@ -72,14 +72,20 @@ fn plan_one<'s>(
     name: &str,
     dep: &'s DependencySpec,
     port: u16,
-    cpus: usize,
+    host: &crate::plan::steps::inputs::Host,
     env: &Environment<'s>,
     problems: &mut Collector,
 ) -> DependencyPlan {
     let at = |field: &str| format!("dependencies.{name}.{field}");
     let dir = absolute(&loaded.base_dir.join(dep.dir.as_deref().unwrap_or(".")));
     let mut vars = Vars::default();
-    vars.set_map("host", &[("cpus", Value::from(cpus))]);
+    vars.set_map(
+        "host",
+        &[
+            ("cpus", Value::from(host.cpus)),
+            ("user", Value::from(host.user.as_str())),
+        ],
+    );
     vars.set("port", port);
     let scratch_path = crate::plan::templating::files::scratch_path(
         &loaded.spec.experiment.name,

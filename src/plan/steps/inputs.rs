@@ -26,6 +26,10 @@ pub struct RuntimeContext {
 /// Everything the runtime stage needs from outside the spec.
 pub struct Host<'a> {
     pub cpus: usize,
+    /// The user the runner runs as (`{{ host.user }}`): a server config
+    /// that drops privileges can keep this user (nginx `user`), so that its
+    /// workers read what the runner's user can.
+    pub user: String,
     pub java_home: Option<&'a Path>,
     pub jvm_root: &'a Path,
     /// The CPUs the runner may use (sched_getaffinity), for the default pinning.

@@ -29,6 +29,7 @@ fn plan_with_jdks(text: &str, root: &Path) -> Result<crate::plan::Plan, String> 
         java_home: None,
         jvm_root: root,
         allowed_cpus: vec![0, 1],
+        user: "bench".to_owned(),
     };
     build_on(&loaded, &PlanOptions::default(), &host).map_err(|e| e.to_string())
 }

@@ -5,7 +5,8 @@
 //! `exec prog args` is the same as `prog args` (what the shell would do).
 //! Anything a shell would interpret (`$VAR`, pipes, `;`, `&&`,
 //! redirections, globs, `VAR=value prog`, builtins such as `cd`) keeps
-//! the shell, and [`Launch::Shell`] says so in the log and the plan.
+//! the shell, and the service log's start line says which it was
+//! ([`Launch::words`]); the report names a shell's share of the memory.
 
 /// How a command is started.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -136,7 +136,7 @@ impl Service {
     }
 
     /// What `check` waits for, in words: `answering http://…/health`.
-    pub(super) fn check_words(&self, check: &HealthCheck) -> String {
+    fn check_words(&self, check: &HealthCheck) -> String {
         match check {
             HealthCheck::Http(path) => format!("answering http://{}{path}", self.addr()),
             HealthCheck::Tcp => format!("accepting connections on {}", self.addr()),
@@ -165,24 +165,27 @@ impl Service {
                 if let Some(wrong) = self.wrong_port(timeout) {
                     return wrong;
                 }
+                let log = self.log().to_path_buf();
+                let not_ready = |what: String| {
+                    ServiceError::NotReady(Box::new(super::error::NotReady {
+                        runtime: runtime.clone(),
+                        what,
+                        timeout,
+                        last: last.clone(),
+                        log: log.clone(),
+                        tail: self.log_tail(),
+                    }))
+                };
                 match check {
                     HealthCheck::Http(path) => ServiceError::HealthTimeout {
-                        runtime,
                         url: format!("http://{}{path}", self.addr()),
+                        runtime,
                         timeout,
                         last,
-                        log: self.log().to_path_buf(),
+                        log,
                     },
-                    HealthCheck::Tcp | HealthCheck::Command(_) => {
-                        ServiceError::NotReady(Box::new(super::error::NotReady {
-                            runtime,
-                            what: timeout_subject(check, self.addr()),
-                            timeout,
-                            last,
-                            log: self.log().to_path_buf(),
-                            tail: self.log_tail(),
-                        }))
-                    }
+                    HealthCheck::Tcp => not_ready(format!("a TCP connect to {}", self.addr())),
+                    HealthCheck::Command(c) => not_ready(format!("the health command `{c}`")),
                 }
             }
         }
@@ -204,15 +207,6 @@ impl Service {
             listening: listening.join(", "),
             log: self.log().to_path_buf(),
         })
-    }
-}
-
-/// The subject of "... did not pass within": `a TCP connect to …`.
-fn timeout_subject(check: &HealthCheck, addr: std::net::SocketAddr) -> String {
-    match check {
-        HealthCheck::Http(path) => format!("GET http://{addr}{path}"),
-        HealthCheck::Tcp => format!("a TCP connect to {addr}"),
-        HealthCheck::Command(c) => format!("the health command `{c}`"),
     }
 }
 

@@ -79,13 +79,7 @@ fn plan_one<'s>(
     let at = |field: &str| format!("dependencies.{name}.{field}");
     let dir = absolute(&loaded.base_dir.join(dep.dir.as_deref().unwrap_or(".")));
     let mut vars = Vars::default();
-    vars.set_map(
-        "host",
-        &[
-            ("cpus", Value::from(host.cpus)),
-            ("user", Value::from(host.user.as_str())),
-        ],
-    );
+    host.set_vars(&mut vars);
     vars.set("port", port);
     let scratch_path = crate::plan::templating::files::scratch_path(
         &loaded.spec.experiment.name,

@@ -35,3 +35,17 @@ pub struct Host<'a> {
     /// The CPUs the runner may use (sched_getaffinity), for the default pinning.
     pub allowed_cpus: Vec<usize>,
 }
+
+impl Host<'_> {
+    /// `{{ host.cpus }}` and `{{ host.user }}`, for a runtime's and a
+    /// dependency's templates alike.
+    pub fn set_vars(&self, vars: &mut Vars) {
+        vars.set_map(
+            "host",
+            &[
+                ("cpus", minijinja::Value::from(self.cpus)),
+                ("user", minijinja::Value::from(self.user.as_str())),
+            ],
+        );
+    }
+}

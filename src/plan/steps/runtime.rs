@@ -65,13 +65,7 @@ pub fn plan_runtime<'s>(
     crate::plan::steps::variant::check_training(loaded, name, rt, per_cell, problems);
 
     let mut vars = Vars::default();
-    vars.set_map(
-        "host",
-        &[
-            ("cpus", Value::from(host.cpus)),
-            ("user", Value::from(host.user.as_str())),
-        ],
-    );
+    host.set_vars(&mut vars);
     vars.set_map("runtime", &[("name", Value::from(name))]);
     vars.set("port", port);
     vars.set("work_dir", dir.display().to_string());

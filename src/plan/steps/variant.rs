@@ -85,11 +85,7 @@ pub fn templated_version(rt: &RuntimeSpec) -> bool {
 /// an `env` value (its own or the spec-wide one) or `java.version` use an axis.
 pub fn varies(loaded: &LoadedSpec, rt: &RuntimeSpec, env: &Environment) -> bool {
     let axes: Vec<String> = loaded.spec.axes.keys().cloned().collect();
-    let mut sources: Vec<&str> = Vec::new();
-    sources.extend(rt.start.as_deref());
-    sources.extend(rt.jvm_flags.iter().flatten().map(String::as_str));
-    sources.extend(rt.env.iter().flatten().map(|(_, v)| v.as_str()));
-    sources.extend(loaded.spec.env.values().map(String::as_str));
+    let mut sources = crate::plan::templating::template::start_templates(loaded, rt);
     sources.extend(rt.java.as_ref().and_then(|j| j.version.as_deref()));
     let files = crate::plan::templating::files::sources(loaded, rt);
     sources.extend(files.iter().map(String::as_str));

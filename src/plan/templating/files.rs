@@ -47,11 +47,7 @@ fn wants_scratch(r: &Renderer, rt: &RuntimeSpec) -> bool {
     if rt.files.as_ref().is_some_and(|f| !f.is_empty()) {
         return true;
     }
-    let mut fields: Vec<&str> = Vec::new();
-    fields.extend(rt.start.as_deref());
-    fields.extend(rt.jvm_flags.iter().flatten().map(String::as_str));
-    fields.extend(rt.env.iter().flatten().map(|(_, v)| v.as_str()));
-    fields.extend(r.loaded.spec.env.values().map(String::as_str));
+    let mut fields = template::start_templates(r.loaded, rt);
     fields.extend(rt.health.as_ref().and_then(|h| h.command.as_deref()));
     if let Some(train) = &rt.train {
         fields.extend(train.start.as_deref());

@@ -96,6 +96,21 @@ pub fn uses_any<'a>(
     })
 }
 
+/// The templates a runtime's start renders: its `start`, `jvm_flags`, its
+/// own and the spec-wide `env` values (what an axis or `{{ scratch }}` in
+/// them makes per cell, or needs a folder, is decided over these).
+pub fn start_templates<'a>(
+    loaded: &'a crate::spec::LoadedSpec,
+    rt: &'a crate::spec::model::RuntimeSpec,
+) -> Vec<&'a str> {
+    let mut sources: Vec<&str> = Vec::new();
+    sources.extend(rt.start.as_deref());
+    sources.extend(rt.jvm_flags.iter().flatten().map(String::as_str));
+    sources.extend(rt.env.iter().flatten().map(|(_, v)| v.as_str()));
+    sources.extend(loaded.spec.env.values().map(String::as_str));
+    sources
+}
+
 /// A strict environment: undefined variables are errors, no HTML escaping.
 pub fn environment<'s>() -> Environment<'s> {
     let mut env = Environment::new();

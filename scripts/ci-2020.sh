@@ -43,21 +43,13 @@ native=false
 command -v native-image >/dev/null && native=true
 
 python3 - "$run" "$rc" "$native" <<'PY'
-import csv, json, pathlib, sys
+import sys
+sys.path.insert(0, "scripts/lib")
+from run_checks import Run
 
-run, rc, native = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "true"
-problems = []
-
-def rows(name):
-    path = run / name
-    return list(csv.DictReader(open(path))) if path.exists() else []
-
-status = json.loads((run / "status.json").read_text())
-plan = json.loads((run / "plan.json").read_text())
-if status["state"] != "complete":
-    problems.append(f"the run is {status['state']}: {status.get('message') or ''}")
-if rc not in (0, 1):  # 1: some cells suspect (their gates say why); 2+: the run itself failed
-    problems.append(f"runner exited {rc}")
+checked = Run(sys.argv[1], sys.argv[2])
+run, status, plan, problems, rows = checked.dir, checked.status, checked.plan, checked.problems, checked.rows
+native = sys.argv[3] == "true"
 
 configs = {c["runtime"]: c for c in rows("configurations.csv")}
 ran = set()
@@ -80,18 +72,9 @@ for s in skipped:
         problems.append(f"skipped cell {s.get('cell_id')} does not name its JDK: {s.get('reason')}")
 print(f"ci-2020: {len(skipped)} cells skipped by the plan for their JDK")
 
-measured = {r["cell_id"]: r for r in rows("measurements.csv")}
-java_cells = []
-for cell in plan["cells"]:
-    if cell["runtime"] not in ran:
-        continue
-    row = measured.get(cell["id"])
-    if row is None:
-        problems.append(f"cell {cell['id']} was not measured")
-    elif row["status"] == "failed" or int(row["requests"]) == 0:
-        problems.append(f"cell {cell['id']} failed or answered nothing: {row['reason']}")
-    if "java" in (configs[cell["runtime"]]["tags"] or ""):
-        java_cells.append(cell["id"])
+measured = checked.cells_measured(ran)
+java_cells = [c["id"] for c in plan["cells"]
+              if c["runtime"] in ran and "java" in (configs[c["runtime"]]["tags"] or "")]
 for name in ran:
     if not any(c["runtime"] == name for c in plan["cells"]):
         problems.append(f"runtime {name} has no cell left in the plan")
@@ -120,10 +103,6 @@ for needle in ["Native Memory Tracking", "First requests", "Deployable"]:
     if needle.lower() not in report.lower():
         problems.append(f"report.md does not mention {needle!r}")
 
-if problems:
-    for p in problems:
-        print(f"ci-2020: {p}", file=sys.stderr)
-    sys.exit(f"ci-2020: {len(problems)} problem(s) in {run}")
-print(f"ci-2020: {len(ran)} runtimes ran, {len(measured)} cells measured by request count, "
-      f"{len(java_cells)} JVM cells with NMT, first requests and deployable sizes for every runtime")
+checked.finish("ci-2020", f"{len(ran)} runtimes ran, {len(measured)} cells measured by request count, "
+               f"{len(java_cells)} JVM cells with NMT, first requests and deployable sizes for every runtime")
 PY

@@ -35,22 +35,13 @@ fi
 echo "run directory: $run (runner exited $rc)"
 
 python3 - "$run" "$rc" <<'PY'
-import csv, json, pathlib, sys
+import json, sys
+sys.path.insert(0, "scripts/lib")
+from run_checks import Run
 
-run, rc = pathlib.Path(sys.argv[1]), int(sys.argv[2])
-problems = []
-
-def rows(name):
-    path = run / name
-    return list(csv.DictReader(open(path))) if path.exists() else []
-
-status = json.loads((run / "status.json").read_text())
-plan = json.loads((run / "plan.json").read_text())
+checked = Run(sys.argv[1], sys.argv[2])
+run, status, plan, problems, rows = checked.dir, checked.status, checked.plan, checked.problems, checked.rows
 env = json.loads((run / "environment.json").read_text())
-if status["state"] != "complete":
-    problems.append(f"the run is {status['state']}: {status.get('message') or ''}")
-if rc not in (0, 1):  # 1: some cells suspect (their gates say why); 2+: the run itself failed
-    problems.append(f"runner exited {rc}")
 
 configs = {c["runtime"]: c for c in rows("configurations.csv")}
 for rt in plan["runtimes"]:
@@ -76,22 +67,12 @@ for r in rows("lifecycle.csv"):
     if r.get("shell_rss_bytes"):
         problems.append(f"{r['runtime']} start {r['start_index']}: a shell held {r['shell_rss_bytes']} bytes")
 
-measured = {r["cell_id"]: r for r in rows("measurements.csv")}
-for cell in plan["cells"]:
-    row = measured.get(cell["id"])
-    if row is None:
-        problems.append(f"cell {cell['id']} was not measured")
-    elif row["status"] == "failed" or int(row["requests"]) == 0:
-        problems.append(f"cell {cell['id']} failed or answered nothing: {row['reason']}")
+measured = checked.cells_measured()
 
 report = (run / "report.md").read_text(errors="replace")
 if "nginx version" not in report:
     problems.append("report.md does not show nginx's version")
 
-if problems:
-    for p in problems:
-        print(f"ci-web-servers: {p}", file=sys.stderr)
-    sys.exit(f"ci-web-servers: {len(problems)} problem(s) in {run}")
-print(f"ci-web-servers: {len(configs)} servers ran, {len(measured)} cells measured, versions, "
-      "rendered configs and direct starts checked")
+checked.finish("ci-web-servers", f"{len(configs)} servers ran, {len(measured)} cells measured, versions, "
+               "rendered configs and direct starts checked")
 PY

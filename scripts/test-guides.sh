@@ -28,32 +28,26 @@ run_spec() {
   [ "$rc" -le 1 ] || fail "runner exec $1 exited $rc"
 }
 
-# Every planned cell measured (requests > 0, not failed), the run complete.
+# The newest run ($run, $rc) complete, every planned cell measured
+# (requests > 0, not failed).
 check_run() {
-  python3 - "$1" <<'PY'
-import csv, json, pathlib, sys
-run = pathlib.Path(sys.argv[1])
-status = json.loads((run / "status.json").read_text())
-plan = json.loads((run / "plan.json").read_text())
-rows = {r["cell_id"]: r for r in csv.DictReader(open(run / "measurements.csv"))}
-problems = [] if status["state"] == "complete" else [f"run {status['state']}"]
-for cell in plan["cells"]:
-    r = rows.get(cell["id"])
-    if r is None or r["status"] == "failed" or int(r["requests"]) == 0:
-        problems.append(f"cell {cell['id']}: {r and r['reason'] or 'not measured'}")
-if problems:
-    sys.exit("test-guides: " + "; ".join(problems) + f" ({run})")
-print(f"test-guides: {run.name}: {len(rows)} cells measured")
+  python3 - "$run" "$rc" <<'PY'
+import sys
+sys.path.insert(0, "scripts/lib")
+from run_checks import Run
+checked = Run(sys.argv[1], sys.argv[2])
+measured = checked.cells_measured()
+checked.finish("test-guides", f"{checked.dir.name}: {len(measured)} cells measured")
 PY
 }
 
 run_spec experiments/examples/nginx.yaml --quick --repeats 1
-check_run "$run"
+check_run
 grep -q "nginx version" "$run/environment.json" || fail "$run: nginx's version not recorded"
 ls "$run"/files/nginx/nginx.conf >/dev/null || fail "$run: the rendered nginx.conf was not kept"
 
 run_spec experiments/examples/go-service.yaml --quick --repeats 1
-check_run "$run"
+check_run
 
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
@@ -89,7 +83,7 @@ PY
 )
 cp docs/guides/specs/two-versions.yaml "$repo/spec.yaml"
 run_spec "$repo/spec.yaml" --quick
-check_run "$run"
+check_run
 grep -Eq "after\*\* vs before|before\*\* vs after" "$run/report.md" ||
   fail "$run/report.md does not compare after with before"
 grep -q "latency floor" "$run/measurements.csv" && fail "$run: the guide's service hit the Nagle floor"

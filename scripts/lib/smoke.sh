@@ -1,5 +1,6 @@
 # Sourced by the smoke-run scripts (ci-2020.sh, ci-web-servers.sh,
-# test-guides.sh): the one way they build the runner and make a run. The
+# test-guides.sh): the one way they build the runner and make a run (and
+# scripts/lib/run_checks.py the one way they check it). The
 # caller defines `fail MESSAGE` and sets `runner` (the binary).
 
 # Builds the release runner when `$runner` is missing.

@@ -54,9 +54,16 @@ impl fmt::Display for NotBuilt {
                 "make the build write it there, or fix the command",
             )
         };
+        // A bare name is looked up on PATH: most often a program to install
+        // (an off-the-shelf server such as nginx), not one the build writes.
+        let install = if self.missing.iter().any(|(tool, _)| !tool.contains('/')) {
+            "install it (a program looked up on PATH, e.g. from the distribution's packages), or "
+        } else {
+            ""
+        };
         write!(
             f,
-            "runtime {}: {} after {build}; the build should have produced it: {} (log: {}); {remedy}",
+            "runtime {}: {} after {build}; the build should have produced it: {} (log: {}); {install}{remedy}",
             self.runtime,
             missing.join(", "),
             commands.join(", "),
@@ -122,6 +129,22 @@ mod tests {
              `go build -o /srv/bench/srv` (log: /r/logs/build-go.log); \
              make the build write it there, or fix the command"
         );
+    }
+
+    #[test]
+    fn a_program_looked_up_on_path_is_said_to_be_installed() {
+        let bare = NotBuilt {
+            missing: vec![("nginx".into(), "start")],
+            ..not_built(false)
+        };
+        let text = bare.to_string();
+        assert!(
+            text.contains("`nginx` (run by `start`) is not on PATH after the build")
+                && text.contains("; install it (a program looked up on PATH, e.g. from the distribution's packages), or make the build write it there"),
+            "{text}"
+        );
+        // A path stays the build's to produce.
+        assert!(!not_built(false).to_string().contains("install it"));
     }
 
     #[test]

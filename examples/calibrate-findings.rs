@@ -2,13 +2,17 @@
 //! four runtimes are drawn from noise structures the rule does not assume
 //! (it assumes each point's log repeats are normal with a variance moderated
 //! toward its runtime's), the family answered by the library's rule
-//! (`stats::findings::family_of`), and two rates printed:
+//! (`stats::findings::family_of`), and two rates and a power printed:
 //!
 //! - **false findings**: the share of runs where any stated lead (any
 //!   question of the family whose interval excludes 1) points the wrong way
 //!   or exists where the runtimes are equal; the rule promises <= 5%;
 //! - **coverage**: the share of runs where *every* interval of the family
 //!   holds its true ratio; the rule promises >= 95%.
+//!
+//! - **real differences stated**: in the `different` world, the share of
+//!   the questions over every point whose true ratio is not 1 that the
+//!   findings decide the right way (the power, what the bound costs).
 //!
 //!     cargo run --release --example calibrate-findings [-- --runs N --seed S]
 //!
@@ -263,9 +267,9 @@ fn main() {
          concurrencies; residual pools (throughput, p99, CPU, memory): {sizes:?}"
     );
     println!(
-        "| structure | repeats | world | family | mean repeats | false findings (<= 5%) | coverage (>= 95%) | same leads as fixed max |"
+        "| structure | repeats | world | family | mean repeats | false findings (<= 5%) | coverage (>= 95%) | same leads as fixed max | real differences stated |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut structures = vec![
         Structure::ConfigNoise,
         Structure::HeavyTails,
@@ -282,6 +286,7 @@ fn main() {
             for different in [false, true] {
                 let (mut false_runs, mut covered_runs, mut family) = (0, 0, 0);
                 let (mut repeats_used, mut same) = (0.0, 0);
+                let (mut real, mut stated) = (0, 0);
                 for _ in 0..runs {
                     let drawn = draw_run(structure, different, design.max(), &mut rng);
                     let full = leads(&family_of(&names, &drawn, 1));
@@ -290,13 +295,15 @@ fn main() {
                         / (RUNTIMES.len() * PAYLOADS.len() * CONCURRENCY.len()) as f64;
                     let fam = family_of(&names, &rows, looks);
                     family = fam.answers.len();
-                    let (wrong, covered) = judge(&fam, different);
+                    let (wrong, covered, found) = judge(&fam, different);
+                    real += found.0;
+                    stated += found.1;
                     same += usize::from(leads(&fam) == full);
                     false_runs += usize::from(wrong);
                     covered_runs += usize::from(covered);
                 }
                 println!(
-                    "| {} | {} | {} | {family} | {:.2} | {} | {} | {} |",
+                    "| {} | {} | {} | {family} | {:.2} | {} | {} | {} | {} |",
                     structure.name(),
                     design.name(),
                     if different { "different" } else { "equal" },
@@ -306,6 +313,11 @@ fn main() {
                     match design {
                         Design::Decided(..) => wilson(same, runs),
                         Design::Fixed(_) => "-".to_string(),
+                    },
+                    if real > 0 {
+                        format!("{:.0}%", 100.0 * stated as f64 / real as f64)
+                    } else {
+                        "-".to_string()
                     }
                 );
             }
@@ -385,16 +397,23 @@ fn leads(family: &findings::Family) -> Vec<(String, String, Measure, Lead)> {
         .collect()
 }
 
-/// Whether any stated lead is false, and whether every interval holds its truth.
-fn judge(family: &findings::Family, different: bool) -> (bool, bool) {
-    let (mut wrong, mut covered) = (false, true);
+/// Whether any stated lead is false, whether every interval holds its
+/// truth, and of the questions over every point whose truth is a
+/// difference, how many there are and how many are stated (the power).
+fn judge(family: &findings::Family, different: bool) -> (bool, bool, (usize, usize)) {
+    let (mut wrong, mut covered, mut real) = (false, true, (0, 0));
     for q in &family.answers {
         let a = RUNTIMES.iter().position(|r| *r == q.a).expect("a runtime");
         let b = RUNTIMES.iter().position(|r| *r == q.b).expect("a runtime");
         let t = true_log_ratio(different, a, b, q.measure, &q.scope);
         let (lo, hi) = (q.effect.lo.ln(), q.effect.hi.ln());
         covered &= lo <= t + 1e-12 && t - 1e-12 <= hi;
-        wrong |= q.lead() != Lead::Open && ((lo > 0.0 && t <= 1e-12) || (hi < 0.0 && t >= -1e-12));
+        let false_lead = (lo > 0.0 && t <= 1e-12) || (hi < 0.0 && t >= -1e-12);
+        wrong |= q.lead() != Lead::Open && false_lead;
+        if q.scope == Scope::All && t.abs() > 1e-12 {
+            real.0 += 1;
+            real.1 += usize::from(q.lead() != Lead::Open && !false_lead);
+        }
     }
-    (wrong, covered)
+    (wrong, covered, real)
 }

@@ -27,8 +27,10 @@ use crate::report::analysis::summary::Summary;
 use crate::results::RunData;
 use crate::stats::findings::{answer_all, point_repeats};
 
-/// Repeats per configuration below which the family's error bound is not
-/// met on realistic noise (examples/calibrate-findings.rs).
+/// Repeats per configuration below which the findings state few of the
+/// differences there are: the bound on false findings holds, but a point's
+/// own noise rests on one degree of freedom a side
+/// (examples/calibrate-findings.rs).
 pub const FEW_REPEATS: u32 = 3;
 
 /// Share of the host other processes took above which the host counts as crowded.
@@ -37,7 +39,9 @@ pub const CROWDED_BY_OTHERS: f64 = 0.25;
 /// How the findings are chosen, quoted under them.
 pub const FINDINGS_RULE: &str = "Each finding compares two runtimes on one figure: the ratio of \
 the geometric means of their repeats, averaged (on the log scale) over the points of the axes both \
-ran, with the points' own repeat noise (moderated toward the figure's noise over every runtime's points, as `runner compare` does, and never below its pool). \
+ran. Its interval is the wider of two: one whose points' noise is moderated toward the figure's \
+noise over every runtime's points (as `runner compare` does, never below its pool), and one from \
+each point's own repeats alone, which holds when points differ in noise. \
 Every comparison a finding could state (each pair, figure, and each value of each axis) is one \
 family, and every interval is simultaneous across it (Bonferroni): the chance that any of them \
 misses its true ratio is at most 5%. A lead is stated only when its interval excludes 1; \
@@ -186,10 +190,10 @@ fn conditions(run: &RunData, summary: &Summary) -> Vec<String> {
     out.push(format!("{span} usable repeats per configuration."));
     if lo < FEW_REPEATS {
         out.push(format!(
-            "With fewer than {FEW_REPEATS} repeats per configuration the 5% bound on false \
-             findings does not hold when noise differs between configurations (22% of runs \
-             with 2 repeats in the calibration, docs/findings.md): treat these findings as leads to check \
-             with `repeats: {FEW_REPEATS}` or more."
+            "With fewer than {FEW_REPEATS} repeats per configuration a point's own noise rests \
+             on one degree of freedom a side, so only large differences can be stated (in the \
+             calibration, 46% of the real differences with 2 repeats, 88% with 3: \
+             docs/findings.md); `repeats: {FEW_REPEATS}` or more decide smaller ones."
         ));
     }
     let total = run.measurements.len();

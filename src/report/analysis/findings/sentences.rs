@@ -134,7 +134,12 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
              interval within [{}, {}])",
             names(members),
             measure.label(),
-            percent(most - 1.0),
+            // "at most 399%" reads as a typo; a factor is what a reader compares.
+            if most >= 2.0 {
+                format!("{}x", number(most))
+            } else {
+                percent(most - 1.0)
+            },
             number(lo),
             number(hi)
         ),

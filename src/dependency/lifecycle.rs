@@ -119,17 +119,21 @@ impl Dependencies {
             // Made above: its setup commands run in it before the server starts.
             scratch: None,
         };
-        let mut service =
-            Service::start(&command, &log).map_err(|e| error(dep, format!("cannot start: {e}")))?;
-        let ready = service.wait_ready(&dep.health, cancelled);
-        if let Err(e) = ready {
-            let _ = service.stop(&dep.stop);
-            drop(scratch);
-            return Err(error(
-                dep,
-                format!("not ready: {}", crate::process::one_line(&e.to_string())),
-            ));
-        }
+        let service = match Service::start_ready(&command, &log, &dep.health, &dep.stop, cancelled)
+        {
+            Ok((service, _)) => service,
+            Err(not_ready) if not_ready.stopped.is_none() => {
+                return Err(error(dep, format!("cannot start: {}", not_ready.error)));
+            }
+            Err(not_ready) => {
+                let e = not_ready.error;
+                drop(scratch);
+                return Err(error(
+                    dep,
+                    format!("not ready: {}", crate::process::one_line(&e.to_string())),
+                ));
+            }
+        };
         for command in &dep.seed {
             if let Err(e) = step("seed", command) {
                 let _ = service.stop(&dep.stop);

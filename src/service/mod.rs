@@ -31,4 +31,4 @@ pub use error::ServiceError;
 pub use http_probe::{HttpProbeError, http_status};
 pub use port::{PortInUse, PortMoment, check_port_free, port_is_free};
 pub use process::{Service, ServiceCommand, StopKind, StopReport};
-pub use startup::StartupTimes;
+pub use startup::{NotReady, StartupTimes};

@@ -13,12 +13,13 @@
 //! after the port opened (a service that accepts but is not yet healthy, e.g.
 //! still warming a cache), then at the spec's interval.
 use std::net::TcpStream;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::ServiceError;
-use super::process::Service;
+use super::process::{Service, ServiceCommand, StopReport};
 use super::readiness::{Attempt, Poll, Stop};
-use crate::plan::{HealthCheck, HealthPlan};
+use crate::plan::{HealthCheck, HealthPlan, StopPlan};
 
 /// How often the port is tried until it accepts.
 pub const PORT_POLL: Duration = Duration::from_millis(1);
@@ -39,7 +40,40 @@ pub struct StartupTimes {
     pub healthy: Duration,
 }
 
+/// A start that never became ready: why, and how what had been spawned was
+/// stopped (`None`: nothing was spawned).
+#[derive(Debug)]
+pub struct NotReady {
+    pub error: ServiceError,
+    pub stopped: Option<Result<StopReport, ServiceError>>,
+}
+
 impl Service {
+    /// Spawn, then wait until ready: the one way every start goes (measured,
+    /// cold and memory starts, training, `runner verify`, dependencies, a
+    /// service host's start). A service that does not become ready is
+    /// stopped with `stop` before this returns, so that its port is free for
+    /// the next start and its log is complete; the caller records the stop.
+    pub fn start_ready(
+        command: &ServiceCommand,
+        log: &Path,
+        health: &HealthPlan,
+        stop: &StopPlan,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(Service, StartupTimes), Box<NotReady>> {
+        let mut service = Service::start(command, log).map_err(|error| NotReady {
+            error,
+            stopped: None,
+        })?;
+        match service.wait_ready(health, cancelled) {
+            Ok(times) => Ok((service, times)),
+            Err(error) => Err(Box::new(NotReady {
+                error,
+                stopped: Some(service.stop(stop)),
+            })),
+        }
+    }
+
     /// Waits until `health` passes (the port first, unless the check is a
     /// command); gives up with `Cancelled` when `cancelled()`,
     /// `ExitedBeforeHealthy` when the service exits, `WrongPort` when it

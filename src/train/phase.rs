@@ -59,11 +59,9 @@ pub fn run_job(
         log_cap: job.log_cap,
         scratch: job.scratch.clone(),
     };
-    let mut service = Service::start(&command, log).map_err(service_err)?;
-    let startup = service
-        .wait_ready(&job.health, cancelled)
-        .map(|t| t.healthy)
-        .map_err(service_err)?;
+    let (service, times) = Service::start_ready(&command, log, &job.health, &job.stop, cancelled)
+        .map_err(|not_ready| service_err(not_ready.error))?;
+    let startup = times.healthy;
     drive(&service).map_err(|message| TrainError::Drive {
         runtime: job.runtime.clone(),
         message,

@@ -12,7 +12,9 @@ use super::toolchain::{missing_after_build, missing_toolchain};
 use crate::build::{BuildCache, build_runtime_unless};
 use crate::load::{RequestSpec, probe};
 use crate::plan::{RuntimePlan, VerifyPlan};
-use crate::service::{Service, ServiceCommand, ServiceError, StopReport, check_port_free};
+use crate::service::{
+    NotReady, Service, ServiceCommand, ServiceError, StopReport, check_port_free,
+};
 
 /// What every session shares.
 pub struct Context<'a> {
@@ -105,29 +107,24 @@ pub fn check_runtime(
         rt.port,
         service_log.display()
     );
-    let mut service = match Service::start(&command, &service_log) {
-        Ok(s) => s,
-        Err(e) => {
-            record.outcome = fail(Stage::Start, e.to_string(), &service_log);
-            return record;
-        }
-    };
-    match service
-        .wait_ready(&rt.health, ctx.cancelled)
-        .map(|t| t.healthy)
-    {
-        Ok(startup) => record
-            .notes
-            .push(format!("healthy after {:.1}s", startup.as_secs_f64())),
-        Err(e) => {
-            record.outcome = fail(Stage::Start, e.to_string(), &service_log);
-            // Stop it all the same: the port must be free for the next runtime.
-            record
-                .notes
-                .push(stop_note(service.stop(&rt.stop), rt.port));
-            return record;
-        }
-    }
+    let mut service =
+        match Service::start_ready(&command, &service_log, &rt.health, &rt.stop, ctx.cancelled) {
+            Ok((service, times)) => {
+                record
+                    .notes
+                    .push(format!("healthy after {:.1}s", times.healthy.as_secs_f64()));
+                service
+            }
+            Err(not_ready) => {
+                let NotReady { error, stopped } = *not_ready;
+                record.outcome = fail(Stage::Start, error.to_string(), &service_log);
+                // Stopped all the same, so that the port is free for the next runtime.
+                if let Some(stopped) = stopped {
+                    record.notes.push(stop_note(stopped, rt.port));
+                }
+                return record;
+            }
+        };
 
     let addr = service.addr();
     record.answers = requests

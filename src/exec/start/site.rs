@@ -14,7 +14,7 @@ use crate::load::{LoadConfig, LoadReport};
 use crate::plan::{Cell, RuntimePlan};
 use crate::results::{LifecycleRow, StopOutcome};
 use crate::sample::{MemoryReading, session_usage};
-use crate::service::{Service, ServiceCommand, ServiceError};
+use crate::service::{NotReady, Service, ServiceCommand, ServiceError, StopReport};
 
 /// A duration in milliseconds, as lifecycle.csv records it.
 pub fn millis(d: std::time::Duration) -> f64 {
@@ -160,23 +160,25 @@ impl StartSite for Here {
             let profiler = crate::exec::measure::profiling::start_env(ctx, rt, start_index);
             command.env.extend(profiler);
         }
-        let mut service = Service::start(&command, &ctx.run.log(&rt.name))
-            .map_err(|e| SpawnFailure::from(e.to_string()))?;
         let interrupt = ctx.interrupt;
-        match service.wait_ready(&rt.health, &|| interrupt.is_set()) {
-            Ok(times) => Ok(Spawned {
+        let log = ctx.run.log(&rt.name);
+        match Service::start_ready(&command, &log, &rt.health, &rt.stop, &|| interrupt.is_set()) {
+            Ok((service, times)) => Ok(Spawned {
                 service,
                 port_ms: times.port.map(millis),
                 startup_ms: millis(times.healthy),
             }),
-            Err(e) => {
-                self.stop(rt, service, row);
-                let again = match e {
+            Err(not_ready) => {
+                let NotReady { error, stopped } = *not_ready;
+                if let Some(stopped) = stopped {
+                    record_stop(row, stopped);
+                }
+                let again = match error {
                     ServiceError::WrongPort { .. } => Again::WouldFail,
                     _ => Again::MightWork,
                 };
                 Err(SpawnFailure {
-                    why: e.to_string(),
+                    why: error.to_string(),
                     again,
                 })
             }
@@ -208,18 +210,27 @@ impl StartSite for Here {
         service: Service,
         row: &mut LifecycleRow,
     ) -> Option<String> {
-        match service.stop(&rt.stop) {
-            Ok(report) => {
-                row.stop = Some(report.kind.into());
-                row.exit_status = report.exit_status;
-                row.log_dropped_bytes = report.log_dropped_bytes;
-                None
-            }
-            Err(e) => {
-                row.stop = Some(StopOutcome::Killed);
-                row.exit_status = e.to_string();
-                Some(e.to_string())
-            }
+        record_stop(row, service.stop(&rt.stop))
+    }
+}
+
+/// Records how a service here stopped in its lifecycle row; the error's
+/// text when the stop failed (the group was killed).
+fn record_stop(
+    row: &mut LifecycleRow,
+    stopped: Result<StopReport, ServiceError>,
+) -> Option<String> {
+    match stopped {
+        Ok(report) => {
+            row.stop = Some(report.kind.into());
+            row.exit_status = report.exit_status;
+            row.log_dropped_bytes = report.log_dropped_bytes;
+            None
+        }
+        Err(e) => {
+            row.stop = Some(StopOutcome::Killed);
+            row.exit_status = e.to_string();
+            Some(e.to_string())
         }
     }
 }

@@ -171,11 +171,7 @@ impl ServiceHost {
         if let Some(old) = self.service.take() {
             // A controlling runner that starts again without a stop: the
             // old service must not run beside the new one.
-            let _ = old.stop(&StopPlan {
-                signal: libc::SIGKILL,
-                signal_name: "KILL".into(),
-                grace: Duration::ZERO,
-            });
+            let _ = old.stop(&kill());
         }
         let state = home_relative(&w.state_dir);
         let log = state.join("logs").join(format!("{}.log", w.runtime));
@@ -203,14 +199,11 @@ impl ServiceHost {
         self.last_log = Some(log.clone());
         // A fresh log per start: this side copies it from its first byte.
         let _ = std::fs::write(&log, b"");
-        let mut service = match Service::start(&command, &log) {
-            Ok(s) => s,
-            Err(e) => return failed(&e.to_string()),
-        };
-        let times = match service.wait_ready(&health, closed) {
-            Ok(t) => t,
-            // Dropping the service kills its group and cgroup.
-            Err(e) => return failed(&e.to_string()),
+        // What never became ready is killed: the controlling runner decides what comes next.
+        let (service, times) = match Service::start_ready(&command, &log, &health, &kill(), closed)
+        {
+            Ok(started) => started,
+            Err(not_ready) => return failed(&not_ready.error.to_string()),
         };
         let answer = ServiceAnswer::Started {
             pid: service.sid(),
@@ -470,4 +463,14 @@ fn size_of(p: &Path) -> Option<u64> {
         total += size_of(&entry.ok()?.path()).unwrap_or(0);
     }
     Some(total)
+}
+
+/// Stops a service at once: an old one a runner left running, or one that
+/// never became ready.
+fn kill() -> StopPlan {
+    StopPlan {
+        signal: libc::SIGKILL,
+        signal_name: "KILL".into(),
+        grace: Duration::ZERO,
+    }
 }

@@ -10,7 +10,7 @@
 # before it.
 #   scripts/decided-vs-fixed.sh             # ROUNDS=2: fixed, decided, fixed, decided
 #   scripts/decided-vs-fixed.sh RUN_DIR...  # the tables of past runs, in order
-# About 15 minutes on a 2-core host. Nothing here is tuned to the host.
+# About 25 minutes on a 2-core host. Nothing here is tuned to the host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

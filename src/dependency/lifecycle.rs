@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::build::run_logged;
 use crate::plan::DependencyPlan;
 use crate::service::scratch::{Scratch, system_user};
-use crate::service::{Service, ServiceCommand};
+use crate::service::{NotReady, Service, ServiceCommand};
 
 /// Longest a setup, seed or reset command may run.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
@@ -122,16 +122,15 @@ impl Dependencies {
         let service = match Service::start_ready(&command, &log, &dep.health, &dep.stop, cancelled)
         {
             Ok((service, _)) => service,
-            Err(not_ready) if not_ready.stopped.is_none() => {
-                return Err(error(dep, format!("cannot start: {}", not_ready.error)));
-            }
             Err(not_ready) => {
-                let e = not_ready.error;
+                let NotReady { error: e, stopped } = *not_ready;
+                // Nothing stopped: nothing was spawned.
+                let why = match stopped {
+                    None => format!("cannot start: {e}"),
+                    Some(_) => format!("not ready: {}", crate::process::one_line(&e.to_string())),
+                };
                 drop(scratch);
-                return Err(error(
-                    dep,
-                    format!("not ready: {}", crate::process::one_line(&e.to_string())),
-                ));
+                return Err(error(dep, why));
             }
         };
         for command in &dep.seed {

@@ -130,16 +130,11 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
         measure,
         pairs,
         format!(
-            "{} cannot be told apart on {} here: the pairs differ by at most {} (every \
+            "{} cannot be told apart on {} here: the pairs differ {} (every \
              interval within [{}, {}])",
             names(members),
             measure.label(),
-            // "at most 399%" reads as a typo; a factor is what a reader compares.
-            if most >= 2.0 {
-                format!("{}x", number(most))
-            } else {
-                percent(most - 1.0)
-            },
+            tie_spread(most),
             number(lo),
             number(hi)
         ),
@@ -406,6 +401,20 @@ fn number(r: f64) -> String {
     }
 }
 
+/// How far apart a tie's pairs are at most, from the largest ratio (>= 1):
+/// `by at most 4%`; `by at most 4.99x` from 2x on ("at most 399%" reads as
+/// a typo, a factor is what a reader compares); `by less than 1%` where a
+/// percentage would round to "at most 0%".
+fn tie_spread(most: f64) -> String {
+    if most >= 2.0 {
+        format!("by at most {}x", number(most))
+    } else if most - 1.0 < 0.005 {
+        "by less than 1%".to_string()
+    } else {
+        format!("by at most {}", percent(most - 1.0))
+    }
+}
+
 fn percent(fraction: f64) -> String {
     pct(fraction, 0, false)
 }
@@ -435,6 +444,13 @@ mod tests {
             better_than: Vec::new(),
             text: String::new(),
         }
+    }
+
+    #[test]
+    fn a_tie_s_spread_reads_as_a_percentage_a_factor_or_less_than_one_percent() {
+        assert_eq!(tie_spread(1.04), "by at most 4%");
+        assert_eq!(tie_spread(4.99), "by at most 4.99x");
+        assert_eq!(tie_spread(1.004), "by less than 1%");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod affinity;
 pub mod app;
 pub mod build;
+pub mod certs;
 pub mod cgroup;
 pub mod dependency;
 pub mod exec;

@@ -309,7 +309,59 @@ fn open_loop_interleaved_spec_plans_its_rules_and_rates() {
 /// Regenerate with `UPDATE_GOLDEN=1 cargo test --test cli_spec_good`.
 #[test]
 fn plan_table_matches_its_golden_file() {
-    let text = plan_stdout("tests/specs/good/tiny.yaml", &[]);
+    plan_table_golden("tiny");
+}
+
+/// The protocols spec's plan: a runtime offering http1, https and h2 over
+/// a `protocol` axis, its TLS starts said apart from its plain one.
+#[test]
+fn the_protocols_plan_table_matches_its_golden_file() {
+    plan_table_golden("tls-protocols");
+}
+
+/// Only the TLS cells start with the run's certificate: their scratch
+/// folder holds it and their environment names the files; the plain
+/// cell's start has neither; the load says the protocol and its streams.
+#[test]
+fn tls_cells_start_with_the_run_certificate_and_plain_cells_without() {
+    let plan = plan_json_of("tests/specs/good/tls-protocols.yaml", &[]);
+    let scratch = std::env::temp_dir().join("runner-tls-protocols-go-18090");
+    let cert = scratch.join("tls-cert.pem").display().to_string();
+    for cell in plan["cells"].as_array().unwrap() {
+        let protocol = cell["axes"][0][1].as_str().unwrap();
+        let variant = &cell["variant"];
+        let tls = protocol != "http1";
+        assert_eq!(
+            variant["scratch"]["tls"].as_bool() == Some(true),
+            tls,
+            "{cell}"
+        );
+        assert_eq!(
+            variant["env"]["TLS_CERT_FILE"].as_str() == Some(cert.as_str()),
+            tls,
+            "{cell}"
+        );
+        match protocol {
+            "http1" => assert!(
+                cell["load"]["protocol"].is_null(),
+                "plain stays out of plan.json"
+            ),
+            p => {
+                assert_eq!(cell["load"]["protocol"]["protocol"], p);
+                let streams = if p == "h2" { 4 } else { 1 };
+                assert_eq!(cell["load"]["protocol"]["streams"], streams);
+                assert_eq!(cell["load"]["protocol"]["trust"], "run-ca");
+            }
+        }
+    }
+    assert_eq!(
+        plan["runtimes"][0]["protocols"],
+        serde_json::json!(["http1", "https", "h2"])
+    );
+}
+
+fn plan_table_golden(name: &str) {
+    let text = plan_stdout(&format!("tests/specs/good/{name}.yaml"), &[]);
     let hash_line = text
         .lines()
         .find(|l| l.contains("spec sha256"))
@@ -318,7 +370,7 @@ fn plan_table_matches_its_golden_file() {
     let text = text
         .replace(env!("CARGO_MANIFEST_DIR"), "<repo>")
         .replace(&hash_line, "  spec sha256 <hash>");
-    assert_golden("tests/specs/good/tiny.plan.expected", &text);
+    assert_golden(format!("tests/specs/good/{name}.plan.expected"), &text);
 }
 
 /// A spec over the fixture run's experiment (tests/fixtures/runs/base):

@@ -22,10 +22,10 @@ use std::time::Duration;
 pub use analysis::estimate::Estimate;
 pub use contract::adaptive::{AutoWarmup, CellWarmup, RepeatPolicy};
 pub use contract::dependency_plan::*;
-pub use contract::health_plan::{HealthCheck, HealthPlan};
 pub use contract::model::*;
+pub use contract::protocol_plan::{Protocol, ProtocolPlan, Reuse, Trust};
+pub use contract::ready_stop::{HealthCheck, HealthPlan, StopPlan};
 pub use contract::scratch_plan::{RenderedFile, ScratchPlan};
-pub use contract::stop_plan::StopPlan;
 
 use crate::spec::{LoadedSpec, Problem, SpecErrors};
 use steps::draft::RuntimeDraft;

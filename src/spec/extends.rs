@@ -170,6 +170,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         startup: child.startup.or(base.startup),
         repeats: child.repeats.or(base.repeats),
         needs: child.needs.or(base.needs),
+        protocols: child.protocols.or(base.protocols),
         profile: child.profile.or(base.profile),
     }
 }

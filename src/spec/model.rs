@@ -190,6 +190,11 @@ pub struct RuntimeSpec {
     pub needs: Option<Vec<String>>,
     /// This runtime's profiled cells and collectors (overrides the spec-wide `profile` whole).
     pub profile: Option<ProfileSpec>,
+    /// The protocols its server offers (default `[http1]`): a cell whose
+    /// `load.protocol` is not among them is refused at plan time. `https`
+    /// and `h2` starts get the run's certificate (`TLS_CERT_FILE`,
+    /// `TLS_KEY_FILE`, `{{ tls.cert }}`, `{{ tls.key }}`).
+    pub protocols: Option<Vec<crate::spec::keys::protocol::ProtocolName>>,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.
@@ -368,7 +373,7 @@ fn ok() -> u16 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate, ramp"
+    expecting = "a map with mode, rate, connections, timeout, threads, slo, from, to, step, seed, connect_rate, ramp, protocol, streams, connection, resumption, tls"
 )]
 pub struct LoadSpec {
     #[serde(default)]
@@ -400,6 +405,21 @@ pub struct LoadSpec {
     /// Closed mode: before each window the connections start one after
     /// another over this long, from 1 to all (e.g. `10s`), not measured.
     pub ramp: Option<HumanDuration>,
+    /// `http1` (default), `https`, `h2` (HTTP/2 over TLS) or `h2c`, or a
+    /// template such as `"{{ protocol }}"` (the `protocol` axis is used
+    /// when this is left out).
+    pub protocol: Option<String>,
+    /// HTTP/2: concurrent streams per connection (default 1); the
+    /// concurrency is connections x streams.
+    pub streams: Option<NumberOrTemplate>,
+    /// `keep-alive` (default) or `new`: a new connection, and with TLS a
+    /// new handshake, for every request.
+    pub connection: Option<crate::spec::keys::protocol::ConnectionSpec>,
+    /// With `connection: new` over TLS: resume the TLS session (default
+    /// `true`); `false` makes every handshake a full one.
+    pub resumption: Option<bool>,
+    /// Whom the generator trusts over TLS (default: the run's own CA).
+    pub tls: Option<crate::spec::keys::protocol::TlsSpec>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -136,6 +136,7 @@ pub fn py_runtime(
         startup_repeats: 0,
         log_cap_bytes: 16 << 20,
         needs: vec![],
+        protocols: vec![runner::plan::Protocol::Http1],
         profile: None,
         first_requests: 0,
     }

@@ -146,6 +146,7 @@ mod tests {
                 seed: 5,
                 connect_rate: 500.0,
                 ramp: Duration::ZERO,
+                transport: Default::default(),
             },
             warmup: crate::plan::CellWarmup::Fixed {
                 duration: Duration::from_secs(2),

@@ -29,7 +29,7 @@ pub struct DependencyPlan {
     /// `RUNNER_SCRATCH`: a fresh folder per start, removed after the stop.
     pub env: BTreeMap<String, String>,
     pub port: u16,
-    pub health: crate::plan::contract::health_plan::HealthPlan,
+    pub health: crate::plan::contract::ready_stop::HealthPlan,
     /// Its scratch folder (`{{ scratch }}`, `$RUNNER_SCRATCH`: the data
     /// directory and socket of a `postgres` kind) and its rendered `files:`,
     /// made afresh before each start and removed after its stop.

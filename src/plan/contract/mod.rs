@@ -6,14 +6,14 @@
 pub mod adaptive;
 pub mod dependency_plan;
 pub mod gates;
-pub mod health_plan;
 pub mod hosts;
 pub mod memory;
 pub mod model;
 pub mod profile_plan;
+pub mod protocol_plan;
+pub mod ready_stop;
 pub mod scenarios;
 pub mod scratch_plan;
 pub mod search;
 pub mod start_variant;
-pub mod stop_plan;
 pub mod version_plan;

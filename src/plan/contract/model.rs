@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::plan::contract::health_plan::HealthPlan;
-use crate::plan::contract::stop_plan::StopPlan;
+use crate::plan::contract::ready_stop::HealthPlan;
+use crate::plan::contract::ready_stop::StopPlan;
 use crate::spec::values::AxisValue;
 
 /// One experiment, expanded.
@@ -205,6 +205,10 @@ pub struct RuntimePlan {
     pub log_cap_bytes: u64,
     /// The dependencies it needs (its `needs`, else every one), in spec order.
     pub needs: Vec<String>,
+    /// The protocols its server offers (`protocols`, default plain
+    /// HTTP/1.1 alone, then left out of plan.json).
+    #[serde(skip_serializing_if = "crate::plan::contract::protocol_plan::only_http1")]
+    pub protocols: Vec<crate::plan::contract::protocol_plan::Protocol>,
     /// What its `profile:` collects (`None`: not profiled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::plan::contract::profile_plan::ProfilePlan>,
@@ -341,6 +345,13 @@ pub struct LoadPlan {
     /// Closed loop: the connections join one by one over this long before
     /// each window, not measured (`load.ramp`; zero: none).
     pub ramp: Duration,
+    /// What the requests ride on (`load.protocol` and its companions);
+    /// left out of plan.json when plain HTTP/1.1 on kept connections.
+    #[serde(
+        rename = "protocol",
+        skip_serializing_if = "crate::plan::contract::protocol_plan::ProtocolPlan::is_plain"
+    )]
+    pub transport: crate::plan::contract::protocol_plan::ProtocolPlan,
 }
 
 #[derive(Debug, Clone, Serialize)]

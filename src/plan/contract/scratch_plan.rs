@@ -17,7 +17,20 @@ pub struct ScratchPlan {
     pub path: PathBuf,
     /// The rendered `files:`, in spec order.
     pub files: Vec<RenderedFile>,
+    /// The start serves TLS: the run's certificate, its private key and
+    /// its CA are written here too ([`TLS_CERT`], [`TLS_KEY`], [`TLS_CA`]),
+    /// made per run and never part of the plan (see [`crate::certs`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tls: bool,
 }
+
+/// The run's server certificate in a TLS start's scratch folder
+/// (`$TLS_CERT_FILE`, `{{ tls.cert }}`).
+pub const TLS_CERT: &str = "tls-cert.pem";
+/// Its private key (`$TLS_KEY_FILE`, `{{ tls.key }}`), mode 0600.
+pub const TLS_KEY: &str = "tls-key.pem";
+/// The run's CA certificate (`$TLS_CA_FILE`, `{{ tls.ca }}`).
+pub const TLS_CA: &str = "tls-ca.pem";
 
 /// One file of `files:`, rendered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

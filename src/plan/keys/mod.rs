@@ -8,6 +8,7 @@ pub mod limits;
 pub mod pinning;
 pub mod ports;
 pub mod postgres;
+pub mod protocol;
 pub mod repeats_cap;
 pub mod vectors;
 pub mod verify_requests;

@@ -113,6 +113,14 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         if !plan.dependencies.is_empty() {
             let _ = writeln!(out, "    needs   {}", rt.needs.join(", "));
         }
+        if !crate::plan::contract::protocol_plan::only_http1(&rt.protocols) {
+            let names: Vec<&str> = rt.protocols.iter().map(|p| p.name()).collect();
+            let _ = writeln!(
+                out,
+                "    offers  {} (TLS starts get the run's certificate in their scratch folder)",
+                names.join(", ")
+            );
+        }
         let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if let Some(scratch) = &rt.scratch {
@@ -120,14 +128,24 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
                 .files
                 .iter()
                 .map(|f| format!("{} ({} bytes)", f.name, f.content.len()))
+                .chain(
+                    scratch
+                        .tls
+                        .then(|| "the run's TLS certificate, key and CA".to_owned()),
+                )
                 .collect();
             let _ = writeln!(
                 out,
-                "    files   {} rendered into {} before each start",
+                "    files   {} {} into {} before each start",
                 if files.is_empty() {
                     "none".to_owned()
                 } else {
                     files.join(", ")
+                },
+                if scratch.files.is_empty() && scratch.tls {
+                    "written"
+                } else {
+                    "rendered"
                 },
                 scratch.path.display()
             );
@@ -193,6 +211,10 @@ fn write_cells(out: &mut String, plan: &Plan) {
                 s.max_steps,
                 human(s.step_warmup + s.step_window)
             ),
+        };
+        let load = match cell.load.transport.is_plain() {
+            true => load,
+            false => format!("{load}, {}", cell.load.transport.words()),
         };
         let measure = match cell.measure {
             Measure::Duration(d) => human(d),

@@ -47,11 +47,21 @@ pub fn start_line(plan: &Plan, index: usize, fresh: bool) -> Option<String> {
     if !variant.jvm_flags.is_empty() {
         parts.push(format!("jvm_flags {}", variant.jvm_flags.join(" ")));
     }
+    let serves_tls = plan
+        .runtimes
+        .iter()
+        .any(|r| r.name == cell.runtime && r.protocols.iter().any(|p| p.uses_tls()));
+    match variant.scratch.as_ref().is_some_and(|s| s.tls) {
+        true => parts.push("TLS with the run's certificate".to_owned()),
+        false if serves_tls => parts.push("no TLS".to_owned()),
+        false => {}
+    }
     let varying = varying_env(plan, &cell.runtime);
     let env: Vec<String> = variant
         .env
         .iter()
-        .filter(|(k, _)| varying.contains(k.as_str()))
+        // The TLS files are said above; their paths are the same in every start.
+        .filter(|(k, _)| varying.contains(k.as_str()) && !k.starts_with("TLS_"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     if !env.is_empty() {
@@ -100,8 +110,13 @@ pub fn runtime_note(plan: &Plan, runtime: &crate::plan::RuntimePlan) -> Option<S
         .iter()
         .any(|c| c.runtime == runtime.name && c.variant.is_some())
         .then(|| {
-            "    per cell: its start fields use axes, so each cell resolves its own start, env, jvm_flags and JDK \
-             (shown at each fresh start below); start and env above are its first cell's, a java above is the one it builds with"
-                .to_owned()
+            let why = match runtime.protocols.iter().any(|p| p.uses_tls()) {
+                true => "its start fields use axes or its cells differ in TLS",
+                false => "its start fields use axes",
+            };
+            format!(
+                "    per cell: {why}, so each cell resolves its own start, env, jvm_flags and JDK \
+                 (shown at each fresh start below); start and env above are its first cell's, a java above is the one it builds with"
+            )
         })
 }

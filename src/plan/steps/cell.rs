@@ -52,6 +52,13 @@ pub fn render_cells<'s>(
         let load = load_plan(
             loaded, load_spec, &load_at, env, &vars, hints, point, problems,
         );
+        crate::plan::keys::protocol::check_offered(
+            loaded,
+            rt.name(),
+            &rt.runtime().protocols,
+            load.transport.protocol,
+            problems,
+        );
         let measure = crate::plan::contract::model::measure_of(&load.mode).unwrap_or(measure);
         let limits =
             crate::plan::keys::limits::cell_limits(loaded, env, rt.name(), &vars, hints, problems);
@@ -234,7 +241,16 @@ pub fn load_plan<'s>(
                 .map(|a| a.load.len().max(1) as u32)
         })
         .unwrap_or(1);
+    let streams = load
+        .streams
+        .as_ref()
+        .and_then(|s| number("streams", s, true))
+        .map(|n| n as u32);
+    let transport = crate::plan::keys::protocol::resolve(
+        loaded, load, at, env, vars, hints, point, streams, problems,
+    );
     LoadPlan {
+        transport,
         mode,
         timeout: load.timeout.map_or(DEFAULT_LOAD_TIMEOUT, |t| t.0),
         threads,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use minijinja::{Environment, Value};
 
+use crate::plan::contract::protocol_plan::Protocol;
 use crate::plan::steps::draft::{RuntimeDraft, TrainDraft};
 use crate::plan::steps::inputs::{
     DEFAULT_HEALTH_PATH, DEFAULT_RESTART, DEFAULT_STOP_GRACE, DEFAULT_TRAIN_CONNECTIONS,
@@ -60,9 +61,19 @@ pub fn plan_runtime<'s>(
         points,
     } = placed;
     let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
-    // Start fields that use an axis are rendered per cell (crate::plan::steps::variant).
-    let per_cell = crate::plan::steps::variant::varies(loaded, rt, env);
-    crate::plan::steps::variant::check_training(loaded, name, rt, per_cell, problems);
+    // Start fields that use an axis are rendered per cell (crate::plan::steps::variant),
+    // and so are the starts of a runtime serving TLS in some cells only.
+    let own_points: Vec<&[(String, crate::spec::values::AxisValue)]> =
+        points.iter().map(|p| p.as_slice()).collect();
+    let protocol = crate::plan::keys::protocol::constant(loaded, &own_points);
+    let serves_tls = crate::plan::keys::protocol::offers_tls(rt);
+    let start_varies = crate::plan::steps::variant::varies(loaded, rt, env);
+    let tls_varies = serves_tls && protocol.is_none();
+    crate::plan::steps::variant::check_training(loaded, name, rt, start_varies, problems);
+    if tls_varies && !start_varies {
+        crate::plan::keys::protocol::check_training(loaded, name, rt, problems);
+    }
+    let per_cell = start_varies || tls_varies;
 
     let mut vars = Vars::default();
     host.set_vars(&mut vars);
@@ -75,6 +86,11 @@ pub fn plan_runtime<'s>(
             .display()
             .to_string(),
     );
+    if serves_tls {
+        let scratch =
+            crate::plan::templating::files::scratch_path(&loaded.spec.experiment.name, name, port);
+        crate::plan::keys::protocol::set_tls_vars(&mut vars, &scratch);
+    }
     let needs = crate::plan::steps::dependencies::needs_of(loaded, rt);
     if !dependencies.is_empty() {
         vars.set(
@@ -133,7 +149,8 @@ pub fn plan_runtime<'s>(
             scratch: None,
         }
     } else {
-        crate::plan::steps::variant::render_start(&mut r, name, rt, &mut vars, port)
+        let tls = serves_tls && protocol.is_some_and(Protocol::uses_tls);
+        crate::plan::steps::variant::render_start(&mut r, name, rt, &mut vars, port, tls)
     };
     let crate::plan::steps::variant::StartFields {
         jvm_flags,
@@ -248,6 +265,10 @@ pub fn plan_runtime<'s>(
         startup_repeats: crate::plan::contract::gates::startup_repeats(&loaded.spec, rt),
         log_cap_bytes: crate::plan::contract::gates::log_cap(&loaded.spec),
         needs,
+        protocols: rt.protocols.as_ref().map_or_else(
+            || vec![Protocol::Http1],
+            |p| p.iter().map(|&name| Protocol::from(name)).collect(),
+        ),
         profile: None,
         first_requests: crate::plan::contract::gates::first_requests(&loaded.spec, rt),
     };

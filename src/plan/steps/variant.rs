@@ -134,12 +134,16 @@ pub struct StartFields {
 /// `RUNNER_SCRATCH` when it has a scratch folder) and its `files:`
 /// ([`crate::plan::templating::files`]). One rendering for a runtime's plan
 /// and for each cell's variant.
+/// `tls`: the start serves TLS (its cell's protocol is https or h2), so
+/// its scratch folder gets the run's certificate and its environment names
+/// the files (`TLS_CERT_FILE`, `TLS_KEY_FILE`, `TLS_CA_FILE`).
 pub fn render_start<'s>(
     r: &mut Renderer<'s, 's>,
     name: &str,
     rt: &'s RuntimeSpec,
     vars: &mut Vars,
     port: u16,
+    tls: bool,
 ) -> StartFields {
     let loaded = r.loaded;
     let at = |field: &str| format!("runtimes.{name}.{field}");
@@ -154,9 +158,12 @@ pub fn render_start<'s>(
     env.extend(r.map("env", &loaded.spec.env, vars));
     env.extend(r.map(&at("env"), rt.env.iter().flatten(), vars));
     env.insert("PORT".into(), port.to_string());
-    let scratch = crate::plan::templating::files::render_scratch(r, name, rt, vars);
+    let scratch = crate::plan::templating::files::render_scratch(r, name, rt, vars, tls);
     if let Some(s) = &scratch {
         env.insert("RUNNER_SCRATCH".into(), s.path.display().to_string());
+        if s.tls {
+            env.extend(crate::plan::keys::protocol::tls_env(&s.path));
+        }
     }
     StartFields {
         jvm_flags,
@@ -181,6 +188,7 @@ pub fn render_variant<'s>(
     runtime: &RuntimePlan,
     mut vars: Vars,
     jdks: &mut JdkFinder,
+    tls: bool,
 ) -> StartVariant {
     let at = |field: &str| format!("runtimes.{name}.{field}");
     let java = match rt.java.as_ref() {
@@ -197,7 +205,7 @@ pub fn render_variant<'s>(
     if let Some(java) = &java {
         vars.set("java", java_bin(java));
     }
-    let fields = render_start(r, name, rt, &mut vars, runtime.port);
+    let fields = render_start(r, name, rt, &mut vars, runtime.port, tls);
     StartVariant {
         start: fields.start,
         env: fields.env,
@@ -273,6 +281,7 @@ pub fn apply<'s>(
                 draft.runtime(),
                 vars,
                 jdks,
+                cell.load.transport.protocol.uses_tls(),
             ));
         }
         let java = match &cell.variant {

@@ -58,19 +58,22 @@ fn wants_scratch(r: &Renderer, rt: &RuntimeSpec) -> bool {
 
 /// The scratch folder and rendered `files:` of runtime `name` with `vars`
 /// (which hold `scratch`); `None` when it needs no scratch folder.
+/// A start that serves TLS (`tls`) always has one: its certificate goes there.
 pub fn render_scratch(
     r: &mut Renderer,
     name: &str,
     rt: &RuntimeSpec,
     vars: &Vars,
+    tls: bool,
 ) -> Option<ScratchPlan> {
-    if !wants_scratch(r, rt) {
+    if !tls && !wants_scratch(r, rt) {
         return None;
     }
     let path = PathBuf::from(vars.get(SCRATCH_VAR)?.as_str()?);
     let dir = runtime_dir(r.loaded, rt);
     let field = format!("runtimes.{name}.files");
-    Some(render_files(r, &field, &dir, rt.files.as_ref(), path, vars))
+    let scratch = render_files(r, &field, &dir, rt.files.as_ref(), path, vars);
+    Some(ScratchPlan { tls, ..scratch })
 }
 
 /// `files` (name -> template relative to `dir`) rendered with `vars` into a
@@ -101,6 +104,7 @@ pub fn render_files(
     ScratchPlan {
         path,
         files: rendered,
+        tls: false,
     }
 }
 

@@ -196,6 +196,10 @@ fn undefined(name: &str, vars: &Vars, hints: &Hints) -> TemplateError {
             let names: Vec<&str> = hints.dependencies.iter().map(String::as_str).collect();
             crate::spec::error::suggestion(wanted, &names, "dependencies")
         }
+    } else if root == "tls" {
+        "`tls` names the run's certificate files of a runtime that serves TLS: add https or h2 to \
+         the runtime's `protocols`"
+            .to_owned()
     } else if root == "java" {
         "this runtime has no `java:` section: add `java: { version: \"25\" }`".to_owned()
     } else if vars.values.contains_key(root) {

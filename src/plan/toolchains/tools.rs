@@ -138,6 +138,7 @@ mod tests {
             startup_repeats: 0,
             log_cap_bytes: crate::plan::contract::gates::DEFAULT_LOG_CAP,
             needs: vec![],
+            protocols: vec![crate::plan::Protocol::Http1],
             profile: None,
             first_requests: 0,
         };

@@ -13,6 +13,7 @@ pub mod gates;
 pub mod hosts;
 pub mod memory;
 pub mod profile;
+pub mod protocol;
 pub mod scenarios;
 pub mod search;
 pub mod verify;

@@ -1,6 +1,8 @@
-//! How a service or dependency is known to be ready: its own file because
-//! runtimes (`model`) and dependencies (`dependency_plan`) take the same
-//! checks, and [`crate::service`] runs them with one code path for both.
+//! How a service or dependency is known to be ready, and how it is
+//! stopped: their own file because runtimes (`model`) and dependencies
+//! (`dependency_plan`) take the same checks and stop the same way, and
+//! [`crate::service`] runs both with one code path; neither should import
+//! the other for it.
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -49,4 +51,15 @@ impl HealthCheck {
             HealthCheck::Command(c) => format!("`{c}` exits 0"),
         }
     }
+}
+
+/// The signal, its name and the grace before SIGKILL.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StopPlan {
+    /// Signal number sent to the process group first (default SIGTERM).
+    pub signal: i32,
+    /// Signal name as written in the spec, for logs ("TERM", "INT", ...).
+    pub signal_name: String,
+    /// Wait this long after `signal`, then SIGKILL the group.
+    pub grace: Duration,
 }

@@ -18,6 +18,8 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     KeyPair, KeyUsagePurpose, SanType,
@@ -37,9 +39,11 @@ const CLOCK_SKEW: Duration = Duration::from_secs(3600);
 /// The names every run's server certificate covers.
 pub const LOCAL_NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 
-/// What a run needs to serve and to trust TLS: the CA certificate the load
-/// generator trusts, and the server's certificate and private key.
-pub struct RunCertificates {
+/// What a TLS start is given, in its scratch folder: the server's
+/// certificate and private key, and the CA that signed it. Sent as is to a
+/// service host over its SSH session (never logged there or here).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFiles {
     /// The throwaway CA's certificate (PEM): public, kept in the run directory.
     pub ca_pem: String,
     /// The server certificate (PEM), signed by the CA.
@@ -47,18 +51,23 @@ pub struct RunCertificates {
     /// The server's private key (PKCS#8 PEM): only ever written into a
     /// start's scratch folder (mode 0600), never into the run directory.
     pub key_pem: String,
-    /// The names the server certificate covers, in order.
-    pub names: Vec<String>,
 }
 
-impl std::fmt::Debug for RunCertificates {
+impl std::fmt::Debug for ServerFiles {
     /// Never prints the key, so no debug log or panic message can leak it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunCertificates")
-            .field("names", &self.names)
+        f.debug_struct("ServerFiles")
             .field("key_pem", &"<redacted>")
             .finish_non_exhaustive()
     }
+}
+
+/// What a run needs to serve and to trust TLS.
+#[derive(Debug, Clone)]
+pub struct RunCertificates {
+    pub files: ServerFiles,
+    /// The names the server certificate covers, in order.
+    pub names: Vec<String>,
 }
 
 /// Why a run's certificates could not be made.
@@ -120,9 +129,11 @@ pub fn issue(experiment: &str, extra_names: &[String]) -> Result<RunCertificates
         .map_err(issue_err("the server's certificate"))?;
     // `ca_key` is dropped here: nothing can be signed with it again.
     Ok(RunCertificates {
-        ca_pem: ca_cert.pem(),
-        cert_pem: server_cert.pem(),
-        key_pem: server_key.serialize_pem(),
+        files: ServerFiles {
+            ca_pem: ca_cert.pem(),
+            cert_pem: server_cert.pem(),
+            key_pem: server_key.serialize_pem(),
+        },
         names,
     })
 }

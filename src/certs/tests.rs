@@ -21,10 +21,10 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 /// Serves one handshake with `certs` on 127.0.0.1 and answers "ok".
 fn serve_once(certs: &RunCertificates) -> (u16, std::thread::JoinHandle<()>) {
     let chain: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_slice_iter(certs.cert_pem.as_bytes())
+        CertificateDer::pem_slice_iter(certs.files.cert_pem.as_bytes())
             .collect::<Result<_, _>>()
             .unwrap();
-    let key = PrivateKeyDer::from_pem_slice(certs.key_pem.as_bytes()).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(certs.files.key_pem.as_bytes()).unwrap();
     let config = ServerConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .unwrap()
@@ -74,7 +74,11 @@ fn a_client_trusting_only_the_run_ca_accepts_the_server_by_ip_and_by_name() {
     let certs = issue("tls-test", &[]).unwrap();
     for name in ["127.0.0.1", "localhost"] {
         let (port, server) = serve_once(&certs);
-        assert_eq!(fetch(port, name, &certs.ca_pem).unwrap(), "ok", "as {name}");
+        assert_eq!(
+            fetch(port, name, &certs.files.ca_pem).unwrap(),
+            "ok",
+            "as {name}"
+        );
         server.join().unwrap();
     }
 }
@@ -84,7 +88,7 @@ fn another_run_ca_is_not_trusted() {
     let certs = issue("tls-test", &[]).unwrap();
     let other = issue("tls-test", &[]).unwrap();
     let (port, server) = serve_once(&certs);
-    let error = fetch(port, "127.0.0.1", &other.ca_pem).unwrap_err();
+    let error = fetch(port, "127.0.0.1", &other.files.ca_pem).unwrap_err();
     assert!(error.contains("UnknownIssuer"), "{error}");
     server.join().unwrap();
 }
@@ -93,7 +97,7 @@ fn another_run_ca_is_not_trusted() {
 fn a_name_the_certificate_does_not_cover_is_refused() {
     let certs = issue("tls-test", &[]).unwrap();
     let (port, server) = serve_once(&certs);
-    let error = fetch(port, "example.invalid", &certs.ca_pem).unwrap_err();
+    let error = fetch(port, "example.invalid", &certs.files.ca_pem).unwrap_err();
     assert!(error.contains("not valid for name"), "{error}");
     server.join().unwrap();
 }
@@ -109,7 +113,7 @@ fn the_key_never_shows_in_debug_output() {
     let certs = issue("tls-test", &[]).unwrap();
     let shown = format!("{certs:?}");
     assert!(!shown.contains("PRIVATE KEY"), "{shown}");
-    assert!(certs.key_pem.contains("BEGIN PRIVATE KEY"));
+    assert!(certs.files.key_pem.contains("BEGIN PRIVATE KEY"));
 }
 
 #[test]

@@ -78,7 +78,7 @@ impl Dependencies {
                 })?),
                 None => None,
             };
-        let scratch = Scratch::with_files(&dep.scratch, owner).map_err(|e| {
+        let scratch = Scratch::with_files(&dep.scratch, owner, None).map_err(|e| {
             error(
                 dep,
                 format!(
@@ -108,6 +108,7 @@ impl Dependencies {
             step("setup", command)?;
         }
         let command = ServiceCommand {
+            tls: None,
             runtime: format!("dependency {}", dep.name),
             dir: dep.dir.clone(),
             command: dep.start.clone(),

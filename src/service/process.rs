@@ -44,6 +44,9 @@ pub struct ServiceCommand {
     /// A scratch folder made afresh for this start, with its rendered
     /// files, and removed after its stop (`None`: none).
     pub scratch: Option<crate::plan::ScratchPlan>,
+    /// The run's certificate, key and CA, written into the scratch folder
+    /// of a start that serves TLS (`scratch.tls`).
+    pub tls: Option<crate::certs::ServerFiles>,
 }
 
 impl ServiceCommand {
@@ -60,6 +63,16 @@ impl ServiceCommand {
             limits: Limits::default(),
             log_cap: rt.log_cap_bytes,
             scratch: rt.scratch.clone(),
+            tls: None,
+        }
+    }
+
+    /// With the run's certificate files for a start that serves TLS.
+    pub fn with_tls(self, tls: Option<&crate::certs::ServerFiles>) -> Self {
+        let serves_tls = self.scratch.as_ref().is_some_and(|s| s.tls);
+        ServiceCommand {
+            tls: tls.filter(|_| serves_tls).cloned(),
+            ..self
         }
     }
 }
@@ -139,7 +152,7 @@ impl Service {
         let scratch = command
             .scratch
             .as_ref()
-            .map(|plan| super::scratch::Scratch::with_files(plan, None))
+            .map(|plan| super::scratch::Scratch::with_files(plan, None, command.tls.as_ref()))
             .transpose()
             .map_err(|source| ServiceError::Scratch {
                 runtime: command.runtime.clone(),

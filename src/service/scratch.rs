@@ -62,17 +62,34 @@ impl Scratch {
     }
 
     /// A fresh folder for one start with the files the plan rendered for it
-    /// (mode 0600 files in a 0700 folder: a config may hold a secret).
-    /// Owned by `owner` when given (a server that runs as its own user
-    /// reads them).
+    /// (mode 0600 files in a 0700 folder: a config may hold a secret), and
+    /// for a TLS start (`plan.tls`) the run's certificate, key and CA
+    /// (`tls`). Owned by `owner` when given (a server that runs as its own
+    /// user reads them).
     pub fn with_files(
         plan: &crate::plan::ScratchPlan,
         owner: Option<(u32, u32)>,
+        tls: Option<&crate::certs::ServerFiles>,
     ) -> io::Result<Scratch> {
+        use crate::plan::contract::scratch_plan::{TLS_CA, TLS_CERT, TLS_KEY};
+        let tls_files = match (plan.tls, tls) {
+            (false, _) => Vec::new(),
+            (true, Some(t)) => vec![
+                (TLS_CERT, &t.cert_pem),
+                (TLS_KEY, &t.key_pem),
+                (TLS_CA, &t.ca_pem),
+            ],
+            (true, None) => {
+                return Err(io::Error::other(
+                    "this start serves TLS but the run made no certificate for it",
+                ));
+            }
+        };
         let scratch = Scratch::create(plan.path.clone(), owner)?;
-        for file in &plan.files {
-            let path = scratch.path.join(&file.name);
-            std::fs::write(&path, &file.content)?;
+        let rendered = plan.files.iter().map(|f| (f.name.as_str(), &f.content));
+        for (name, content) in rendered.chain(tls_files) {
+            let path = scratch.path.join(name);
+            std::fs::write(&path, content)?;
             std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
             if let Some((uid, gid)) = owner {
                 std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
@@ -126,5 +143,49 @@ mod tests {
         guard.wait().unwrap();
         assert!(!path.exists());
         drop(scratch);
+    }
+
+    fn tls_plan(path: PathBuf) -> crate::plan::ScratchPlan {
+        crate::plan::ScratchPlan {
+            path,
+            files: Vec::new(),
+            tls: true,
+        }
+    }
+
+    #[test]
+    fn a_tls_start_gets_the_run_certificate_key_and_ca_readable_by_its_owner_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = tempfile::tempdir().unwrap();
+        let path = base.path().join("scratch");
+        let files = crate::certs::ServerFiles {
+            ca_pem: "ca".into(),
+            cert_pem: "cert".into(),
+            key_pem: "key".into(),
+        };
+        let scratch = Scratch::with_files(&tls_plan(path.clone()), None, Some(&files)).unwrap();
+        for (name, content) in [
+            ("tls-cert.pem", "cert"),
+            ("tls-key.pem", "key"),
+            ("tls-ca.pem", "ca"),
+        ] {
+            let file = path.join(name);
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), content);
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{name}");
+        }
+        scratch.remove().unwrap();
+        assert!(!path.exists(), "the key goes with the folder");
+    }
+
+    #[test]
+    fn a_tls_start_without_the_run_certificate_is_refused_before_its_folder_exists() {
+        let base = tempfile::tempdir().unwrap();
+        let path = base.path().join("scratch");
+        let error = Scratch::with_files(&tls_plan(path.clone()), None, None)
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("no certificate"), "{error}");
+        assert!(!path.exists());
     }
 }

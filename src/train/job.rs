@@ -30,13 +30,22 @@ pub struct TrainJob {
     /// The runtime's scratch folder and `files:`, made for the training start too.
     #[serde(default)]
     pub scratch: Option<crate::plan::ScratchPlan>,
+    /// The run's certificate files when the training start serves TLS.
+    #[serde(default)]
+    pub tls: Option<crate::certs::ServerFiles>,
     pub after: Vec<String>,
     /// Files that must exist and be non-empty afterwards (removed before).
     pub produces: Vec<PathBuf>,
 }
 
 impl TrainJob {
-    pub fn new(rt: &RuntimePlan, tp: &TrainPlan) -> TrainJob {
+    /// `tls`: the run's certificate files, given to a training start that
+    /// serves TLS (its scratch folder says so) and to no other.
+    pub fn new(
+        rt: &RuntimePlan,
+        tp: &TrainPlan,
+        tls: Option<&crate::certs::ServerFiles>,
+    ) -> TrainJob {
         let mut env = runtime_env(rt);
         env.extend(tp.env.clone());
         TrainJob {
@@ -49,6 +58,9 @@ impl TrainJob {
             stop: rt.stop.clone(),
             log_cap: rt.log_cap_bytes,
             scratch: rt.scratch.clone(),
+            tls: tls
+                .filter(|_| rt.scratch.as_ref().is_some_and(|s| s.tls))
+                .cloned(),
             after: tp.after.clone(),
             produces: tp.produces.clone(),
         }

@@ -18,7 +18,9 @@ pub struct TrainOutcome {
     pub stop: StopReport,
 }
 
-/// Trains `rt` as `tp` declares; everything (service output, `after`
+/// Trains `rt` as `tp` declares, with no TLS certificate for its start
+/// (exec builds the job itself, with the run's: [`TrainJob::new`]);
+/// everything (service output, `after`
 /// commands) is appended to `log`. `drive` applies the training workload to
 /// the healthy service (an `Err` says why it failed). When `cancelled()`
 /// turns true, waits and commands stop early with an error.
@@ -30,7 +32,7 @@ pub fn train_runtime(
     drive: &mut dyn FnMut(&Service) -> Result<(), String>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainOutcome, TrainError> {
-    run_job(&TrainJob::new(rt, tp), cpus, log, drive, cancelled)
+    run_job(&TrainJob::new(rt, tp, None), cpus, log, drive, cancelled)
 }
 
 /// Runs one training `job` (here, or on a service host that was sent it).
@@ -58,6 +60,7 @@ pub fn run_job(
         limits: crate::cgroup::Limits::default(),
         log_cap: job.log_cap,
         scratch: job.scratch.clone(),
+        tls: job.tls.clone(),
     };
     let (service, times) = Service::start_ready(&command, log, &job.health, &job.stop, cancelled)
         .map_err(|not_ready| service_err(not_ready.error))?;

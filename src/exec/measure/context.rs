@@ -35,6 +35,9 @@ pub struct CellContext<'a> {
     pub events: &'a Sender<Event>,
     /// Set when the runtime's training evidence was declared but not found.
     pub evidence_missing: Option<String>,
+    /// The run's TLS certificates, when any start serves TLS
+    /// ([`crate::exec::walk::certificates`]).
+    pub tls: Option<&'a crate::certs::RunCertificates>,
 }
 
 /// Told when a cell's measured window opens and closes (the real driver

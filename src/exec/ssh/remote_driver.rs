@@ -114,6 +114,8 @@ impl RemoteHost {
             log_cap: rt.log_cap_bytes,
             health: rt.health.clone(),
             scratch: rt.scratch.clone(),
+            tls: (ctx.tls.map(|c| c.files.clone()))
+                .filter(|_| rt.scratch.as_ref().is_some_and(|s| s.tls)),
             state_dir,
         });
         drop(c);

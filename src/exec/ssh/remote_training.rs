@@ -65,7 +65,7 @@ pub fn train_there(
             rfc3339_now()
         ),
     );
-    let mut job = TrainJob::new(rt, tp);
+    let mut job = TrainJob::new(rt, tp, ctx.tls.map(|c| &c.files));
     job.dir = far_dir.into();
     job.produces = far_paths(rt, far_dir, &tp.produces)
         .into_iter()

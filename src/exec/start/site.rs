@@ -154,7 +154,8 @@ impl StartSite for Here {
         row: &mut LifecycleRow,
     ) -> Result<Spawned<Service>, SpawnFailure> {
         let mut command =
-            ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()));
+            ServiceCommand::measured(rt, ctx.plan.affinity.as_ref().map(|a| a.service.clone()))
+                .with_tls(ctx.tls.map(|c| &c.files));
         if let Spawn::Measured { cell, start_index } = how {
             command.limits = cell.limits.clone();
             let profiler = crate::exec::measure::profiling::start_env(ctx, rt, start_index);

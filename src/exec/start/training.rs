@@ -9,7 +9,7 @@ use crate::load::{Arrival, LoadConfig, StopCondition};
 use crate::plan::{RuntimePlan, TrainPlan};
 use crate::results::rows::training::DriverFigures;
 use crate::results::{LifecycleRow, Phase, StopOutcome};
-use crate::train::{TrainOutcome, driver_figures, train_runtime};
+use crate::train::{TrainJob, TrainOutcome, driver_figures, run_job};
 
 /// Trains `rt`; returns the outcome (or the error text) and its lifecycle row.
 pub fn train(
@@ -39,7 +39,8 @@ pub fn train(
         Ok(())
     };
     let interrupt = ctx.interrupt;
-    let result = train_runtime(rt, tp, cpus, &log, &mut drive, &|| interrupt.is_set());
+    let job = TrainJob::new(rt, tp, ctx.tls.map(|c| &c.files));
+    let result = run_job(&job, cpus, &log, &mut drive, &|| interrupt.is_set());
     let result = result
         .map_err(|e| e.to_string())
         .and_then(|outcome| record_training(ctx, rt, tp, figures).map(|()| outcome));

@@ -123,6 +123,7 @@ pub fn run<D: Driver>(
         Some(run) => run,
         None => create_run(plan, req.spec_text, driver)?,
     };
+    let certificates = crate::exec::walk::certificates::for_run(plan, &run)?;
     let interrupt = arm_interrupt().map_err(ExecError::Signals)?;
     let mut exec = Executor {
         ctx: CellContext {
@@ -131,6 +132,7 @@ pub fn run<D: Driver>(
             interrupt: &interrupt,
             events: &events,
             evidence_missing: None,
+            tls: certificates.as_ref(),
         },
         driver,
         status: RunStatus {

@@ -194,6 +194,7 @@ impl ServiceHost {
             },
             log_cap: w.log_cap,
             scratch: w.scratch.clone(),
+            tls: w.tls.clone(),
         };
         let health = w.health.clone();
         self.last_log = Some(log.clone());

@@ -123,6 +123,10 @@ pub struct WireStart {
     /// The start's scratch folder and rendered `files:`, made there.
     #[serde(default)]
     pub scratch: Option<crate::plan::ScratchPlan>,
+    /// A TLS start's certificate files, written into that scratch folder
+    /// there (the key crosses only inside the SSH session).
+    #[serde(default)]
+    pub tls: Option<crate::certs::ServerFiles>,
     pub state_dir: String,
 }
 

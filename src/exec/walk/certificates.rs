@@ -1,0 +1,45 @@
+//! The run's TLS certificates (see [`crate::certs`]): issued once per
+//! session when any start of the plan serves TLS, held in memory for the
+//! starts (their scratch folders get the files) and the load generator
+//! (which trusts that CA alone); only the CA's certificate is written into
+//! the run directory (`tls/ca.pem`), for the record. A resumed run issues
+//! new ones (the first session's keys are gone with it) and writes its CA
+//! over the first's.
+use crate::certs::{CertError, RunCertificates, issue};
+use crate::plan::Plan;
+use crate::results::{ResultsError, RunDir};
+
+/// The run directory's record of the CA the generator trusted.
+pub const CA_FILE: &str = "tls/ca.pem";
+
+/// Why the run's certificates could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum CertificatesError {
+    #[error("{0}; nothing was started")]
+    Issue(#[from] CertError),
+    #[error(transparent)]
+    Record(#[from] ResultsError),
+}
+
+/// Whether any start of `plan` serves TLS (its scratch folder gets the
+/// run's certificate).
+pub fn serves_tls(plan: &Plan) -> bool {
+    let runtime = plan.runtimes.iter().filter_map(|rt| rt.scratch.as_ref());
+    let cells = (plan.cells.iter()).filter_map(|c| c.variant.as_ref()?.scratch.as_ref());
+    runtime.chain(cells).any(|s| s.tls)
+}
+
+/// The run's certificates when `plan` needs them, their CA recorded in `run`.
+pub fn for_run(plan: &Plan, run: &RunDir) -> Result<Option<RunCertificates>, CertificatesError> {
+    if !serves_tls(plan) {
+        return Ok(None);
+    }
+    let service_host = plan.hosts.service.address.map(|a| a.to_string());
+    let certs = issue(&plan.experiment.name, service_host.as_slice())?;
+    let path = run.file(CA_FILE);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(ResultsError::write(dir))?;
+    }
+    std::fs::write(&path, &certs.files.ca_pem).map_err(ResultsError::write(&path))?;
+    Ok(Some(certs))
+}

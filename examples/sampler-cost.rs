@@ -99,6 +99,7 @@ fn main() {
         limits: Default::default(),
         log_cap: runner::plan::contract::gates::DEFAULT_LOG_CAP,
         scratch: None,
+        tls: None,
     };
     let service = match Service::start(&service, &log) {
         Ok(s) => s,

@@ -27,6 +27,7 @@ fn command(mode: &str, port: u16, pid_file: &std::path::Path) -> ServiceCommand 
         limits: Default::default(),
         log_cap: 16 << 20,
         scratch: None,
+        tls: None,
     }
 }
 

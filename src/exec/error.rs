@@ -29,8 +29,8 @@ pub enum ExecError {
     },
     #[error("cannot install the SIGINT/SIGTERM handlers: {0}")]
     Signals(std::io::Error),
-    #[error("the run's TLS certificates: {0}")]
-    Certificates(#[from] crate::exec::walk::certificates::CertificatesError),
+    #[error("{0}; nothing was started")]
+    Certificates(#[from] crate::certs::CertError),
 }
 
 impl ExecError {

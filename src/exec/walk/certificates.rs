@@ -5,21 +5,13 @@
 //! the run directory (`tls/ca.pem`), for the record. A resumed run issues
 //! new ones (the first session's keys are gone with it) and writes its CA
 //! over the first's.
-use crate::certs::{CertError, RunCertificates, issue};
+use crate::certs::{RunCertificates, issue};
+use crate::exec::ExecError;
 use crate::plan::Plan;
 use crate::results::{ResultsError, RunDir};
 
 /// The run directory's record of the CA the generator trusted.
 pub const CA_FILE: &str = "tls/ca.pem";
-
-/// Why the run's certificates could not be had.
-#[derive(Debug, thiserror::Error)]
-pub enum CertificatesError {
-    #[error("{0}; nothing was started")]
-    Issue(#[from] CertError),
-    #[error(transparent)]
-    Record(#[from] ResultsError),
-}
 
 /// Whether any start of `plan` serves TLS (its scratch folder gets the
 /// run's certificate).
@@ -30,7 +22,7 @@ pub fn serves_tls(plan: &Plan) -> bool {
 }
 
 /// The run's certificates when `plan` needs them, their CA recorded in `run`.
-pub fn for_run(plan: &Plan, run: &RunDir) -> Result<Option<RunCertificates>, CertificatesError> {
+pub fn for_run(plan: &Plan, run: &RunDir) -> Result<Option<RunCertificates>, ExecError> {
     if !serves_tls(plan) {
         return Ok(None);
     }

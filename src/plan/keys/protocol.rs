@@ -102,6 +102,18 @@ fn check(
             "use protocol h2 or h2c with streams, or raise the connections instead",
         );
     }
+    if plan.streams > 1 && matches!(plan.reuse, Reuse::New { .. }) {
+        problems.add(
+            loaded,
+            &format!("{at}.streams"),
+            format!(
+                "`{at}.streams` is {} but `connection: new` opens a connection per request, \
+                 which carries one stream",
+                plan.streams
+            ),
+            "leave `streams` out to measure connecting, or keep connections to measure streams",
+        );
+    }
     if load.resumption.is_some()
         && !(plan.protocol.uses_tls() && matches!(plan.reuse, Reuse::New { .. }))
     {

@@ -170,3 +170,52 @@ impl Transport {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::config::RequestSpec;
+
+    fn with(transport: Transport) -> Result<(), String> {
+        let mut c = LoadConfig::closed("127.0.0.1:1".parse().unwrap(), RequestSpec::get("/"), 2);
+        c.transport = transport;
+        c.validate().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn combinations_that_cannot_work_are_refused_with_the_flag_to_change() {
+        let ca = || Some(Trust::CaFile("ca.pem".into()));
+        with(Transport::default()).unwrap();
+        let streams = with(Transport {
+            streams: 4,
+            ..Transport::default()
+        });
+        assert!(streams.unwrap_err().contains("need HTTP/2 (--h2 or --h2c)"));
+        let h2c_ca = with(Transport {
+            protocol: Protocol::H2c,
+            trust: ca(),
+            ..Transport::default()
+        });
+        assert!(h2c_ca.unwrap_err().contains("h2c does not use TLS"));
+        let no_trust = with(Transport {
+            protocol: Protocol::Https,
+            ..Transport::default()
+        });
+        assert!(no_trust.unwrap_err().contains("--ca FILE"));
+        let per_request = with(Transport {
+            protocol: Protocol::H2,
+            trust: ca(),
+            streams: 2,
+            reuse: Reuse::NewConnection { resumption: true },
+            ..Transport::default()
+        });
+        assert!(per_request.unwrap_err().contains("one stream"));
+        with(Transport {
+            protocol: Protocol::H2,
+            trust: ca(),
+            streams: 8,
+            ..Transport::default()
+        })
+        .unwrap();
+    }
+}

@@ -122,7 +122,7 @@ enum Command {
         #[arg(long)]
         allow_skipped: bool,
     },
-    /// Apply HTTP/1.1 load to a URL and report throughput, errors and latency.
+    /// Apply HTTP load (HTTP/1.1, over TLS, or HTTP/2) to a URL and report throughput, errors and latency.
     Load(Box<runner::load::cli::LoadArgs>),
     /// The far end of an SSH session from another runner (JSON lines on
     /// stdin/stdout, docs/hosts.md); ends, with all it started, when stdin closes.

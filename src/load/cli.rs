@@ -15,12 +15,37 @@ use crate::load::report::{LoadReport, Percentiles};
 use crate::load::target::{TargetError, TargetPolicy, resolve_target};
 use crate::units::{DURATION_HELP, parse_duration};
 
-/// Apply HTTP/1.1 load to one URL and report throughput, errors and latency.
+/// Apply HTTP load (HTTP/1.1, over TLS, or HTTP/2) to one URL and report
+/// throughput, errors and latency.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
-    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 (http only;
-    /// this host only unless --allow-remote).
+    /// Target URL, e.g. http://127.0.0.1:8080/api/generated/128 or
+    /// https://127.0.0.1:8443/ (this host only unless --allow-remote).
     pub url: String,
+    /// HTTP/2 over TLS (ALPN h2; an https:// URL). A server that does not
+    /// choose h2 is an error, never a fall back to HTTP/1.1.
+    #[arg(long = "h2", conflicts_with = "h2c")]
+    pub h2: bool,
+    /// HTTP/2 over plain TCP by prior knowledge (an http:// URL).
+    #[arg(long = "h2c")]
+    pub h2c: bool,
+    /// HTTP/2: streams kept busy on each connection (concurrency =
+    /// connections x streams).
+    #[arg(long = "streams", default_value_t = 1)]
+    pub streams: usize,
+    /// TLS: trust only the CA certificates in this PEM file.
+    #[arg(long = "ca", conflicts_with = "insecure")]
+    pub ca: Option<PathBuf>,
+    /// TLS: verify nothing about the server's certificate (the report says so).
+    #[arg(long = "insecure")]
+    pub insecure: bool,
+    /// A new connection (and TLS handshake) per request, to measure connecting.
+    #[arg(long = "new-connections")]
+    pub new_connections: bool,
+    /// With --new-connections: a full TLS handshake every time (no session
+    /// resumption).
+    #[arg(long = "no-resumption", requires = "new_connections")]
+    pub no_resumption: bool,
     /// Allow a target that is not a loopback address (127.0.0.0/8, ::1): only
     /// for a host you are allowed to load.
     #[arg(long = "allow-remote")]
@@ -103,6 +128,10 @@ pub enum CliError {
     Target(#[from] TargetError),
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// The run could not start because the target does not speak what was
+    /// asked (TLS, h2 in ALPN, h2c): the URL says where.
+    #[error("runner load {url}: {source}")]
+    Protocol { url: String, source: LoadError },
 }
 
 impl CliError {
@@ -122,7 +151,16 @@ pub fn run(args: LoadArgs) -> Result<(), CliError> {
     let control = LoadControl::new();
     signal_hook::flag::register(signal_hook::consts::SIGINT, control.cancel_flag())
         .map_err(CliError::Signal)?;
-    let report = crate::load::run(&config, &control)?;
+    let report = crate::load::run(&config, &control).map_err(|e| match e {
+        LoadError::TlsHandshake { .. }
+        | LoadError::AlpnRefused { .. }
+        | LoadError::NotH2c { .. }
+        | LoadError::TlsSetup { .. } => CliError::Protocol {
+            url: args.url.clone(),
+            source: e,
+        },
+        e => CliError::Load(e),
+    })?;
     if let Some(path) = &args.hlog {
         let write = std::fs::File::create(path).and_then(|f| {
             let mut w = std::io::BufWriter::new(f);
@@ -215,6 +253,7 @@ pub fn config_from_args(args: &LoadArgs) -> Result<LoadConfig, CliError> {
             Some(_) => Duration::ZERO,
             None => args.ramp.unwrap_or_default(),
         },
+        transport: crate::load::cli_transport::transport_from_args(args)?,
     };
     config.validate()?;
     Ok(config)
@@ -231,8 +270,9 @@ pub fn parse_url(
         url: url.into(),
         what: what.into(),
     };
-    let rest = match url.split_once("://") {
-        Some(("http", rest)) => rest,
+    let (rest, default_port) = match url.split_once("://") {
+        Some(("http", rest)) => (rest, 80),
+        Some(("https", rest)) => (rest, 443),
         Some((scheme, _)) => {
             return Err(bad(&format!(
                 "scheme {scheme:?} is not supported: use http://"
@@ -255,7 +295,7 @@ pub fn parse_url(
     {
         authority.to_string()
     } else {
-        format!("{authority}:80")
+        format!("{authority}:{default_port}")
     };
     let target = resolve_target(&with_port, policy)?;
     Ok((target, authority.to_string(), path))
@@ -396,6 +436,9 @@ pub fn render_text(url: &str, config: &LoadConfig, report: &LoadReport) -> Strin
         m.per_connection_bytes(c.opened) / 1024.0,
         m.peak_rss_bytes as f64 / (1 << 20) as f64
     );
+    if let Some(t) = &report.transport {
+        out.push_str(&crate::load::cli_transport::render_transport(t));
+    }
     let _ = writeln!(
         out,
         "  saturated   {}",
@@ -433,11 +476,13 @@ mod tests {
         let (_, _, path) = parse_url("http://127.0.0.1:1?x", LOCAL).unwrap();
         assert_eq!(path, "/?x");
         assert!(
-            parse_url("https://127.0.0.1/", LOCAL)
+            parse_url("ftp://127.0.0.1/", LOCAL)
                 .unwrap_err()
                 .to_string()
                 .contains("use http://")
         );
+        let (addr, _, _) = parse_url("https://127.0.0.1/", LOCAL).unwrap();
+        assert_eq!(addr.port(), 443);
         assert!(parse_url("127.0.0.1:80", LOCAL).is_err());
     }
 

@@ -11,6 +11,7 @@ use bytes::Bytes;
 
 use crate::load::engine::connect_phase::DEFAULT_CONNECT_RATE;
 use crate::load::error::LoadError;
+use crate::load::transport::Transport;
 
 /// The mix seed when none is given (`load.seed` in a spec).
 pub const DEFAULT_MIX_SEED: u64 = 1;
@@ -46,6 +47,9 @@ pub struct LoadConfig {
     /// over this long, from 1 to N, before the warmup and the window, not
     /// measured (see [`crate::load::engine::ramp`]); zero: all at once.
     pub connection_ramp: Duration,
+    /// Protocol, TLS trust, connection reuse and HTTP/2 streams (the
+    /// default: plain HTTP/1.1 keep-alive, see [`crate::load::transport`]).
+    pub transport: Transport,
 }
 
 /// One request of the workload. Encoded once per run, never per request.
@@ -141,6 +145,7 @@ impl LoadConfig {
             mix_seed: DEFAULT_MIX_SEED,
             connect_rate: DEFAULT_CONNECT_RATE,
             connection_ramp: Duration::ZERO,
+            transport: Transport::default(),
         }
     }
 
@@ -220,7 +225,16 @@ impl LoadConfig {
         {
             return invalid("cpu affinity list is empty: omit it or name at least one CPU".into());
         }
+        if let Some(what) = self.transport.problem(self) {
+            return invalid(what);
+        }
         Ok(())
+    }
+
+    /// Request loops the run drives: one per connection, one per stream
+    /// slot with HTTP/2 (connections x streams).
+    pub fn virtual_connections(&self) -> usize {
+        self.arrival.connections() * self.transport.streams.max(1)
     }
 
     /// Worker threads actually used: never more than connections.

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::load::net::tls_error::TlsFailure;
+
 /// Why a load run (or a probe) could not be carried out.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -52,6 +54,30 @@ pub enum LoadError {
         hard: u64,
         why: String,
     },
+    /// The check before a TLS run: its handshake failed; `failure` says
+    /// how and what to do.
+    #[error("TLS handshake with {addr} failed: {}; ({detail})", failure.explain())]
+    TlsHandshake {
+        addr: SocketAddr,
+        failure: TlsFailure,
+        detail: String,
+    },
+    /// HTTP/2 over TLS was asked for and the server did not choose `h2`.
+    #[error(
+        "{addr} did not choose h2 in ALPN ({got}): the server does not speak HTTP/2 over TLS \
+         on this port; enable HTTP/2 on the server, or drop --h2 to measure HTTP/1.1 over TLS"
+    )]
+    AlpnRefused { addr: SocketAddr, got: String },
+    /// h2c by prior knowledge was refused (an HTTP/1.1-only server answers
+    /// the connection preface with an error or closes).
+    #[error(
+        "{addr} does not speak HTTP/2 with prior knowledge (h2c): {detail}; enable h2c on the \
+         server, or drop --h2c"
+    )]
+    NotH2c { addr: SocketAddr, detail: String },
+    /// The run's TLS client could not be set up (a CA file, a server name).
+    #[error("TLS setup: {what}")]
+    TlsSetup { what: String },
     /// A load run on another host (over SSH, see `crate::remote`) could not
     /// be carried out; `why` already says what to do.
     #[error("load host {host}: {why}")]
@@ -72,6 +98,18 @@ pub enum ErrorClass {
     Malformed,
     /// Anything else (e.g. connect failing with another OS error).
     Other,
+    /// The TLS handshake failed (untrusted, expired, wrong name, not TLS...).
+    TlsHandshake(TlsFailure),
+    /// HTTP/2 was asked for and the server did not choose `h2` in ALPN.
+    AlpnRefused,
+    /// The server reset the request's HTTP/2 stream (RST_STREAM).
+    StreamReset,
+    /// The server sent GOAWAY: the connection ended under the request.
+    GoAway,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Failed requests by class. Counts are exact: every request that started
@@ -86,6 +124,16 @@ pub struct ErrorCounts {
     pub status: BTreeMap<u16, u64>,
     pub malformed: u64,
     pub other: u64,
+    // The classes of TLS and HTTP/2, absent from the JSON when zero (as
+    // every plain HTTP/1.1 run's are, whose output stays as it was).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tls_handshake: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub alpn_refused: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stream_reset: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub goaway: u64,
 }
 
 impl ErrorCounts {
@@ -98,6 +146,10 @@ impl ErrorCounts {
             ErrorClass::Status(code) => *self.status.entry(code).or_default() += 1,
             ErrorClass::Malformed => self.malformed += 1,
             ErrorClass::Other => self.other += 1,
+            ErrorClass::TlsHandshake(_) => self.tls_handshake += 1,
+            ErrorClass::AlpnRefused => self.alpn_refused += 1,
+            ErrorClass::StreamReset => self.stream_reset += 1,
+            ErrorClass::GoAway => self.goaway += 1,
         }
     }
 
@@ -111,6 +163,10 @@ impl ErrorCounts {
         }
         self.malformed += other.malformed;
         self.other += other.other;
+        self.tls_handshake += other.tls_handshake;
+        self.alpn_refused += other.alpn_refused;
+        self.stream_reset += other.stream_reset;
+        self.goaway += other.goaway;
     }
 
     /// All failed requests.
@@ -122,6 +178,10 @@ impl ErrorCounts {
             + self.status.values().sum::<u64>()
             + self.malformed
             + self.other
+            + self.tls_handshake
+            + self.alpn_refused
+            + self.stream_reset
+            + self.goaway
     }
 
     /// Non-zero classes as (name, count), for printing: "status 500" per code.
@@ -138,6 +198,10 @@ impl ErrorCounts {
         push("reset mid-response", self.reset);
         push("malformed response", self.malformed);
         push("other", self.other);
+        push("TLS handshake failed", self.tls_handshake);
+        push("h2 refused in ALPN", self.alpn_refused);
+        push("HTTP/2 stream reset (RST_STREAM)", self.stream_reset);
+        push("HTTP/2 GOAWAY", self.goaway);
         for (code, n) in &self.status {
             out.push((format!("status {code}"), *n));
         }
@@ -161,14 +225,22 @@ mod tests {
             ErrorClass::Status(500),
             ErrorClass::Malformed,
             ErrorClass::Other,
+            ErrorClass::TlsHandshake(TlsFailure::Expired),
+            ErrorClass::AlpnRefused,
+            ErrorClass::StreamReset,
+            ErrorClass::GoAway,
         ] {
             a.record(c);
         }
-        assert_eq!(a.total(), 8);
+        assert_eq!(a.total(), 12);
+        // Plain runs never see the new classes: their JSON keeps its keys.
+        let plain = serde_json::to_value(ErrorCounts::default()).unwrap();
+        assert!(plain.get("goaway").is_none() && plain.get("tls_handshake").is_none());
         let mut b = ErrorCounts::default();
         b.record(ErrorClass::Status(404));
         b.merge(&a);
-        assert_eq!(b.total(), 9);
+        assert_eq!(b.total(), 13);
+        assert_eq!((b.stream_reset, b.goaway, b.tls_handshake), (1, 1, 1));
         assert_eq!(b.status[&500], 2);
         assert_eq!(b.by_class().last().unwrap(), &("status 500".to_string(), 2));
     }

@@ -13,6 +13,7 @@ use crate::load::engine::ramp::RampStats;
 use crate::load::error::ErrorCounts;
 use crate::load::measure::memory::GeneratorMemory;
 use crate::load::measure::per_request::RequestFigures;
+use crate::load::net::stats::TransportReport;
 
 /// One second of the measured window, all workers merged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +104,8 @@ pub struct LoadReport {
     /// whose requests carry checks, a cell's warmup, samples its answers;
     /// one that finds a wrong answer ends at once).
     pub wrong_answer: Option<crate::load::http::expect::WrongAnswer>,
+    /// What a TLS or HTTP/2 run negotiated (None: plain HTTP/1.1 keep-alive).
+    pub transport: Option<TransportReport>,
 }
 
 /// Latency percentiles in microseconds.
@@ -159,6 +162,10 @@ pub struct ReportSummary<'a> {
     /// The connection ramp before the window (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ramp: Option<&'a RampStats>,
+    /// Protocol, TLS parameters and handshakes, HTTP/2 settings (absent
+    /// for plain HTTP/1.1 keep-alive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<&'a TransportReport>,
 }
 
 impl LoadReport {
@@ -200,6 +207,7 @@ impl LoadReport {
             connect_rate_achieved: self.connect.achieved_rate(),
             generator_memory: &self.generator_memory,
             ramp: self.ramp.as_ref(),
+            transport: self.transport.as_ref(),
         }
     }
 
@@ -282,6 +290,7 @@ mod tests {
             generator_memory: GeneratorMemory::default(),
             ramp: None,
             wrong_answer: None,
+            transport: None,
         };
         let json = serde_json::to_value(report.summary()).unwrap();
         assert_eq!(json["requests"], 90);

@@ -186,6 +186,7 @@ impl WireLoadConfig {
             mix_seed: self.mix_seed,
             connect_rate: self.connect_rate,
             connection_ramp: Duration::from_nanos(self.connection_ramp_ns),
+            transport: Default::default(),
         })
     }
 }
@@ -303,6 +304,7 @@ impl WireLoadReport {
             generator_memory: self.generator_memory,
             ramp: self.ramp,
             wrong_answer: self.wrong_answer,
+            transport: None,
         })
     }
 }

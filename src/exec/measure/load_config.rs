@@ -57,6 +57,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
         mix_seed: cell.load.seed,
         connect_rate: cell.load.connect_rate,
         connection_ramp: cell.load.ramp,
+        transport: Default::default(),
     }
 }
 
@@ -72,6 +73,7 @@ pub fn warmup_config(
         stop: StopCondition::Duration(duration),
         // The connection ramp comes after the warmup, right before the window.
         connection_ramp: Duration::ZERO,
+        transport: Default::default(),
         ..measure_config(cell, target, cpus)
     }
 }
@@ -104,6 +106,7 @@ pub fn warmup_requests_config(
     LoadConfig {
         stop: StopCondition::Requests(count),
         connection_ramp: Duration::ZERO,
+        transport: Default::default(),
         ..measure_config(cell, target, cpus)
     }
 }

@@ -66,6 +66,7 @@ pub fn memory_load(
         stop: StopCondition::Duration(memory.duration),
         // The declared load at once: the connection ramp is the windows'.
         connection_ramp: std::time::Duration::ZERO,
+        transport: Default::default(),
         ..measure_config(cell, target, cpus)
     }
 }

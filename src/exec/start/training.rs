@@ -80,5 +80,6 @@ pub fn training_load(tp: &TrainPlan, target: SocketAddr, cpus: Option<Vec<usize>
         mix_seed: crate::load::DEFAULT_MIX_SEED,
         connect_rate: crate::load::DEFAULT_CONNECT_RATE,
         connection_ramp: std::time::Duration::ZERO,
+        transport: Default::default(),
     }
 }

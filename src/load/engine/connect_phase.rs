@@ -7,14 +7,13 @@
 //! when every worker has finished it.
 
 use std::cell::RefCell;
-use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::load::control::LoadControl;
-use crate::load::http::connection::{self, Connection};
+use crate::load::net::client::Dialer;
 
 /// Connections opened per second when nothing else is said (`runner load
 /// --connect-rate`, `load.connect_rate`): 10,000 connections in 5 s, and
@@ -25,10 +24,10 @@ pub const DEFAULT_CONNECT_RATE: f64 = 2000.0;
 const CANCEL_POLL: Duration = Duration::from_millis(5);
 
 /// What one worker's connect phase did.
-pub struct WorkerConnects {
+pub struct WorkerConnects<T> {
     /// One slot per connection of the worker, in its order; None where the
     /// connect failed (the measured loop reconnects and counts it then).
-    pub slots: Vec<Option<Connection>>,
+    pub slots: Vec<Option<T>>,
     pub failed: usize,
 }
 
@@ -66,26 +65,27 @@ pub fn due(origin: Instant, index: usize, rate: f64) -> Instant {
 /// Opens the connections `indices` (global indices) at their paced times,
 /// each within `timeout`; stops early, keeping what is open, on a cancel.
 /// Runs on the worker's `LocalSet`.
-pub async fn open_connections(
-    target: SocketAddr,
+pub async fn open_connections<D: Dialer>(
+    dialer: Rc<D>,
     indices: Vec<usize>,
     origin: Instant,
     rate: f64,
     timeout: Duration,
     control: &LoadControl,
-) -> WorkerConnects {
-    let slots: Rc<RefCell<Vec<Option<Connection>>>> =
+) -> WorkerConnects<D::Conn> {
+    let slots: Rc<RefCell<Vec<Option<D::Conn>>>> =
         Rc::new(RefCell::new((0..indices.len()).map(|_| None).collect()));
     let failed = Rc::new(RefCell::new(0usize));
     let mut tasks = Vec::with_capacity(indices.len());
     for (local, global) in indices.into_iter().enumerate() {
         let (slots, failed, control) = (slots.clone(), failed.clone(), control.clone());
+        let dialer = dialer.clone();
         tasks.push(tokio::task::spawn_local(async move {
             tokio::time::sleep_until(due(origin, global, rate).into()).await;
             if control.is_cancelled() {
                 return;
             }
-            match tokio::time::timeout(timeout, connection::connect(target)).await {
+            match tokio::time::timeout(timeout, dialer.open()).await {
                 Ok(Ok(conn)) => slots.borrow_mut()[local] = Some(conn),
                 _ => *failed.borrow_mut() += 1,
             }

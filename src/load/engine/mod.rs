@@ -3,6 +3,7 @@
 //! worker loop, the open loop's schedule paced by a timerfd per worker, and
 //! the file-descriptor limit the connections need.
 pub(crate) mod connect_phase;
+pub(crate) mod drive;
 pub(crate) mod fd_limit;
 pub(crate) mod pacer;
 pub(crate) mod ramp;

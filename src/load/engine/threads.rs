@@ -17,13 +17,13 @@ use crate::load::engine::ramp::RampStats;
 use crate::load::engine::schedule::RateCurve;
 use crate::load::engine::worker::{Connected, Plan, Setup, WorkerResult, run_worker};
 use crate::load::error::{ErrorCounts, LoadError};
-use crate::load::http::connection::EncodedRequest;
-use crate::load::http::dynamic::{DynamicRequest, seq_base};
+use crate::load::http::dynamic::seq_base;
 use crate::load::http::mix::RequestMix;
-use crate::load::http::wire::encode_request;
+use crate::load::http::prepared::encode_all;
 use crate::load::measure::memory::GeneratorMemory;
 use crate::load::measure::per_request::PerRequest;
 use crate::load::measure::recorder::{SecondSample, new_histogram};
+use crate::load::net::{preflight, stats, tls_config::tls_setup};
 use crate::load::report::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, per_second};
 
 /// The generator is saturated above this share of its threads' CPU time.
@@ -38,11 +38,15 @@ const SCHEDULE_SHORTFALL: f64 = 0.01;
 pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, LoadError> {
     config.validate()?;
     ensure_open_files(config.arrival.connections())?;
+    let tls = tls_setup(&config.transport, config.target.ip())?;
+    preflight::check(config, tls.as_ref())?;
     let rss_before = GeneratorMemory::now().rss_bytes;
     let threads = config.effective_threads();
     let setup = Arc::new(Setup {
         target: config.target,
         connections: config.arrival.connections(),
+        transport: config.transport.clone(),
+        tls,
         connect_origin: Instant::now(),
         connect_rate: config.connect_rate,
         timeout: config.timeout,
@@ -100,18 +104,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         }),
     };
     let plan = Arc::new(Plan {
-        target: config.target,
-        requests: config
-            .requests
-            .iter()
-            .map(|r| EncodedRequest {
-                bytes: encode_request(r, &config.host_header),
-                head: r.method.eq_ignore_ascii_case("HEAD"),
-                expect_status: r.expect_status,
-                dynamic: DynamicRequest::of(r, &config.host_header),
-                check: r.check.clone(),
-            })
-            .collect(),
+        requests: encode_all(config),
         seed: config.mix_seed,
         seq_base: seq_base(),
         mix: RequestMix::new(
@@ -120,7 +113,7 @@ pub fn run(config: &LoadConfig, control: &LoadControl) -> Result<LoadReport, Loa
         ),
         timeout: config.timeout,
         curve,
-        connections: config.arrival.connections(),
+        connections: config.virtual_connections(),
         stop: config.stop,
         start,
         ramp,
@@ -247,6 +240,13 @@ fn merge(
         }
     });
     let saturated = saturation(&generator, schedule.as_ref());
+    let transport = stats::report(
+        config,
+        &results
+            .iter()
+            .map(|r| r.transport.clone())
+            .collect::<Vec<_>>(),
+    );
     LoadReport {
         elapsed,
         ok,
@@ -267,6 +267,7 @@ fn merge(
         generator_memory: memory,
         ramp,
         wrong_answer: results.iter().find_map(|r| r.wrong_answer.clone()),
+        transport,
     }
 }
 

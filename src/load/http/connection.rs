@@ -1,16 +1,18 @@
 //! One keep-alive connection of the measured loop: send pre-encoded bytes,
-//! read and decode the whole response, classify every failure.
+//! read and decode the whole response, classify every failure. Generic
+//! over the stream (TCP or TLS, see [`crate::load::net::dial`]), so each
+//! kind gets its own compiled loop and plain TCP's is what it always was.
 
 use std::io;
-use std::net::SocketAddr;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::load::error::ErrorClass;
 use crate::load::http::capture::AnswerSink;
 use crate::load::http::expect::RequestCheck;
 use crate::load::http::wire::{Complete, ResponseDecoder};
+use crate::load::net::dial::Connector;
 
 /// Read buffer per connection. Bodies stream through it; a response head
 /// must fit. Small on purpose: 200 connections cost 3 MB.
@@ -28,11 +30,13 @@ pub struct EncodedRequest {
     /// Set on a warmup's requests that declare content checks: a sample of
     /// their answers is read whole and checked (see [`crate::load::http::capture`]).
     pub check: Option<RequestCheck>,
+    /// HTTP/2 runs: the request as a stream's head and body, built once.
+    pub h2: Option<crate::load::http::h2_request::H2Request>,
 }
 
 /// An open connection and its read state.
-pub struct Connection {
-    stream: TcpStream,
+pub struct Connection<S = TcpStream> {
+    stream: S,
     buf: Box<[u8]>,
     start: usize,
     end: usize,
@@ -49,14 +53,9 @@ enum Failure {
     Class(ErrorClass),
 }
 
-pub async fn connect(addr: SocketAddr) -> Result<Connection, ErrorClass> {
-    let stream = TcpStream::connect(addr).await.map_err(|e| match e.kind() {
-        io::ErrorKind::ConnectionRefused => ErrorClass::ConnectRefused,
-        io::ErrorKind::TimedOut => ErrorClass::ConnectTimeout,
-        _ => ErrorClass::Other,
-    })?;
-    // Without NODELAY, Nagle + delayed ACK add up to 40 ms to small requests.
-    stream.set_nodelay(true).map_err(|_| ErrorClass::Other)?;
+/// A new connection made by `connector`, with its read buffer.
+pub async fn connect<C: Connector>(connector: &C) -> Result<Connection<C::Stream>, ErrorClass> {
+    let stream = connector.connect().await?;
     Ok(Connection {
         stream,
         buf: vec![0u8; READ_BUFFER].into_boxed_slice(),
@@ -72,16 +71,16 @@ pub async fn connect(addr: SocketAddr) -> Result<Connection, ErrorClass> {
 /// Returns the response status; the caller compares it with the expected one.
 /// `sink` is told the answer's headers and body (the measured loop's
 /// [`crate::load::http::capture::NoSink`] is told nothing, at no cost).
-pub async fn exchange<S: AnswerSink>(
-    slot: &mut Option<Connection>,
-    addr: SocketAddr,
+pub async fn exchange<C: Connector, S: AnswerSink>(
+    slot: &mut Option<Connection<C::Stream>>,
+    connector: &C,
     req: &EncodedRequest,
     wire: &[u8],
     sink: &mut S,
 ) -> Result<u16, ErrorClass> {
     for _attempt in 0..2 {
         if slot.is_none() {
-            *slot = Some(connect(addr).await?);
+            *slot = Some(connect(connector).await?);
         }
         let conn = slot.as_mut().expect("connected above");
         match conn.round_trip(req, wire, sink).await {
@@ -111,7 +110,7 @@ fn io_class(e: &io::Error) -> ErrorClass {
     }
 }
 
-impl Connection {
+impl<T: AsyncRead + AsyncWrite + Unpin> Connection<T> {
     /// Sends `wire` (the bytes of `req` for this send) and reads the answer.
     async fn round_trip<S: AnswerSink>(
         &mut self,

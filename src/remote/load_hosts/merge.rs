@@ -197,6 +197,7 @@ mod tests {
             },
             ramp: None,
             wrong_answer: None,
+            transport: None,
         }
     }
 

@@ -1,0 +1,119 @@
+//! `runner load`'s protocol flags (`--h2`, `--h2c`, `--streams`, `--ca`,
+//! `--insecure`, `--new-connections`, `--no-resumption`) as a
+//! [`Transport`], and the report's lines about what was negotiated.
+
+use std::fmt::Write as _;
+
+use crate::load::cli::{CliError, LoadArgs};
+use crate::load::net::stats::TransportReport;
+use crate::load::transport::{Protocol, Reuse, Transport, Trust};
+
+/// The transport the flags ask for; the URL's scheme must fit them.
+pub fn transport_from_args(args: &LoadArgs) -> Result<Transport, CliError> {
+    let https = args.url.starts_with("https://");
+    let bad = |what: &str| CliError::Url {
+        url: args.url.clone(),
+        what: what.into(),
+    };
+    let protocol = match (https, args.h2, args.h2c) {
+        (true, true, _) => Protocol::H2,
+        (true, false, false) => Protocol::Https,
+        (true, false, true) => {
+            return Err(bad(
+                "--h2c is HTTP/2 without TLS: give an http:// URL, or --h2 for HTTP/2 over TLS",
+            ));
+        }
+        (false, true, _) => {
+            return Err(bad(
+                "--h2 is HTTP/2 over TLS: give an https:// URL, or --h2c for HTTP/2 without TLS",
+            ));
+        }
+        (false, false, true) => Protocol::H2c,
+        (false, false, false) => Protocol::Http1,
+    };
+    let trust = match (&args.ca, args.insecure) {
+        (Some(ca), _) => Some(Trust::CaFile(ca.clone())),
+        (None, true) => Some(Trust::Insecure),
+        (None, false) => None,
+    };
+    let reuse = match (args.new_connections, args.no_resumption) {
+        (false, _) => Reuse::KeepAlive,
+        (true, no) => Reuse::NewConnection { resumption: !no },
+    };
+    Ok(Transport {
+        protocol,
+        trust,
+        server_name: protocol.uses_tls().then(|| url_host(&args.url)).flatten(),
+        reuse,
+        streams: args.streams,
+    })
+}
+
+/// The host of `scheme://host[:port]/...`, without port or IPv6 brackets.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    if let Some(v6) = authority.strip_prefix('[') {
+        return v6.split_once(']').map(|(h, _)| h.to_string());
+    }
+    Some(authority.split(':').next()?.to_string())
+}
+
+/// The report's lines about the transport (none for plain HTTP/1.1).
+pub fn render_transport(t: &TransportReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  protocol    {}, {}", t.protocol, t.connection_reuse);
+    if let Some(tls) = &t.tls {
+        let negotiated = match &tls.negotiated {
+            Some(n) => format!(
+                "{}, {}, ALPN {}",
+                n.version,
+                n.cipher_suite,
+                n.alpn.as_deref().unwrap_or("none")
+            ),
+            None => "no handshake succeeded".into(),
+        };
+        let verified = if tls.certificate_verified {
+            "certificate verified"
+        } else {
+            "certificate NOT verified (--insecure)"
+        };
+        let _ = writeln!(
+            out,
+            "  tls         {negotiated}; server name {}, {verified}; handshakes {} full, {} resumed",
+            tls.server_name, tls.handshakes_full, tls.handshakes_resumed
+        );
+    }
+    if let Some(h2) = &t.h2 {
+        let max = match h2.server_max_concurrent_streams {
+            Some(m) => m.to_string(),
+            None => "no limit announced".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  http/2      {} streams per connection; windows advertised {} B per stream, {} B per connection; server's max concurrent streams {max}",
+            h2.streams_per_connection,
+            h2.client_initial_stream_window,
+            h2.client_initial_connection_window
+        );
+    }
+    if let Some(w) = &t.warning {
+        let _ = writeln!(out, "  warning     {w}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_name_is_the_url_host() {
+        assert_eq!(
+            url_host("https://localhost:8443/a").as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(url_host("https://127.0.0.1/").as_deref(), Some("127.0.0.1"));
+        assert_eq!(url_host("https://[::1]:9/").as_deref(), Some("::1"));
+    }
+}

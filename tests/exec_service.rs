@@ -170,7 +170,7 @@ fn started(mode: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Service, u16
 
 /// One GET /work/10 to `svc`.
 fn one_work_request(svc: &Service, timeout: Duration) -> Result<u16, HttpProbeError> {
-    http_status(svc.addr(), "GET", "/work/10", &[], None, timeout)
+    http_status(svc.addr(), "GET", "/work/10", &[], None, (timeout, false))
 }
 
 /// Between cells, a service that answers its health check late (here 600 ms,

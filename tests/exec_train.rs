@@ -45,7 +45,7 @@ fn drive_ten(svc: &runner::service::Service) -> Result<(), String> {
             "/work/16",
             &[],
             None,
-            Duration::from_secs(2),
+            (Duration::from_secs(2), false),
         )
         .map_err(|e| e.to_string())?;
         if code != 200 {

@@ -75,7 +75,7 @@ impl Dependencies {
                     &reset,
                     &[],
                     None,
-                    STATS_TIMEOUT,
+                    (STATS_TIMEOUT, false),
                 );
             }
             let sampler = Sampler::start_with_cgroup(

@@ -197,7 +197,10 @@ pub fn first_success(
             &path,
             &req.headers,
             body.as_deref().map(str::as_bytes),
-            Duration::from_secs(5),
+            (
+                Duration::from_secs(5),
+                cell.load.transport.protocol.uses_tls(),
+            ),
         ) {
             Ok(code) if code == req.expect_status => {
                 return Ok(FirstSuccess {

@@ -41,6 +41,9 @@ pub const TIMELINES_DIR: &str = "timelines";
 pub const SAMPLES_DIR: &str = "samples";
 pub const HISTOGRAMS_DIR: &str = "histograms";
 pub const LOGS_DIR: &str = "logs";
+/// The CA certificate of the run's TLS certificates (`crate::certs`), the
+/// one the generator trusted; the private keys are never kept.
+pub const TLS_CA_FILE: &str = "tls/ca.pem";
 
 /// File-name stem for a cell's per-cell files: `/` becomes `__`.
 /// `jdk-jvm/payload=128/concurrency=12/r2` -> `jdk-jvm__payload=128__concurrency=12__r2`.
@@ -385,6 +388,42 @@ pub struct MeasurementRow {
     /// Its `JAVA_VERSION` (from the JDK's `release` file), e.g. `25.0.1`.
     #[serde(default)]
     pub jdk_version: String,
+    // Protocols (issue 29): what the cell's load spoke and what it
+    // negotiated, and the failures only TLS and HTTP/2 have. Defaulted:
+    // older runs (all plain HTTP/1.1 on kept connections) still read.
+    /// `http1`, `https`, `h2` or `h2c` (the plan's name).
+    #[serde(default)]
+    pub protocol: String,
+    /// HTTP/2: streams per connection (empty otherwise).
+    #[serde(default)]
+    pub streams: Option<u32>,
+    /// `keep-alive`, or a new connection per request (with TLS resumption on or off).
+    #[serde(default)]
+    pub connection_reuse: String,
+    /// What TLS negotiated (empty without TLS or without a handshake).
+    #[serde(default)]
+    pub tls_version: String,
+    #[serde(default)]
+    pub tls_cipher: String,
+    /// The ALPN protocol the server chose (`h2`, `http/1.1`; empty: none).
+    #[serde(default)]
+    pub alpn: String,
+    /// False when the spec said `tls.verify: false`; empty without TLS.
+    #[serde(default)]
+    pub tls_verified: Option<bool>,
+    /// Handshakes of the whole load run (connect phase, warmup and window).
+    #[serde(default)]
+    pub handshakes_full: Option<u64>,
+    #[serde(default)]
+    pub handshakes_resumed: Option<u64>,
+    #[serde(default)]
+    pub err_tls_handshake: u64,
+    #[serde(default)]
+    pub err_alpn_refused: u64,
+    #[serde(default)]
+    pub err_h2_stream_reset: u64,
+    #[serde(default)]
+    pub err_h2_goaway: u64,
 }
 
 /// repeats.csv: one row per configuration, rewritten as its repeats are

@@ -119,7 +119,8 @@ impl Service {
     fn try_check(&self, check: &HealthCheck, per_try: Duration) -> Result<(), String> {
         match check {
             HealthCheck::Http(path) => {
-                match http_status(self.addr(), "GET", path, &[], None, per_try) {
+                let tls = self.serves_tls();
+                match http_status(self.addr(), "GET", path, &[], None, (per_try, tls)) {
                     Ok(200) => Ok(()),
                     Ok(code) => Err(format!("status {code}")),
                     Err(HttpProbeError::Refused) => Err("connection refused".into()),
@@ -138,7 +139,9 @@ impl Service {
     /// What `check` waits for, in words: `answering http://…/health`.
     fn check_words(&self, check: &HealthCheck) -> String {
         match check {
-            HealthCheck::Http(path) => format!("answering http://{}{path}", self.addr()),
+            HealthCheck::Http(path) => {
+                format!("answering {}://{}{path}", self.scheme(), self.addr())
+            }
             HealthCheck::Tcp => format!("accepting connections on {}", self.addr()),
             HealthCheck::Command(c) => format!("passing its health command `{c}`"),
         }
@@ -178,7 +181,7 @@ impl Service {
                 };
                 match check {
                     HealthCheck::Http(path) => ServiceError::HealthTimeout {
-                        url: format!("http://{}{path}", self.addr()),
+                        url: format!("{}://{}{path}", self.scheme(), self.addr()),
                         runtime,
                         timeout,
                         last,
@@ -255,4 +258,16 @@ fn run_check(
     } else {
         format!("{}: {}", describe_exit(status), first.trim())
     })
+}
+
+impl Service {
+    /// Whether this start serves TLS (it was given the run's certificate):
+    /// its readiness is then asked over TLS.
+    fn serves_tls(&self) -> bool {
+        self.command().tls.is_some()
+    }
+
+    fn scheme(&self) -> &'static str {
+        if self.serves_tls() { "https" } else { "http" }
+    }
 }

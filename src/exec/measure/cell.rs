@@ -125,7 +125,11 @@ pub(crate) fn measure(
             Ok(warmed) => warmed,
             Err(end) => return Ok(end),
         };
-    let config = measure_config(cell, service.addr(), load_cpus);
+    let config = measure_config(
+        cell,
+        &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+        load_cpus,
+    );
     let extras = service.open_extras(ctx, cell);
     let run = match service.sampled_window(ctx, cell, &config, &started_at, observer) {
         Ok(run) => run,

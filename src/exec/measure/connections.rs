@@ -18,6 +18,32 @@ pub fn fill_from_report(row: &mut MeasurementRow, r: &LoadReport) {
         row.ramp_s = Some(ramp.seconds);
         row.ramp_requests = Some(ramp.requests);
     }
+    fill_transport(row, r);
+}
+
+/// What the load spoke and negotiated (nothing for plain HTTP/1.1 on kept
+/// connections, whose report carries no transport).
+fn fill_transport(row: &mut MeasurementRow, r: &LoadReport) {
+    let e = &r.errors;
+    row.err_tls_handshake = e.tls_handshake;
+    row.err_alpn_refused = e.alpn_refused;
+    row.err_h2_stream_reset = e.stream_reset;
+    row.err_h2_goaway = e.goaway;
+    let Some(t) = &r.transport else {
+        return;
+    };
+    row.connection_reuse = t.connection_reuse.clone();
+    row.streams = t.h2.as_ref().map(|h| h.streams_per_connection as u32);
+    if let Some(tls) = &t.tls {
+        row.tls_verified = Some(tls.certificate_verified);
+        row.handshakes_full = Some(tls.handshakes_full);
+        row.handshakes_resumed = Some(tls.handshakes_resumed);
+        if let Some(n) = &tls.negotiated {
+            row.tls_version = n.version.clone();
+            row.tls_cipher = n.cipher_suite.clone();
+            row.alpn = n.alpn.clone().unwrap_or_default();
+        }
+    }
 }
 
 /// The service's idle RSS of this start and, from it, its memory per

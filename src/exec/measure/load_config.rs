@@ -1,12 +1,62 @@
 //! Plan types -> load generator configuration.
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::load::Transport;
 use crate::load::http::expect::RequestCheck;
 use crate::load::{Arrival, LoadConfig, RequestSpec, StopCondition};
-use crate::plan::{Cell, LoadMode, Measure, RequestPlan};
+use crate::plan::{Cell, LoadMode, Measure, ProtocolPlan, RequestPlan};
+
+/// Where a cell's load goes: the service's address, and the run's CA
+/// certificate (`tls/ca.pem` in the run directory), which a TLS cell
+/// trusts unless its spec names another.
+#[derive(Debug, Clone)]
+pub struct Aim {
+    pub addr: SocketAddr,
+    pub run_ca: PathBuf,
+}
+
+impl Aim {
+    /// The load of a cell of `ctx`'s run against `addr`.
+    pub fn of(ctx: &crate::exec::measure::context::CellContext, addr: SocketAddr) -> Aim {
+        Aim {
+            addr,
+            run_ca: ctx.run.file(crate::results::TLS_CA_FILE),
+        }
+    }
+}
+
+/// What `planned` asks of the generator. The server name is left to the
+/// target's IP address: the run's certificate names 127.0.0.1, ::1 and a
+/// service host's address.
+pub fn transport_of(planned: &ProtocolPlan, run_ca: &Path) -> Transport {
+    use crate::load::{Protocol as Speak, Reuse as Connections, Trust as Accept};
+    use crate::plan::{Protocol, Reuse, Trust};
+    let protocol = match planned.protocol {
+        Protocol::Http1 => Speak::Http1,
+        Protocol::Https => Speak::Https,
+        Protocol::H2 => Speak::H2,
+        Protocol::H2c => Speak::H2c,
+    };
+    let trust = planned.protocol.uses_tls().then(|| match &planned.trust {
+        Trust::RunCa => Accept::CaFile(run_ca.to_path_buf()),
+        Trust::CaFile(file) => Accept::CaFile(PathBuf::from(file)),
+        Trust::Unverified => Accept::Insecure,
+    });
+    Transport {
+        protocol,
+        trust,
+        server_name: None,
+        reuse: match planned.reuse {
+            Reuse::KeepAlive => Connections::KeepAlive,
+            Reuse::New { resumption } => Connections::NewConnection { resumption },
+        },
+        streams: planned.streams.max(1) as usize,
+    }
+}
 
 pub fn request_spec(r: &RequestPlan) -> RequestSpec {
     RequestSpec {
@@ -40,7 +90,8 @@ pub fn arrival(mode: &LoadMode) -> Arrival {
 }
 
 /// The measured window of `cell` (its warmup is run separately, see `cell`).
-pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>) -> LoadConfig {
+pub fn measure_config(cell: &Cell, aim: &Aim, cpus: Option<Vec<usize>>) -> LoadConfig {
+    let target = aim.addr;
     LoadConfig {
         target,
         host_header: target.to_string(),
@@ -57,7 +108,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
         mix_seed: cell.load.seed,
         connect_rate: cell.load.connect_rate,
         connection_ramp: cell.load.ramp,
-        transport: Default::default(),
+        transport: transport_of(&cell.load.transport, &aim.run_ca),
     }
 }
 
@@ -65,7 +116,7 @@ pub fn measure_config(cell: &Cell, target: SocketAddr, cpus: Option<Vec<usize>>)
 /// (cell warmup, service warmup).
 pub fn warmup_config(
     cell: &Cell,
-    target: SocketAddr,
+    aim: &Aim,
     cpus: Option<Vec<usize>>,
     duration: Duration,
 ) -> LoadConfig {
@@ -73,8 +124,7 @@ pub fn warmup_config(
         stop: StopCondition::Duration(duration),
         // The connection ramp comes after the warmup, right before the window.
         connection_ramp: Duration::ZERO,
-        transport: Default::default(),
-        ..measure_config(cell, target, cpus)
+        ..measure_config(cell, aim, cpus)
     }
 }
 
@@ -99,15 +149,14 @@ pub fn checked(cell: &Cell, mut config: LoadConfig) -> LoadConfig {
 /// ramp belongs right before the window.
 pub fn warmup_requests_config(
     cell: &Cell,
-    target: SocketAddr,
+    aim: &Aim,
     cpus: Option<Vec<usize>>,
     count: u64,
 ) -> LoadConfig {
     LoadConfig {
         stop: StopCondition::Requests(count),
         connection_ramp: Duration::ZERO,
-        transport: Default::default(),
-        ..measure_config(cell, target, cpus)
+        ..measure_config(cell, aim, cpus)
     }
 }
 
@@ -124,6 +173,45 @@ mod tests {
     use super::*;
     use crate::plan::LoadPlan;
     use crate::spec::values::AxisValue;
+
+    fn aim(addr: &str) -> Aim {
+        Aim {
+            addr: addr.parse().unwrap(),
+            run_ca: PathBuf::from("/run/tls/ca.pem"),
+        }
+    }
+
+    #[test]
+    fn a_planned_transport_reaches_the_generator_trusting_the_run_ca() {
+        use crate::plan::{Protocol, ProtocolPlan, Reuse, Trust};
+        let planned = ProtocolPlan {
+            protocol: Protocol::H2,
+            streams: 4,
+            reuse: Reuse::KeepAlive,
+            trust: Trust::RunCa,
+        };
+        let t = transport_of(&planned, Path::new("/run/tls/ca.pem"));
+        assert_eq!(t.protocol, crate::load::Protocol::H2);
+        assert_eq!(t.streams, 4);
+        assert_eq!(
+            t.trust,
+            Some(crate::load::Trust::CaFile("/run/tls/ca.pem".into()))
+        );
+        let new = ProtocolPlan {
+            protocol: Protocol::Https,
+            reuse: Reuse::New { resumption: false },
+            trust: Trust::Unverified,
+            ..planned
+        };
+        let t = transport_of(&new, Path::new("/run/tls/ca.pem"));
+        assert_eq!(
+            t.reuse,
+            crate::load::Reuse::NewConnection { resumption: false }
+        );
+        assert_eq!(t.trust, Some(crate::load::Trust::Insecure));
+        // Plain HTTP/1.1 is the generator's default: the path of old.
+        assert!(transport_of(&ProtocolPlan::default(), Path::new("x")).is_plain());
+    }
 
     fn cell(mode: LoadMode, measure: Measure) -> Cell {
         Cell {
@@ -168,8 +256,8 @@ mod tests {
             LoadMode::Closed { connections: 12 },
             Measure::Duration(Duration::from_secs(5)),
         );
-        let target: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let cfg = measure_config(&c, target, Some(vec![1]));
+        let target = aim("127.0.0.1:8080");
+        let cfg = measure_config(&c, &target, Some(vec![1]));
         assert_eq!(cfg.arrival, Arrival::Closed { connections: 12 });
         assert_eq!(cfg.stop, StopCondition::Duration(Duration::from_secs(5)));
         assert_eq!(
@@ -188,7 +276,7 @@ mod tests {
         );
         assert_eq!(r.body.as_deref(), Some(&b"hi"[..]));
         assert_eq!(expected(&c), Some(Duration::from_secs(7)));
-        let warm = warmup_config(&c, target, None, Duration::from_secs(2));
+        let warm = warmup_config(&c, &target, None, Duration::from_secs(2));
         assert_eq!(warm.stop, StopCondition::Duration(Duration::from_secs(2)));
     }
 
@@ -201,7 +289,7 @@ mod tests {
             },
             Measure::Requests(1000),
         );
-        let cfg = measure_config(&c, "127.0.0.1:1".parse().unwrap(), None);
+        let cfg = measure_config(&c, &aim("127.0.0.1:1"), None);
         assert_eq!(
             cfg.arrival,
             Arrival::Open {
@@ -226,15 +314,15 @@ mod tests {
         plain.name = "plain".into();
         c.requests[0].expect.min_bytes = Some(10);
         c.requests.push(plain);
-        let target: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let warm = checked(&c, warmup_config(&c, target, None, Duration::from_secs(2)));
+        let target = aim("127.0.0.1:8080");
+        let warm = checked(&c, warmup_config(&c, &target, None, Duration::from_secs(2)));
         let check = warm.requests[0].check.as_ref().unwrap();
         assert_eq!(
             (check.name.as_str(), check.expect.min_bytes),
             ("post", Some(10))
         );
         assert_eq!(warm.requests[1].check, None);
-        let window = measure_config(&c, target, None);
+        let window = measure_config(&c, &target, None);
         assert!(window.requests.iter().all(|r| r.check.is_none()));
     }
 }

@@ -118,7 +118,11 @@ fn run_step(
     rate: f64,
     cpus: Option<Vec<usize>>,
 ) -> Result<StepRun, ResultsError> {
-    let mut config = measure_config(cell, service.addr(), cpus);
+    let mut config = measure_config(
+        cell,
+        &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+        cpus,
+    );
     config.arrival = Arrival::Open {
         rate,
         connections: plan.connections as usize,

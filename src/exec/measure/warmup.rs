@@ -118,12 +118,22 @@ pub fn warm_up(
         CellWarmup::Fixed { duration } => {
             let config = checked(
                 cell,
-                warmup_config(cell, service.addr(), load_cpus, duration),
+                warmup_config(
+                    cell,
+                    &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+                    load_cpus,
+                    duration,
+                ),
             );
             (WarmupEnd::Fixed, service.warmup_run(ctx, &config))
         }
         CellWarmup::Requests { count } => {
-            let config = warmup_requests_config(cell, service.addr(), load_cpus, count);
+            let config = warmup_requests_config(
+                cell,
+                &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+                load_cpus,
+                count,
+            );
             (
                 WarmupEnd::Requests,
                 service.warmup_run(ctx, &checked(cell, config)),
@@ -195,7 +205,15 @@ pub fn auto(
     load_cpus: Option<Vec<usize>>,
     dead: &(dyn Fn() -> bool + Sync),
 ) -> (WarmupEnd, WarmupRun) {
-    let config = checked(cell, warmup_config(cell, addr, load_cpus, rule.max));
+    let config = checked(
+        cell,
+        warmup_config(
+            cell,
+            &crate::exec::measure::load_config::Aim::of(ctx, addr),
+            load_cpus,
+            rule.max,
+        ),
+    );
     let control = LoadControl::new();
     let done = AtomicBool::new(false);
     let died = AtomicBool::new(false);

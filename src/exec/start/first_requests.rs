@@ -78,7 +78,7 @@ fn more(
             &path,
             &req.headers,
             body.as_deref().map(str::as_bytes),
-            REQUEST_TIMEOUT,
+            (REQUEST_TIMEOUT, cell.load.transport.protocol.uses_tls()),
         );
         match status {
             Ok(code) if code == req.expect_status => latencies.push(sent.elapsed()),

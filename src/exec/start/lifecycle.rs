@@ -160,7 +160,12 @@ fn service_warmup(
         return Ok(());
     }
     let cpus = service.load_cpus(ctx);
-    let config = warmup_config(cell, service.addr(), cpus, ctx.plan.service_warmup);
+    let config = warmup_config(
+        cell,
+        &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+        cpus,
+        ctx.plan.service_warmup,
+    );
     let died = service.guarded_warmup(ctx, &config);
     if ctx.interrupt.is_set() {
         return Err("interrupted".into());

@@ -56,7 +56,7 @@ pub fn runtimes_left(plan: &crate::plan::Plan, path: &std::path::Path) -> Vec<St
 pub fn memory_load(
     cell: &Cell,
     memory: &MemoryPlan,
-    target: std::net::SocketAddr,
+    aim: &crate::exec::measure::load_config::Aim,
     cpus: Option<Vec<usize>>,
 ) -> LoadConfig {
     LoadConfig {
@@ -66,8 +66,7 @@ pub fn memory_load(
         stop: StopCondition::Duration(memory.duration),
         // The declared load at once: the connection ramp is the windows'.
         connection_ramp: std::time::Duration::ZERO,
-        transport: Default::default(),
-        ..measure_config(cell, target, cpus)
+        ..measure_config(cell, aim, cpus)
     }
 }
 
@@ -160,7 +159,12 @@ pub fn phases(
     ) = (idle.rss_bytes, idle.pss_bytes, idle.cgroup_bytes);
     // The load's CPUs where it runs here; a remote load host has its own.
     let load_cpus = ctx.plan.affinity.as_ref().map(|a| a.load.clone());
-    let config = memory_load(cell, memory, service.addr(), load_cpus);
+    let config = memory_load(
+        cell,
+        memory,
+        &crate::exec::measure::load_config::Aim::of(ctx, service.addr()),
+        load_cpus,
+    );
     let LoadOutcome { report, died } = service.load(ctx, &config);
     // Right after the load, before anything else touches the service.
     let after = match service.reading() {

@@ -26,7 +26,8 @@ pub fn train(
         ..Default::default()
     };
     let mut drive = |service: &crate::service::Service| -> Result<(), String> {
-        let config = training_load(tp, service.addr(), load_cpus.clone());
+        let mut config = training_load(tp, service.addr(), load_cpus.clone());
+        config.transport = training_transport(ctx, rt);
         let (result, died) = guarded_run(ctx, service, &config, None);
         if ctx.interrupt.is_set() {
             return Err("interrupted".into());
@@ -60,6 +61,16 @@ pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
         stop: Some(StopOutcome::Failed),
         ..fresh_row(rt, (Phase::Train, 1))
     }
+}
+
+/// What the training load speaks: what the runtime's cells speak (one
+/// protocol: a trained runtime whose cells differ in TLS is refused by
+/// the plan), trusting what they trust.
+fn training_transport(ctx: &CellContext, rt: &RuntimePlan) -> crate::load::Transport {
+    let first = ctx.plan.cells.iter().find(|c| c.runtime == rt.name);
+    let planned = first.map(|c| c.load.transport.clone()).unwrap_or_default();
+    let run_ca = ctx.run.file(crate::results::TLS_CA_FILE);
+    crate::exec::measure::load_config::transport_of(&planned, &run_ca)
 }
 
 /// The training workload against `target`: closed loop at

@@ -2,16 +2,13 @@
 //! session when any start of the plan serves TLS, held in memory for the
 //! starts (their scratch folders get the files) and the load generator
 //! (which trusts that CA alone); only the CA's certificate is written into
-//! the run directory (`tls/ca.pem`), for the record. A resumed run issues
+//! the run directory ([`TLS_CA_FILE`]), for the record. A resumed run issues
 //! new ones (the first session's keys are gone with it) and writes its CA
 //! over the first's.
 use crate::certs::{RunCertificates, issue};
 use crate::exec::ExecError;
 use crate::plan::Plan;
-use crate::results::{ResultsError, RunDir};
-
-/// The run directory's record of the CA the generator trusted.
-pub const CA_FILE: &str = "tls/ca.pem";
+use crate::results::{ResultsError, RunDir, TLS_CA_FILE};
 
 /// Whether any start of `plan` serves TLS (its scratch folder gets the
 /// run's certificate).
@@ -28,7 +25,7 @@ pub fn for_run(plan: &Plan, run: &RunDir) -> Result<Option<RunCertificates>, Exe
     }
     let service_host = plan.hosts.service.address.map(|a| a.to_string());
     let certs = issue(&plan.experiment.name, service_host.as_slice())?;
-    let path = run.file(CA_FILE);
+    let path = run.file(TLS_CA_FILE);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(ResultsError::write(dir))?;
     }

@@ -102,6 +102,20 @@ fn check(
             "use protocol h2 or h2c with streams, or raise the connections instead",
         );
     }
+    let hosts =
+        crate::plan::contract::hosts::Hosts::of(loaded.spec.hosts.as_ref(), &loaded.base_dir);
+    if !plan.is_plain() && hosts.remote_load() {
+        problems.add(
+            loaded,
+            "hosts.load",
+            format!(
+                "the load runs on hosts over SSH, which are sent plain HTTP/1.1 settings only \
+                 for now, but `{at}.protocol` asks for {}",
+                plan.words()
+            ),
+            "run the load from this host (leave `hosts.load` out) to measure TLS or HTTP/2",
+        );
+    }
     if plan.streams > 1 && matches!(plan.reuse, Reuse::New { .. }) {
         problems.add(
             loaded,
@@ -257,4 +271,74 @@ pub fn check_training(loaded: &LoadedSpec, name: &str, rt: &RuntimeSpec, problem
         "a trained artifact belongs to one start: declare one runtime per protocol (e.g. with \
          `extends:`), each with its own `train:` and `protocols`, and select its cells with `include`",
     );
+}
+
+/// What HTTP/2 cells cannot carry yet: content checks (`expect` beyond a
+/// status, read from HTTP/1.1 answers only) and `seq`/`rand` placeholders
+/// (written into HTTP/1.1 requests only). Refused here rather than failing
+/// every such cell at its first load. `requests`: each with the spec field
+/// it was written at.
+pub fn check_requests(
+    loaded: &LoadedSpec,
+    protocol: Protocol,
+    requests: &[(String, &crate::plan::RequestPlan)],
+    problems: &mut Collector,
+) {
+    if !protocol.is_http2() {
+        return;
+    }
+    let name = protocol.name();
+    for (at, request) in requests {
+        if !request.expect.is_empty() {
+            problems.add(
+                loaded,
+                &format!("{at}.expect"),
+                format!(
+                    "request `{}` checks its answers' content (`expect`), which the load \
+                     generator reads from HTTP/1.1 answers only, but its cells speak {name}",
+                    request.name
+                ),
+                "keep `expect: { status: ... }` alone for HTTP/2 cells, or check the content \
+                 with `runner verify` (over HTTP/1.1)",
+            );
+        }
+        let dynamic = |text: &str| text.contains("{{ seq }}") || text.contains("{{ rand(");
+        if dynamic(&request.path) || request.body.as_deref().is_some_and(dynamic) {
+            problems.add(
+                loaded,
+                at,
+                format!(
+                    "request `{}` uses `seq` or `rand`, which the load generator writes into \
+                     HTTP/1.1 requests only, but its cells speak {name}",
+                    request.name
+                ),
+                "use a fixed path and body for HTTP/2 cells",
+            );
+        }
+    }
+}
+
+/// A training on a service host over SSH is sent plain HTTP/1.1 load
+/// settings only: one whose runtime serves TLS there is refused.
+pub fn check_remote_training(
+    loaded: &LoadedSpec,
+    name: &str,
+    rt: &RuntimeSpec,
+    problems: &mut Collector,
+) {
+    let hosts =
+        crate::plan::contract::hosts::Hosts::of(loaded.spec.hosts.as_ref(), &loaded.base_dir);
+    let offers_other =
+        (rt.protocols.iter().flatten()).any(|&p| Protocol::from(p) != Protocol::Http1);
+    if rt.train.is_some() && hosts.service.ssh().is_some() && offers_other {
+        problems.add(
+            loaded,
+            &format!("runtimes.{name}.train"),
+            format!(
+                "runtime `{name}` trains on the service host over SSH, whose training load is \
+                 sent plain HTTP/1.1 settings only for now, but it offers other protocols"
+            ),
+            "train it on this host (leave `hosts.service` out), or train it over http1 only",
+        );
+    }
 }

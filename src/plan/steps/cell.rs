@@ -44,13 +44,24 @@ pub fn render_cells<'s>(
         let hints = &rt.context.hints;
         let vars = cell_vars(&rt.context, point);
         let scenario = scenarios::scenario_of(point);
-        let requests = scenarios::workload_of(spec, scenario)
+        let requests: Vec<crate::plan::RequestPlan> = scenarios::workload_of(spec, scenario)
             .iter()
             .map(|req| render_request(loaded, env, req, &vars, hints, problems))
             .collect();
         let (load_spec, load_at) = crate::plan::contract::scenarios::load_of(loaded, scenario);
         let load = load_plan(
             loaded, load_spec, &load_at, env, &vars, hints, point, problems,
+        );
+        let written = scenarios::workload_of(spec, scenario)
+            .iter()
+            .map(|r| scenarios::request_field(spec, r))
+            .zip(&requests)
+            .collect::<Vec<_>>();
+        crate::plan::keys::protocol::check_requests(
+            loaded,
+            load.transport.protocol,
+            &written,
+            problems,
         );
         crate::plan::keys::protocol::check_offered(
             loaded,

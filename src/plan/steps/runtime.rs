@@ -73,6 +73,7 @@ pub fn plan_runtime<'s>(
     if tls_varies && !start_varies {
         crate::plan::keys::protocol::check_training(loaded, name, rt, problems);
     }
+    crate::plan::keys::protocol::check_remote_training(loaded, name, rt, problems);
     let per_cell = start_varies || tls_varies;
 
     let mut vars = Vars::default();

@@ -284,3 +284,67 @@ fn an_expired_certificate_fails_the_cell_naming_it() {
     assert_eq!(expired["status"], "failed", "{expired:?}");
     assert!(expired["reason"].contains("expired"), "{expired:?}");
 }
+
+#[test]
+fn verify_sends_each_runtime_its_own_protocol_and_finds_them_equivalent() {
+    needs_nginx!();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let tmpdir = dir.join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let srv = server_dir(dir);
+    let runtimes = [
+        runtime("over-http1", &srv, "nginx-plain.conf.j2", "[http1]"),
+        runtime("over-https", &srv, "nginx.conf.j2", "[https]"),
+        runtime("over-h2", &srv, "nginx.conf.j2", "[h2]"),
+    ];
+    let spec = spec(dir, &runtimes, "[http1, https, h2]", "");
+    let mut yaml = std::fs::read_to_string(&spec).unwrap();
+    yaml.push_str(
+        "exclude:\n\
+         \x20 - { runtime: over-http1, protocol: https }\n\
+         \x20 - { runtime: over-http1, protocol: h2 }\n\
+         \x20 - { runtime: over-https, protocol: http1 }\n\
+         \x20 - { runtime: over-https, protocol: h2 }\n\
+         \x20 - { runtime: over-h2, protocol: http1 }\n\
+         \x20 - { runtime: over-h2, protocol: https }\n\
+         verify:\n\
+         \x20 - { name: page, path: /1k.txt }\n\
+         \x20 - { name: missing, path: /nothing-here.txt, expect_status: 404 }\n",
+    );
+    std::fs::write(&spec, yaml).unwrap();
+    let out = runner_within(Duration::from_secs(120))
+        .args(["verify", "--format", "json"])
+        .arg(&spec)
+        .env("TMPDIR", &tmpdir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["equivalent"], true, "{report}");
+    let left: Vec<_> = std::fs::read_dir(&tmpdir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left in the temp dir: {left:?}");
+    let folder = std::fs::read_dir(dir.join("results/exec-tls"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("verify-")
+        })
+        .unwrap();
+    assert!(folder.join("tls/ca.pem").is_file());
+    assert_eq!(private_keys_under(&folder), Vec::<PathBuf>::new());
+}

@@ -36,7 +36,7 @@ pub use measure::memory::GeneratorMemory;
 pub use measure::per_request::RequestFigures;
 pub use net::stats::{H2Report, Negotiated, TlsReport, TransportReport};
 pub use net::tls_error::TlsFailure;
-pub use probe::{ProbeAnswer, probe, probe_answer, probe_async};
+pub use probe::{ProbeAnswer, probe, probe_answer, probe_answer_over, probe_async};
 pub use report::{
     GeneratorUsage, LoadReport, Percentiles, ReportSummary, ScheduleStats, SecondStats,
 };

@@ -27,4 +27,6 @@ pub enum VerifyError {
     },
     #[error("{0}")]
     Results(#[from] crate::results::ResultsError),
+    #[error("{0}")]
+    Certificates(#[from] crate::exec::walk::certificates::CertificatesError),
 }

@@ -172,6 +172,10 @@ pub fn run(
             path: results_dir.clone(),
             source,
         })?;
+    // Runtimes whose first cell speaks TLS start with a certificate of
+    // verify's own, as a run's do; its CA is kept in the verify folder.
+    let certificates = crate::exec::walk::certificates::for_folder(plan, &folder)?;
+    let run_ca = folder.join(crate::results::TLS_CA_FILE);
     // The per-request timeout is the spec's load timeout (`load.timeout`).
     let timeout = plan
         .cells
@@ -192,14 +196,19 @@ pub fn run(
         if interrupt.is_set() {
             break;
         }
+        let first = plan.cells.iter().find(|c| c.runtime == rt.name);
+        // Its requests speak what its first cell speaks (over TLS, trusting
+        // the verify's own CA unless the spec names another).
+        let planned = first.map(|c| c.load.transport.clone()).unwrap_or_default();
         let mut ctx = session::Context {
             cache: &cache,
             logs: &logs,
             timeout,
             progress: err,
             cancelled: &cancelled,
+            tls: certificates.as_ref().map(|c| &c.files),
+            transport: crate::exec::measure::load_config::transport_of(&planned, &run_ca),
         };
-        let first = plan.cells.iter().find(|c| c.runtime == rt.name);
         let started = first.map_or(std::borrow::Cow::Borrowed(rt), |c| rt.for_cell(c));
         records.push(session::check_runtime(
             rt,

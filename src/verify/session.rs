@@ -10,7 +10,7 @@ use super::dependencies::VerifyDependencies;
 use super::outcome::{Answer, Outcome, RuntimeRecord, Stage};
 use super::toolchain::{missing_after_build, missing_toolchain};
 use crate::build::{BuildCache, build_runtime_unless};
-use crate::load::{RequestSpec, probe};
+use crate::load::{RequestSpec, probe_answer_over};
 use crate::plan::{RuntimePlan, VerifyPlan};
 use crate::service::{
     NotReady, Service, ServiceCommand, ServiceError, StopReport, check_port_free,
@@ -28,6 +28,10 @@ pub struct Context<'a> {
     /// True once verify is interrupted (SIGINT, SIGTERM): the build, the
     /// health wait and the requests stop, the service is stopped.
     pub cancelled: &'a dyn Fn() -> bool,
+    /// The session's certificate files, for a start that serves TLS.
+    pub tls: Option<&'a crate::certs::ServerFiles>,
+    /// What this runtime's requests speak: its first cell's protocol.
+    pub transport: crate::load::Transport,
 }
 
 /// Runs the whole session of `rt` and records what happened.
@@ -99,7 +103,7 @@ pub fn check_runtime(
         return record;
     }
     // Started as its first cell starts it (its JDK, flags, env).
-    let command = ServiceCommand::measured(started, None);
+    let command = ServiceCommand::measured(started, None).with_tls(ctx.tls);
     let _ = writeln!(
         ctx.progress,
         "verify: {}: starting on 127.0.0.1:{} (log {})",
@@ -135,7 +139,7 @@ pub fn check_runtime(
                     error: "not sent: verify was interrupted".into(),
                 }
             } else {
-                send(addr, r, ctx.timeout)
+                send(addr, r, ctx.timeout, &ctx.transport)
             }
         })
         .collect();
@@ -162,9 +166,15 @@ pub fn check_runtime(
     record
 }
 
-/// One verify request through `load::probe` (a fresh connection, hyper);
-/// a workload request's answer is checked against its `content`.
-fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> Answer {
+/// One verify request through `load::probe` (a fresh connection, hyper,
+/// over `transport`'s protocol); a workload request's answer is checked
+/// against its `content`.
+fn send(
+    addr: std::net::SocketAddr,
+    request: &VerifyPlan,
+    timeout: Duration,
+    transport: &crate::load::Transport,
+) -> Answer {
     let spec = RequestSpec {
         method: request.method.clone(),
         path: request.path.clone(),
@@ -175,10 +185,11 @@ fn send(addr: std::net::SocketAddr, request: &VerifyPlan, timeout: Duration) -> 
         check: None,
     };
     if let Some(content) = &request.content {
-        return super::workload::send_checked(addr, &spec, &request.name, content, timeout);
+        let call = (addr, timeout, transport);
+        return super::workload::send_checked(call, &spec, &request.name, content);
     }
-    match probe(addr, &spec, timeout) {
-        Ok((status, body)) => Answer::from_reply(status, &body),
+    match probe_answer_over(addr, &spec, timeout, transport) {
+        Ok(answer) => Answer::from_reply(answer.status, &answer.body),
         Err(e) => Answer::Error {
             error: e.to_string(),
         },

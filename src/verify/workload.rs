@@ -13,7 +13,7 @@
 //! to every runtime in each rendering: give such a request no content
 //! checks, or verify the runtimes apart (`--only runtime=...`).
 use crate::load::http::expect::{AnswerExpect, RequestCheck, SeenAnswer, WrongAnswer};
-use crate::load::{ProbeAnswer, RequestSpec, probe_answer};
+use crate::load::{ProbeAnswer, RequestSpec};
 use crate::plan::{Cell, RequestPlan, VerifyPlan};
 use crate::verify::outcome::Answer;
 
@@ -67,13 +67,16 @@ fn same_request(a: &RequestPlan, b: &RequestPlan) -> bool {
 /// One workload request sent by verify (a fresh connection), its answer
 /// checked against `content` when its status is the expected one.
 pub fn send_checked(
-    addr: std::net::SocketAddr,
+    (addr, timeout, transport): (
+        std::net::SocketAddr,
+        std::time::Duration,
+        &crate::load::Transport,
+    ),
     spec: &RequestSpec,
     name: &str,
     content: &AnswerExpect,
-    timeout: std::time::Duration,
 ) -> Answer {
-    match probe_answer(addr, spec, timeout) {
+    match crate::load::probe_answer_over(addr, spec, timeout, transport) {
         Ok(answer) => {
             let wrong = (answer.status == spec.expect_status)
                 .then(|| check(name, content, &answer))

@@ -186,6 +186,48 @@ fn nginx_answers_over_http1_https_and_h2_with_the_run_certificate() {
     // no plain request), and the start of the plain cell had no certificate.
     let log = std::fs::read_to_string(run.join("logs/nginx.log")).unwrap();
     assert!(!log.contains("PRIVATE KEY"), "{log}");
+    // The report says what each configuration negotiated.
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    let protocols = report
+        .split("## Protocols")
+        .nth(1)
+        .expect("a Protocols section");
+    assert!(
+        protocols.contains("| `nginx/protocol=h2` | h2 | 2 | keep-alive | TLS 1."),
+        "{protocols}"
+    );
+    assert!(!protocols.contains("not verified"), "{protocols}");
+}
+
+#[test]
+fn a_load_that_verifies_nothing_is_said_so_in_the_report() {
+    needs_nginx!();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let tmpdir = dir.join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let srv = server_dir(dir);
+    own_certificate(&srv, true);
+    let runtimes = [runtime(
+        "anything",
+        &srv,
+        "nginx-own-cert.conf.j2",
+        "[https]",
+    )];
+    let spec = spec(dir, &runtimes, "[https]", ", tls: { verify: false }");
+    let (code, run, text) = exec(dir, &spec, &tmpdir);
+    assert_eq!(
+        code,
+        Some(0),
+        "an expired certificate of another CA passes unverified\n{text}"
+    );
+    let row = row(&measurements(&run), "anything", "https").clone();
+    assert_eq!(row["tls_verified"], "false", "{row:?}");
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        report.contains("**The server's certificate was not verified** (`load.tls.verify: false`) for `anything/protocol=https`"),
+        "{report}"
+    );
 }
 
 /// A certificate and key for 127.0.0.1 signed by a CA of the test's own,

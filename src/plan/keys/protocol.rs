@@ -298,8 +298,8 @@ pub fn check_requests(
                      generator reads from HTTP/1.1 answers only, but its cells speak {name}",
                     request.name
                 ),
-                "keep `expect: { status: ... }` alone for HTTP/2 cells, or check the content \
-                 with `runner verify` (over HTTP/1.1)",
+                "keep `expect: { status: ... }` alone for HTTP/2 cells, and check the content \
+                 with `runner verify`, which reads whole answers over any protocol",
             );
         }
         let dynamic = |text: &str| text.contains("{{ seq }}") || text.contains("{{ rand(");

@@ -8,6 +8,7 @@ pub mod memory_phases;
 pub mod nmt;
 pub mod outliers;
 pub mod profiles;
+pub mod protocols;
 pub mod registry;
 pub mod request_mix;
 pub mod scenarios;

@@ -12,7 +12,7 @@ use crate::report::charts::draw::Chart;
 use crate::report::error::ReportError;
 use crate::report::sections::{
     adaptive, connections, dependencies, first_requests, memory_phases, nmt, outliers, profiles,
-    request_mix, scenarios, search,
+    protocols, request_mix, scenarios, search,
 };
 use crate::results::RunData;
 
@@ -108,6 +108,10 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "connections",
         build: |run, _| Built::data(&connections::ConnectionsView::of(run)),
+    },
+    Section {
+        name: "protocols",
+        build: |run, _| Built::data(&protocols::ProtocolsView::of(run)),
     },
     Section {
         name: "profiles",

@@ -13,18 +13,6 @@ use std::time::Duration;
 
 use common::*;
 
-const NGINX: &str = "/usr/sbin/nginx";
-
-/// Skips a test when nginx is not installed (.ci/run installs it).
-macro_rules! needs_nginx {
-    () => {
-        if !Path::new(NGINX).exists() {
-            eprintln!("skipped: nginx is not installed ({NGINX}); scripts/install-web-servers.sh installs it");
-            return;
-        }
-    };
-}
-
 /// A spec serving the fixture's static files with nginx through `bin/nginx`
 /// (a wrapper in `dir`, so that a test can stand in an upgrade), results in
 /// `dir/results`.
@@ -108,7 +96,9 @@ fn new_run(dir: &Path, not: &[PathBuf]) -> PathBuf {
 
 #[test]
 fn nginx_from_a_rendered_config_is_measured_directly_with_its_version() {
-    needs_nginx!();
+    if nginx_missing() {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let tmpdir = dir.join("tmp");

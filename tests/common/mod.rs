@@ -4,6 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// Debian's nginx (scripts/install-web-servers.sh installs it from .ci/run).
+pub const NGINX: &str = "/usr/sbin/nginx";
+
+/// True (and the test is said to be skipped) when nginx is not installed.
+pub fn nginx_missing() -> bool {
+    let missing = !Path::new(NGINX).exists();
+    if missing {
+        eprintln!(
+            "skipped: nginx is not installed ({NGINX}); scripts/install-web-servers.sh installs it"
+        );
+    }
+    missing
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exec")
 }

@@ -102,7 +102,11 @@ impl TlsFailure {
                  likely does not speak TLS (a plain HTTP server waits for a request); use \
                  http:// for it, or the service's TLS port"
             }
-            TlsFailure::Other => "the TLS handshake failed",
+            TlsFailure::Other => {
+                "the TLS handshake failed: check the server's certificate (a CA certificate \
+                 served as the server's own is refused) and TLS settings, or --insecure to \
+                 verify nothing"
+            }
         }
     }
 }

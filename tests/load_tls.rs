@@ -368,3 +368,34 @@ fn runner_load_over_https_prints_json_and_names_what_went_wrong() {
         "{err}"
     );
 }
+
+/// Flags that cannot work together fail before anything is sent, naming
+/// the flag to change (exit 1).
+#[test]
+fn runner_load_refuses_protocol_flags_that_do_not_fit() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["http://127.0.0.1:1/", "--h2"],
+            "--h2 is HTTP/2 over TLS: give an https:// URL",
+        ),
+        (
+            &["https://127.0.0.1:1/", "--h2c", "--insecure"],
+            "--h2c is HTTP/2 without TLS",
+        ),
+        (
+            &["http://127.0.0.1:1/", "--streams", "4"],
+            "need HTTP/2 (--h2 or --h2c)",
+        ),
+        (&["https://127.0.0.1:1/"], "give --ca FILE"),
+    ];
+    for (args, said) in cases {
+        let out = common::runner_within(Duration::from_secs(30))
+            .arg("load")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}

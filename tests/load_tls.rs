@@ -334,6 +334,20 @@ fn stream_resets_and_goaway_are_counted_apart() {
     );
 }
 
+/// A graceful GOAWAY (a server's request limit per connection) fails
+/// nothing: the streams it did not process are sent again on a new one.
+#[test]
+fn a_graceful_goaway_costs_a_new_connection_not_an_error() {
+    let limited = ProtoServer::misbehaving(Misbehave::OneRequestPerConnection);
+    let r = run(
+        &config(&limited, Protocol::H2c, None, 1, 1, 20),
+        &LoadControl::new(),
+    )
+    .unwrap();
+    assert_eq!((r.ok, r.errors.total()), (20, 0), "{:?}", r.errors);
+    assert!(limited.connections() > 2, "{}", limited.connections());
+}
+
 #[test]
 fn runner_load_over_https_prints_json_and_names_what_went_wrong() {
     let ca = TestCa::new("runner test CA");

@@ -227,7 +227,7 @@ else:
     tls = t.get("tls") or {}
     n = tls.get("negotiated") or {}
     if tls:
-        note = (f"{n.get('version')} {n.get('cipher_suite')} ALPN {n.get('alpn')}; handshakes "
+        note = (f"{n.get('version')} {n.get('cipher_suite')} {n.get('key_exchange')} ALPN {n.get('alpn')}; handshakes "
                 f"{tls['handshakes_full']} full {tls['handshakes_resumed']} resumed")
     if j["errors_total"]:
         note += f"; {j['errors_total']} errors"

@@ -67,6 +67,7 @@ fn https_closed_loop_records_version_cipher_and_alpn() {
         "{negotiated:?}"
     );
     assert_eq!(negotiated.alpn.as_deref(), Some("http/1.1"));
+    assert_eq!(negotiated.key_exchange.as_deref(), Some("X25519"));
     assert!(tls.certificate_verified);
     assert_eq!(tls.server_name, "127.0.0.1");
     // Keep-alive: one handshake per connection (the check before the run

@@ -98,9 +98,10 @@ pub fn render_transport(t: &TransportReport) -> String {
     if let Some(tls) = &t.tls {
         let negotiated = match &tls.negotiated {
             Some(n) => format!(
-                "{}, {}, ALPN {}",
+                "{}, {}, {}, ALPN {}",
                 n.version,
                 n.cipher_suite,
+                n.key_exchange.as_deref().unwrap_or("no key exchange"),
                 n.alpn.as_deref().unwrap_or("none")
             ),
             None => "no handshake succeeded".into(),

@@ -14,8 +14,19 @@
 # connections) for 300 s and samples its RSS every 10 s: memory must stay
 # flat however long the run (the histograms are fixed-size).
 #
+# The TLS section (SECTIONS="... tls", on by default) measures, against the
+# same nginx (one worker, SERVER_CPU) with a CA and a server certificate made
+# by openssl in the temp dir (removed at exit): HTTPS/1.1 keep-alive (runner
+# vs wrk), HTTP/2 over TLS and h2c (runner --h2/--h2c --streams vs h2load
+# -m), a new connection per request (runner --new-connections with and
+# without TLS resumption vs wrk -H 'Connection: close'), and the RSS at
+# TLS_CONNS (200) TLS connections. Every figure is requests per generator
+# CPU-second, side by side. It installs nghttp2-client (h2load) with apt.
+#
 # Quick smoke run:  DURATION=2 RUNS=1 CONNS="50" scripts/bench-load.sh
+# TLS only:         SECTIONS=tls DURATION=5 scripts/bench-load.sh
 # Env: DURATION RUNS CONNS OPEN_RATE OPEN_CONNS OPEN SOAK SOAK_CONNS SERVER_CPU GEN_CPU PORT TOOLS
+#      SECTIONS TLS_PORT H2C_PORT TLS_CONNS H2_CONNS H2_STREAMS
 set -euo pipefail
 
 DURATION=${DURATION:-10}
@@ -30,6 +41,13 @@ TOOLS=${TOOLS:-"wrk oha runner"}   # which closed-loop generators to run
 OPEN=${OPEN:-1}                     # 0 skips the open-loop row
 SOAK=${SOAK:-0}                     # seconds of the RSS soak row (0: none)
 SOAK_CONNS=${SOAK_CONNS:-200}
+SECTIONS=${SECTIONS:-"plain tls"}    # plain: the HTTP/1.1 rows above; tls: HTTPS, h2, h2c
+TLS_PORT=${TLS_PORT:-18443}
+H2C_PORT=${H2C_PORT:-18090}
+TLS_CONNS=${TLS_CONNS:-200}
+H2_CONNS=${H2_CONNS:-10}
+H2_STREAMS=${H2_STREAMS:-10}
+section() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 cd "$(dirname "$0")/.."
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -41,7 +59,10 @@ apt_install() {
 need wrk || apt_install wrk
 need nginx || [ -x /usr/sbin/nginx ] || apt_install nginx-light
 [ -x /usr/bin/time ] || apt_install time
-case " $TOOLS " in *" oha "*) need oha || cargo install oha --locked ;; esac
+if section plain; then
+    case " $TOOLS " in *" oha "*) need oha || cargo install oha --locked ;; esac
+fi
+if section tls; then need h2load || apt_install nghttp2-client; fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 cargo build --release --quiet
 RUNNER=$PWD/target/release/runner
@@ -55,6 +76,34 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$work/logs"
+# The TLS section's servers: a throwaway CA and a certificate for
+# 127.0.0.1/localhost signed by it (a self-signed leaf is a CA certificate
+# to rustls, which refuses it as a server's), all in $work.
+tls_servers=
+if section tls; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+        -subj "/CN=runner bench CA" -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+        -subj "/CN=localhost" -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+    printf 'basicConstraints=CA:FALSE\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/ext.cnf"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" \
+        -CAcreateserial -days 1 -extfile "$work/ext.cnf" -out "$work/server.pem" 2>/dev/null
+    tls_servers="
+    ssl_certificate $work/server.pem;
+    ssl_certificate_key $work/server.key;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_tickets on;
+    http2_max_concurrent_streams 128;
+    server {
+        listen 127.0.0.1:$TLS_PORT ssl http2;
+        location / { return 200 \"hello, world\\n\"; }
+    }
+    server {
+        listen 127.0.0.1:$H2C_PORT http2;
+        location / { return 200 \"hello, world\\n\"; }
+    }"
+fi
 cat >"$work/nginx.conf" <<CONF
 worker_processes 1;
 master_process off;
@@ -74,7 +123,7 @@ http {
     server {
         listen 127.0.0.1:$PORT;
         location / { return 200 "hello, world\n"; }
-    }
+    }$tls_servers
 }
 CONF
 mkdir -p "$work/tmp"
@@ -130,14 +179,95 @@ PY
 }
 
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU $SERVER_CPU, generators CPU $GEN_CPU; ${DURATION}s x $RUNS runs"
-for conns in $CONNS; do
-    for run in $(seq "$RUNS"); do
-        for tool in $TOOLS; do
-            measure "$tool" "$conns" "$run"
+: >"$results"
+if section plain; then
+    for conns in $CONNS; do
+        for run in $(seq "$RUNS"); do
+            for tool in $TOOLS; do
+                measure "$tool" "$conns" "$run"
+            done
         done
     done
-done
-[ "$OPEN" = 0 ] || measure runner-open "$OPEN_CONNS" 1
+    [ "$OPEN" = 0 ] || measure runner-open "$OPEN_CONNS" 1
+fi
+
+# ---------------------------------------------------------------------------
+# The TLS section: HTTPS/1.1, HTTP/2 over TLS, h2c, new connections, RSS.
+# One measurement: row tool command... -> appends
+# "row tool req/s cpu_s rss_kb requests note" to $tls_results.
+tls_results=$work/tls.tsv
+: >"$tls_results"
+measure_tls() {
+    local row=$1 tool=$2 out=$work/tls-out.txt tfile=$work/tls-time.txt
+    shift 2
+    /usr/bin/time -f "%U %S %M" -o "$tfile" taskset -c "$GEN_CPU" "$@" >"$out" 2>&1 || {
+        echo "  $row/$tool failed: $(tail -3 "$out")" >&2
+        return 0
+    }
+    python3 - "$row" "$tool" "$out" "$tfile" >>"$tls_results" <<'PY'
+import json, re, sys
+row, tool, out, tfile = sys.argv[1:]
+user, system, rss = open(tfile).read().split()[-3:]
+cpu = float(user) + float(system)
+text = open(out).read()
+note = ""
+if tool.startswith("wrk"):
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    requests = int(re.search(r"(\d+) requests in", text).group(1))
+    errors = re.search(r"Socket errors: (.*)", text)
+    note = f"socket errors: {errors.group(1)}" if errors else ""
+elif tool.startswith("h2load"):
+    rps = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", text).group(1))
+    requests = int(re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", text).group(1))
+else:
+    j = json.loads(text[text.index("{"):])
+    rps = j["throughput"]
+    requests = j["requests"] + j["errors_total"]
+    t = j.get("transport", {})
+    tls = t.get("tls") or {}
+    n = tls.get("negotiated") or {}
+    if tls:
+        note = (f"{n.get('version')} {n.get('cipher_suite')} {n.get('key_exchange')} ALPN {n.get('alpn')}; handshakes "
+                f"{tls['handshakes_full']} full {tls['handshakes_resumed']} resumed")
+    if j["errors_total"]:
+        note += f"; {j['errors_total']} errors"
+    note += f"; RSS with connections open {j['generator_memory']['rss_bytes'] / 2**20:.1f} MB"
+print(f"{row}\t{tool}\t{rps:.0f}\t{cpu:.2f}\t{rss}\t{requests}\t{note}")
+PY
+}
+
+if section tls; then
+    HTTPS=https://127.0.0.1:$TLS_PORT/
+    H2C=http://127.0.0.1:$H2C_PORT/
+    CA=$work/ca.pem
+    D=${DURATION}s
+    for _ in $(seq 50); do
+        curl -sf --cacert "$CA" "$HTTPS" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    for c in $CONNS; do
+        measure_tls "https/1.1 keep-alive c=$c" wrk wrk -t1 -c "$c" -d "$D" "$HTTPS"
+        measure_tls "https/1.1 keep-alive c=$c" runner "$RUNNER" load "$HTTPS" --ca "$CA" \
+            -c "$c" -d "$D" --json
+    done
+    h2="c=$H2_CONNS x $H2_STREAMS streams"
+    measure_tls "h2 over tls $h2" h2load h2load -t1 -c "$H2_CONNS" -m "$H2_STREAMS" -D "$DURATION" "$HTTPS"
+    measure_tls "h2 over tls $h2" runner "$RUNNER" load "$HTTPS" --h2 --ca "$CA" \
+        -c "$H2_CONNS" --streams "$H2_STREAMS" -d "$D" --json
+    measure_tls "h2c $h2" h2load h2load -t1 -c "$H2_CONNS" -m "$H2_STREAMS" -D "$DURATION" "$H2C"
+    measure_tls "h2c $h2" runner "$RUNNER" load "$H2C" --h2c \
+        -c "$H2_CONNS" --streams "$H2_STREAMS" -d "$D" --json
+    # A handshake per request: wrk closes after each answer with the header.
+    measure_tls "new connection per request c=8" wrk-close wrk -t1 -c 8 -d "$D" \
+        -H "Connection: close" "$HTTPS"
+    measure_tls "new connection per request c=8" runner-resumed "$RUNNER" load "$HTTPS" --ca "$CA" \
+        -c 8 -d "$D" --new-connections --json
+    measure_tls "new connection per request c=8" runner-full "$RUNNER" load "$HTTPS" --ca "$CA" \
+        -c 8 -d "$D" --new-connections --no-resumption --json
+    measure_tls "RSS at $TLS_CONNS tls connections" wrk wrk -t1 -c "$TLS_CONNS" -d "$D" "$HTTPS"
+    measure_tls "RSS at $TLS_CONNS tls connections" runner "$RUNNER" load "$HTTPS" --ca "$CA" \
+        -c "$TLS_CONNS" -d "$D" --json
+fi
 
 # The soak: RSS (VmRSS, kB) of one long run, every 10 s.
 soak_line=
@@ -165,7 +295,7 @@ PY
 )
 fi
 
-python3 - "$results" "$DURATION" "$OPEN_RATE" <<'PY'
+if section plain; then python3 - "$results" "$DURATION" "$OPEN_RATE" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 duration, open_rate = float(sys.argv[2]), float(sys.argv[3])
@@ -192,4 +322,15 @@ for t, c, r, rps, cpu, rss, p50, p99, n in rows:
               f"({100 * float(rps) / open_rate:.1f}%), {cpu} CPU-s for {duration:.0f} s measured + 1 s warmup "
               f"(wrk2 ~3.3 CPU-s for 10 s), p50 {p50} ms, p99 {p99} ms")
 PY
+fi
 [ -z "$soak_line" ] || echo "$soak_line"
+if section tls; then python3 - "$tls_results" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+print("\nTLS and HTTP/2 (requests per generator CPU-second; CPU and max RSS of the whole process):")
+print(f"{'row':<40}{'tool':<16}{'req/s':>9}{'CPU-s':>7}{'req/CPU-s':>11}{'maxRSS MB':>10}  note")
+for row, tool, rps, cpu, rss, n, note in rows:
+    per_cpu = float(n) / float(cpu) if float(cpu) > 0 else 0
+    print(f"{row:<40}{tool:<16}{float(rps):>9.0f}{float(cpu):>7.2f}{per_cpu:>11.0f}{int(rss) / 1024:>10.1f}  {note}")
+PY
+fi

@@ -67,6 +67,7 @@ fn https_closed_loop_records_version_cipher_and_alpn() {
         "{negotiated:?}"
     );
     assert_eq!(negotiated.alpn.as_deref(), Some("http/1.1"));
+    assert_eq!(negotiated.key_exchange.as_deref(), Some("X25519"));
     assert!(tls.certificate_verified);
     assert_eq!(tls.server_name, "127.0.0.1");
     // Keep-alive: one handshake per connection (the check before the run
@@ -334,6 +335,20 @@ fn stream_resets_and_goaway_are_counted_apart() {
     );
 }
 
+/// A graceful GOAWAY (a server's request limit per connection) fails
+/// nothing: the streams it did not process are sent again on a new one.
+#[test]
+fn a_graceful_goaway_costs_a_new_connection_not_an_error() {
+    let limited = ProtoServer::misbehaving(Misbehave::OneRequestPerConnection);
+    let r = run(
+        &config(&limited, Protocol::H2c, None, 1, 1, 20),
+        &LoadControl::new(),
+    )
+    .unwrap();
+    assert_eq!((r.ok, r.errors.total()), (20, 0), "{:?}", r.errors);
+    assert!(limited.connections() > 2, "{}", limited.connections());
+}
+
 #[test]
 fn runner_load_over_https_prints_json_and_names_what_went_wrong() {
     let ca = TestCa::new("runner test CA");
@@ -367,4 +382,35 @@ fn runner_load_over_https_prints_json_and_names_what_went_wrong() {
         err.contains(&url) && err.contains("unknown issuer") && err.contains("--ca"),
         "{err}"
     );
+}
+
+/// Flags that cannot work together fail before anything is sent, naming
+/// the flag to change (exit 1).
+#[test]
+fn runner_load_refuses_protocol_flags_that_do_not_fit() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["http://127.0.0.1:1/", "--h2"],
+            "--h2 is HTTP/2 over TLS: give an https:// URL",
+        ),
+        (
+            &["https://127.0.0.1:1/", "--h2c", "--insecure"],
+            "--h2c is HTTP/2 without TLS",
+        ),
+        (
+            &["http://127.0.0.1:1/", "--streams", "4"],
+            "need HTTP/2 (--h2 or --h2c)",
+        ),
+        (&["https://127.0.0.1:1/"], "give --ca FILE"),
+    ];
+    for (args, said) in cases {
+        let out = common::runner_within(Duration::from_secs(30))
+            .arg("load")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
 }

@@ -55,8 +55,9 @@ pub enum LoadError {
         why: String,
     },
     /// The check before a TLS run: its handshake failed; `failure` says
-    /// how and what to do.
-    #[error("TLS handshake with {addr} failed: {}; ({detail})", failure.explain())]
+    /// how and what to do; `detail` is rustls' own words when the kind
+    /// alone does not say it (else empty).
+    #[error("TLS handshake with {addr} failed: {}{detail}", failure.explain())]
     TlsHandshake {
         addr: SocketAddr,
         failure: TlsFailure,

@@ -10,7 +10,8 @@
 //! calls [`run`] and [`probe`] directly.
 
 pub mod cli;
-mod cli_transport;
+mod cli_render;
+pub mod cli_transport;
 mod config;
 mod control;
 pub mod engine;

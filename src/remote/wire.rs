@@ -186,6 +186,8 @@ impl WireLoadConfig {
             mix_seed: self.mix_seed,
             connect_rate: self.connect_rate,
             connection_ramp: Duration::from_nanos(self.connection_ramp_ns),
+            // A spec cannot ask for TLS or HTTP/2 yet (only `runner load`
+            // can): a load host's run is plain HTTP/1.1.
             transport: Default::default(),
         })
     }

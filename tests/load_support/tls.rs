@@ -275,6 +275,9 @@ pub enum Misbehave {
     ResetStreams,
     /// Answers a PING, then sends GOAWAY (ENHANCE_YOUR_CALM) on the first request.
     GoAway,
+    /// Answers each connection's first request, then ends the connection
+    /// gracefully (GOAWAY NO_ERROR), as a server with a request limit does.
+    OneRequestPerConnection,
 }
 
 impl ProtoServer {
@@ -302,8 +305,17 @@ impl ProtoServer {
                                 return;
                             };
                             while let Some(Ok((_req, mut respond))) = conn.accept().await {
-                                seen.requests.fetch_add(1, Ordering::Relaxed);
+                                let n = seen.requests.fetch_add(1, Ordering::Relaxed);
                                 match how {
+                                    Misbehave::OneRequestPerConnection => {
+                                        let _ = n;
+                                        let answer = hyper::Response::new(());
+                                        if let Ok(mut body) = respond.send_response(answer, false) {
+                                            let _ =
+                                                body.send_data(Bytes::from_static(b"one\n"), true);
+                                        }
+                                        conn.graceful_shutdown();
+                                    }
                                     Misbehave::ResetStreams => {
                                         respond.send_reset(h2::Reason::INTERNAL_ERROR)
                                     }

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::load::config::StopCondition;
 use crate::load::engine::pacer::{Pacer, Slot};
+use crate::load::engine::plan::Plan;
 use crate::load::engine::ramp::joins_at;
 use crate::load::engine::schedule::ConnectionSchedule;
-use crate::load::engine::worker::Plan;
 use crate::load::error::ErrorClass;
 use crate::load::http::capture::{AnswerSink, Capture, NoSink, Sampler};
 use crate::load::http::connection::EncodedRequest;

@@ -6,6 +6,7 @@ pub(crate) mod connect_phase;
 pub(crate) mod drive;
 pub(crate) mod fd_limit;
 pub(crate) mod pacer;
+pub(crate) mod plan;
 pub(crate) mod ramp;
 pub(crate) mod schedule;
 pub(crate) mod threads;

@@ -6,24 +6,20 @@ use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use tokio::task::LocalSet;
 
 use crate::affinity::pin_current_thread;
-use crate::load::config::StopCondition;
 use crate::load::control::LoadControl;
 use crate::load::engine::connect_phase::{WorkerConnects, open_connections};
 use crate::load::engine::drive::drive;
 use crate::load::engine::pacer::Pacer;
-use crate::load::engine::schedule::RateCurve;
+use crate::load::engine::plan::Plan;
 use crate::load::engine::timer::tighten_timer_slack;
 use crate::load::error::LoadError;
-use crate::load::http::connection::EncodedRequest;
 use crate::load::http::expect::WrongAnswer;
-use crate::load::http::mix::RequestMix;
 use crate::load::measure::memory::GeneratorMemory;
 use crate::load::measure::recorder::{Recorder, SecondSample};
 use crate::load::measure::usage::ThreadCpu;
@@ -36,33 +32,6 @@ use crate::load::transport::{Protocol, Reuse, Transport};
 
 /// How often a worker checks the cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(5);
-
-/// What all workers share (read-only but for the ticket counter).
-pub struct Plan {
-    pub requests: Vec<EncodedRequest>,
-    /// Which of `requests` each connection sends next.
-    pub mix: RequestMix,
-    /// The mix seed, also seeding `rand` placeholders (`dynamic`).
-    pub seed: u64,
-    /// `seq` placeholders count on from here (`dynamic::seq_base`).
-    pub seq_base: u64,
-    pub timeout: Duration,
-    /// None: closed loop.
-    pub curve: Option<RateCurve>,
-    /// Request loops of the whole run: connections x HTTP/2 streams.
-    pub connections: usize,
-    pub stop: StopCondition,
-    /// Closed loop: the connection ramp from `start` (zero: none), see
-    /// [`crate::load::engine::ramp`].
-    pub ramp: Duration,
-    /// Run start (schedule origin), measured window start and end (if timed).
-    pub start: Instant,
-    pub measure_start: Instant,
-    pub measure_end: Option<Instant>,
-    /// Measured requests handed out so far (for `StopCondition::Requests`).
-    pub tickets: AtomicU64,
-    pub control: LoadControl,
-}
 
 /// What one worker measured.
 pub struct WorkerResult {

@@ -53,8 +53,11 @@ pub struct H2Client<C: Connector> {
 
 /// How one stream failed.
 enum Fail {
-    /// RST_STREAM REFUSED_STREAM: not processed, safe to send again.
-    Refused,
+    /// Not processed by the server, safe to send again: a REFUSED_STREAM
+    /// (the connection lives on) or a graceful GOAWAY (it ends).
+    Unprocessed {
+        connection_ended: bool,
+    },
     Class(ErrorClass),
 }
 
@@ -160,27 +163,31 @@ impl<C: Connector> Client for H2Client<C> {
         sink: &mut S,
     ) -> Result<u16, ErrorClass> {
         let r = match self.stream(req, sink).await {
-            // REFUSED_STREAM: the server did not process it (RFC 9113
-            // 8.7), typically a stream opened before its SETTINGS limit
-            // arrived; sent once more, as HTTP/1.1 retries a stale connection.
-            Err(Fail::Refused) => self.stream(req, sink).await,
+            // Not processed by the server (RFC 9113 8.7): REFUSED_STREAM, a
+            // stream opened before the server's SETTINGS limit arrived, or a
+            // graceful GOAWAY's streams above its last id (a server ending
+            // a connection after so many requests); sent once more, as
+            // HTTP/1.1 retries a stale keep-alive connection.
+            Err(Fail::Unprocessed { connection_ended }) => {
+                if connection_ended {
+                    self.forget_connection();
+                }
+                self.stream(req, sink).await
+            }
             r => r,
         }
         .map_err(|f| match f {
-            Fail::Refused => ErrorClass::StreamReset,
+            Fail::Unprocessed {
+                connection_ended: true,
+            } => ErrorClass::GoAway,
+            Fail::Unprocessed { .. } => ErrorClass::StreamReset,
             Fail::Class(class) => class,
         });
         if let Err(class) = r
             && !matches!(class, ErrorClass::StreamReset | ErrorClass::Status(_))
         {
             // The connection is gone (or never was): the next send makes another.
-            if let Some((g, _)) = self.handle.take() {
-                self.failed = Some(g);
-                let mut current = self.shared.current.borrow_mut();
-                if current.as_ref().is_some_and(|(cg, _)| *cg == g) {
-                    *current = None;
-                }
-            }
+            self.forget_connection();
         }
         if self.shared.dialer.per_request {
             self.handle = None;
@@ -191,6 +198,17 @@ impl<C: Connector> Client for H2Client<C> {
 }
 
 impl<C: Connector> H2Client<C> {
+    /// Drops this loop's connection, and the slot's if it is the same one.
+    fn forget_connection(&mut self) {
+        if let Some((g, _)) = self.handle.take() {
+            self.failed = Some(g);
+            let mut current = self.shared.current.borrow_mut();
+            if current.as_ref().is_some_and(|(cg, _)| *cg == g) {
+                *current = None;
+            }
+        }
+    }
+
     async fn stream<S: AnswerSink>(
         &mut self,
         req: &EncodedRequest,
@@ -205,7 +223,14 @@ impl<C: Connector> H2Client<C> {
         }
         let (generation, (send, went_away)) = self.handle.as_mut().expect("set above");
         let h2_err = |e: h2::Error| match h2_class(&e) {
-            _ if e.reason() == Some(h2::Reason::REFUSED_STREAM) && e.is_reset() => Fail::Refused,
+            _ if e.reason() == Some(h2::Reason::REFUSED_STREAM) && e.is_reset() => {
+                Fail::Unprocessed {
+                    connection_ended: false,
+                }
+            }
+            _ if e.reason() == Some(h2::Reason::NO_ERROR) && e.is_go_away() => Fail::Unprocessed {
+                connection_ended: true,
+            },
             ErrorClass::Reset | ErrorClass::Malformed if went_away.get() => {
                 Fail::Class(ErrorClass::GoAway)
             }

@@ -49,7 +49,7 @@ async fn check_async(config: &LoadConfig, tls: Option<&TlsSetup>) -> Result<(), 
             return Err(LoadError::TlsHandshake {
                 addr,
                 failure: TlsFailure::NoAnswer,
-                detail: format!("no answer within {} ms", timeout.as_millis()),
+                detail: format!(" (waited {} ms)", timeout.as_millis()),
             });
         }
         Ok(Err(e)) => return Err(handshake_error(config, &e)),
@@ -80,10 +80,14 @@ fn handshake_error(config: &LoadConfig, e: &io::Error) -> LoadError {
             got: "it refused the handshake: no protocol in common".into(),
         };
     }
+    let detail = match failure {
+        TlsFailure::Refused | TlsFailure::Other => format!(" (rustls: {e})"),
+        _ => String::new(),
+    };
     LoadError::TlsHandshake {
         addr: config.target,
         failure,
-        detail: e.to_string(),
+        detail,
     }
 }
 

@@ -38,6 +38,9 @@ pub struct Negotiated {
     pub cipher_suite: String,
     /// The ALPN protocol the server chose, None when it chose none.
     pub alpn: Option<String>,
+    /// The key exchange group, e.g. X25519 (a P-384 exchange costs several
+    /// times the CPU: worth seeing beside a handshake rate).
+    pub key_exchange: Option<String>,
 }
 
 impl WorkerTransport {
@@ -61,10 +64,14 @@ impl WorkerTransport {
             let alpn = session
                 .alpn_protocol()
                 .map(|p| String::from_utf8_lossy(p).into_owned());
+            let key_exchange = (session.negotiated_key_exchange_group())
+                .and_then(|g| g.name().as_str())
+                .map(str::to_string);
             *self.first.borrow_mut() = Some(Negotiated {
                 version,
                 cipher_suite,
                 alpn,
+                key_exchange,
             });
         }
     }

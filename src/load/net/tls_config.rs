@@ -17,6 +17,13 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use crate::load::error::LoadError;
 use crate::load::transport::{Protocol, Reuse, Transport, Trust};
 
+/// The key exchange groups offered, first preferred (the key share sent).
+const KX_PREFERENCE: &[&dyn rustls::crypto::SupportedKxGroup] = &[
+    rustls::crypto::ring::kx_group::X25519,
+    rustls::crypto::ring::kx_group::SECP256R1,
+    rustls::crypto::ring::kx_group::SECP384R1,
+];
+
 /// What a TLS connection of the run needs: the configuration and the name
 /// sent in SNI and checked against the certificate.
 #[derive(Clone)]
@@ -42,7 +49,13 @@ pub fn tls_setup(
     // its lack of post-quantum key exchange (X25519MLKEM768): a loopback
     // benchmark's handshakes then use X25519, as docs/load.md says.
     #[allow(deprecated)]
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut provider = rustls::crypto::ring::default_provider();
+    // rustls 0.23.48 lists ring's groups P-384 first, which ring computes
+    // with its generic bignum code: a new-connection run spent 3x the CPU
+    // per handshake of wrk (OpenSSL, X25519) and waited on the server's
+    // P-384 too. X25519 first, as OpenSSL and browsers offer it.
+    provider.kx_groups = KX_PREFERENCE.to_vec();
+    let provider = Arc::new(provider);
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| LoadError::TlsSetup {

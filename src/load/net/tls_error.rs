@@ -102,7 +102,47 @@ impl TlsFailure {
                  likely does not speak TLS (a plain HTTP server waits for a request); use \
                  http:// for it, or the service's TLS port"
             }
-            TlsFailure::Other => "the TLS handshake failed",
+            TlsFailure::Other => {
+                "the TLS handshake failed: check the server's certificate (a CA certificate \
+                 served as the server's own is refused) and TLS settings, or --insecure to \
+                 verify nothing"
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrapped(e: rustls::Error) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+
+    #[test]
+    fn rustls_errors_map_to_what_the_user_must_fix() {
+        let cert = |c| wrapped(rustls::Error::InvalidCertificate(c));
+        assert_eq!(
+            TlsFailure::of(&cert(CertificateError::UnknownIssuer)),
+            TlsFailure::UnknownIssuer
+        );
+        assert_eq!(
+            TlsFailure::of(&cert(CertificateError::Expired)),
+            TlsFailure::Expired
+        );
+        assert_eq!(
+            TlsFailure::of(&cert(CertificateError::NotValidForName)),
+            TlsFailure::NameMismatch
+        );
+        let not_tls = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
+        assert_eq!(TlsFailure::of(&wrapped(not_tls)), TlsFailure::NotTls);
+        let alpn = rustls::Error::AlertReceived(AlertDescription::NoApplicationProtocol);
+        assert_eq!(
+            TlsFailure::of(&wrapped(alpn)),
+            TlsFailure::NoApplicationProtocol
+        );
+        let eof = io::Error::from(io::ErrorKind::UnexpectedEof);
+        assert_eq!(TlsFailure::of(&eof), TlsFailure::Closed);
+        assert!(TlsFailure::NotTls.explain().contains("does not speak TLS"));
     }
 }

@@ -10,8 +10,11 @@ use std::path::PathBuf;
 
 use crate::load::config::LoadConfig;
 
-/// The protocol spoken on every connection of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The protocol spoken on every connection of a run; also what a spec's
+/// `load.protocol` and a runtime's `protocols` name (the plan uses this
+/// type: one notion of a protocol), serialized by its [`Protocol::key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// HTTP/1.1 over plain TCP (`http://`).
     #[default]
@@ -26,6 +29,24 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Https, Protocol::H2, Protocol::H2c];
+
+    /// Its name in a spec, plan.json and measurements.csv: `http1`,
+    /// `https`, `h2`, `h2c`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Protocol::Http1 => "http1",
+            Protocol::Https => "https",
+            Protocol::H2 => "h2",
+            Protocol::H2c => "h2c",
+        }
+    }
+
+    /// The protocol a spec names `text` ([`Protocol::key`]).
+    pub fn parse(text: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.key() == text.trim())
+    }
+
     /// The name the report and the docs use.
     pub fn name(self) -> &'static str {
         match self {

@@ -33,14 +33,9 @@ impl Aim {
 /// target's IP address: the run's certificate names 127.0.0.1, ::1 and a
 /// service host's address.
 pub fn transport_of(planned: &ProtocolPlan, run_ca: &Path) -> Transport {
-    use crate::load::{Protocol as Speak, Reuse as Connections, Trust as Accept};
-    use crate::plan::{Protocol, Reuse, Trust};
-    let protocol = match planned.protocol {
-        Protocol::Http1 => Speak::Http1,
-        Protocol::Https => Speak::Https,
-        Protocol::H2 => Speak::H2,
-        Protocol::H2c => Speak::H2c,
-    };
+    use crate::load::{Reuse as Connections, Trust as Accept};
+    use crate::plan::{Reuse, Trust};
+    let protocol = planned.protocol;
     let trust = planned.protocol.uses_tls().then(|| match &planned.trust {
         Trust::RunCa => Accept::CaFile(run_ca.to_path_buf()),
         Trust::CaFile(file) => Accept::CaFile(PathBuf::from(file)),

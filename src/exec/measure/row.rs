@@ -172,7 +172,7 @@ pub fn base_row(cell: &Cell, started_at: &str) -> MeasurementRow {
         jdk_version: cell_jdk(cell)
             .and_then(|j| j.version.clone())
             .unwrap_or_default(),
-        protocol: cell.load.transport.protocol.name().to_owned(),
+        protocol: cell.load.transport.protocol.key().to_owned(),
         ..Default::default()
     }
 }

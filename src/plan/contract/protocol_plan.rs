@@ -8,49 +8,8 @@ use serde::Serialize;
 
 use crate::spec::keys::protocol::ProtocolName;
 
-/// The protocol of a cell's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    #[default]
-    Http1,
-    Https,
-    H2,
-    H2c,
-}
-
-impl Protocol {
-    pub const ALL: [Protocol; 4] = [
-        Protocol::Http1,
-        Protocol::Https,
-        Protocol::H2,
-        Protocol::H2c,
-    ];
-
-    /// Its name in a spec and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Http1 => "http1",
-            Protocol::Https => "https",
-            Protocol::H2 => "h2",
-            Protocol::H2c => "h2c",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Protocol> {
-        Protocol::ALL.into_iter().find(|p| p.name() == text.trim())
-    }
-
-    /// Whether the service must present a certificate.
-    pub fn uses_tls(self) -> bool {
-        matches!(self, Protocol::Https | Protocol::H2)
-    }
-
-    /// Whether requests ride HTTP/2 streams.
-    pub fn is_http2(self) -> bool {
-        matches!(self, Protocol::H2 | Protocol::H2c)
-    }
-}
+/// The protocol of a cell's requests: the load generator's own type.
+pub use crate::load::Protocol;
 
 impl From<ProtocolName> for Protocol {
     fn from(name: ProtocolName) -> Protocol {
@@ -128,9 +87,9 @@ impl ProtocolPlan {
     /// `h2 (4 streams per connection)`, `https, a new connection per
     /// request (full handshakes)`, `https, certificate not verified`.
     pub fn words(&self) -> String {
-        let mut out = self.protocol.name().to_owned();
+        let mut out = self.protocol.key().to_owned();
         let mut parts = Vec::new();
-        if self.protocol.is_http2() {
+        if self.protocol.is_h2() {
             let s = if self.streams == 1 { "" } else { "s" };
             parts.push(format!("{} stream{s} per connection", self.streams));
         }

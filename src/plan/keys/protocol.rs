@@ -93,8 +93,8 @@ fn check(
     plan: &ProtocolPlan,
     problems: &mut Collector,
 ) {
-    let name = plan.protocol.name();
-    if plan.streams > 1 && !plan.protocol.is_http2() {
+    let name = plan.protocol.key();
+    if plan.streams > 1 && !plan.protocol.is_h2() {
         problems.add(
             loaded,
             &format!("{at}.streams"),
@@ -178,19 +178,19 @@ pub fn check_offered(
     if offered.contains(&asked) {
         return;
     }
-    let names: Vec<&str> = offered.iter().map(|p| p.name()).collect();
+    let names: Vec<&str> = offered.iter().map(|p| p.key()).collect();
     problems.add(
         loaded,
         &format!("runtimes.{runtime}.protocols"),
         format!(
             "runtime {runtime} offers {} (its `protocols`), but a cell asks it for {}",
             names.join(", "),
-            asked.name()
+            asked.key()
         ),
         format!(
             "add {} to `runtimes.{runtime}.protocols` if its server speaks it, or leave \
              those cells out with `exclude`",
-            asked.name()
+            asked.key()
         ),
     );
 }
@@ -284,10 +284,10 @@ pub fn check_requests(
     requests: &[(String, &crate::plan::RequestPlan)],
     problems: &mut Collector,
 ) {
-    if !protocol.is_http2() {
+    if !protocol.is_h2() {
         return;
     }
-    let name = protocol.name();
+    let name = protocol.key();
     for (at, request) in requests {
         if !request.expect.is_empty() {
             problems.add(

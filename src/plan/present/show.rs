@@ -114,7 +114,7 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
             let _ = writeln!(out, "    needs   {}", rt.needs.join(", "));
         }
         if !crate::plan::contract::protocol_plan::only_http1(&rt.protocols) {
-            let names: Vec<&str> = rt.protocols.iter().map(|p| p.name()).collect();
+            let names: Vec<&str> = rt.protocols.iter().map(|p| p.key()).collect();
             let _ = writeln!(
                 out,
                 "    offers  {} (TLS starts get the run's certificate in their scratch folder)",

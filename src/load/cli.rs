@@ -255,10 +255,14 @@ pub fn parse_url(
         Some(("https", rest)) => (rest, 443),
         Some((scheme, _)) => {
             return Err(bad(&format!(
-                "scheme {scheme:?} is not supported: use http://"
+                "scheme {scheme:?} is not supported: use http:// or https:// (with --h2 for HTTP/2 over TLS, --h2c for HTTP/2 without TLS)"
             )));
         }
-        None => return Err(bad("expected http://host[:port]/path")),
+        None => {
+            return Err(bad(
+                "expected http://host[:port]/path or https://host[:port]/path",
+            ));
+        }
     };
     let (authority, path) = match rest.find(['/', '?']) {
         Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),

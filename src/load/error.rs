@@ -66,14 +66,15 @@ pub enum LoadError {
     /// HTTP/2 over TLS was asked for and the server did not choose `h2`.
     #[error(
         "{addr} did not choose h2 in ALPN ({got}): the server does not speak HTTP/2 over TLS \
-         on this port; enable HTTP/2 on the server, or drop --h2 to measure HTTP/1.1 over TLS"
+         on this port; enable HTTP/2 on the server, or measure HTTP/1.1 over TLS (runner load \
+         without --h2, `protocol: https` in a spec)"
     )]
     AlpnRefused { addr: SocketAddr, got: String },
     /// h2c by prior knowledge was refused (an HTTP/1.1-only server answers
     /// the connection preface with an error or closes).
     #[error(
         "{addr} does not speak HTTP/2 with prior knowledge (h2c): {detail}; enable h2c on the \
-         server, or drop --h2c"
+         server, or measure HTTP/1.1 (runner load without --h2c, `protocol: http1` in a spec)"
     )]
     NotH2c { addr: SocketAddr, detail: String },
     /// The run's TLS client could not be set up (a CA file, a server name).

@@ -29,7 +29,12 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [Protocol::Http1, Protocol::Https, Protocol::H2, Protocol::H2c];
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Http1,
+        Protocol::Https,
+        Protocol::H2,
+        Protocol::H2c,
+    ];
 
     /// Its name in a spec, plan.json and measurements.csv: `http1`,
     /// `https`, `h2`, `h2c`.

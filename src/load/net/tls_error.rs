@@ -71,11 +71,12 @@ impl TlsFailure {
         match self {
             TlsFailure::UnknownIssuer => {
                 "the server's certificate is not signed by a trusted CA (unknown issuer): \
-                 give the CA that signed it with --ca, or --insecure to verify nothing"
+                 trust the CA that signed it (`--ca FILE` for runner load, `load.tls.ca` in a \
+                 spec), or verify nothing (`--insecure`, `load.tls.verify: false`)"
             }
             TlsFailure::Expired => {
                 "the server's certificate has expired (or is not valid yet): renew it, or \
-                 --insecure to verify nothing"
+                 verify nothing (`--insecure`, `load.tls.verify: false`)"
             }
             TlsFailure::NameMismatch => {
                 "the server's certificate is not valid for the name asked for: use the URL \
@@ -83,11 +84,13 @@ impl TlsFailure {
             }
             TlsFailure::NotTls => {
                 "the port does not speak TLS (it answered with something else, plain HTTP \
-                 perhaps): use http:// for it, or the service's TLS port"
+                 perhaps): speak plain HTTP to it (an http:// URL, `protocol: http1`), or use \
+                 the service's TLS port (in a spec: does its server read TLS_CERT_FILE?)"
             }
             TlsFailure::NoApplicationProtocol => {
                 "the server offers none of the protocols asked for in ALPN: for h2 enable \
-                 HTTP/2 on the server, or drop --h2"
+                 HTTP/2 on the server, or measure HTTP/1.1 over TLS (runner load without \
+                 --h2, `protocol: https` in a spec)"
             }
             TlsFailure::Refused => {
                 "the server refused the handshake with an alert: check the server's TLS \
@@ -99,13 +102,14 @@ impl TlsFailure {
             }
             TlsFailure::NoAnswer => {
                 "nothing came back to the TLS ClientHello within the timeout: the port \
-                 likely does not speak TLS (a plain HTTP server waits for a request); use \
-                 http:// for it, or the service's TLS port"
+                 likely does not speak TLS (a plain HTTP server waits for a request): speak \
+                 plain HTTP to it (an http:// URL, `protocol: http1`), or use the service's \
+                 TLS port"
             }
             TlsFailure::Other => {
                 "the TLS handshake failed: check the server's certificate (a CA certificate \
-                 served as the server's own is refused) and TLS settings, or --insecure to \
-                 verify nothing"
+                 served as the server's own is refused) and TLS settings, or verify nothing \
+                 (`--insecure`, `load.tls.verify: false`)"
             }
         }
     }

@@ -13,6 +13,8 @@ SECS="${1:-10}"
 PORT="${PORT:-18099}"
 [ -f target/service.jar ] || { echo "aot-train: build first (mvn -B -q -DskipTests package)" >&2; exit 1; }
 rm -f target/app.aotconf target/app.aot
+# The workload below is plain HTTP/1.1: train a plain start whatever the caller's environment says.
+unset TLS_CERT_FILE TLS_KEY_FILE HTTP2
 
 PORT=$PORT "$JAVA" -XX:AOTMode=record -XX:AOTConfiguration=target/app.aotconf -jar target/service.jar \
     > target/aot-record.log 2>&1 &

@@ -1,6 +1,8 @@
 // Entry point: `node server.js`. Reads the environment (PORT, WORK_FACTOR,
 // LOG_REQUESTS, METRICS, NODE_WORKERS, ...), then serves on one event loop, or with
-// NODE_WORKERS=N > 1 forks N cluster workers that share the port.
+// NODE_WORKERS=N > 1 forks N cluster workers that share the port. With
+// TLS_CERT_FILE and TLS_KEY_FILE it serves TLS only (h2 and HTTP/1.1), with
+// HTTP2=h2c plaintext HTTP/2 (CONTRACT.md, "TLS and HTTP/2").
 
 import cluster from 'node:cluster';
 import process from 'node:process';
@@ -18,11 +20,12 @@ try {
 }
 
 function describe(port) {
-  const info = runtimeInfo(config.workers);
+  const info = runtimeInfo(config.workers, config);
   return (
-    `node-http listening on http://${config.host}:${port} ` +
+    `node-http listening on ${config.tls ? 'https' : 'http'}://${config.host}:${port} ` +
     `(${process.version}, ${info.serverModel}, cpus=${info.cpus}, ` +
-    `workFactor=${config.workFactor}, logRequests=${config.logRequests}, metrics=${config.metrics})`
+    `workFactor=${config.workFactor}, logRequests=${config.logRequests}, metrics=${config.metrics}, ` +
+    `tls=${info.tls}, protocols=${info.protocols.join(',')})`
   );
 }
 
@@ -38,6 +41,13 @@ function runServer() {
   const isWorker = cluster.isWorker;
   const metrics = config.metrics ? createRequestMetrics({ clustered: isWorker }) : undefined;
   const server = createServer({ ...config, metrics });
+  // HTTP/2 sessions (TLS or h2c), closed gracefully on stop: GOAWAY, their
+  // open streams finish. http2's servers have no closeIdleConnections.
+  const sessions = new Set();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
 
   server.on('error', (err) => {
     process.stderr.write(`node-http: cannot listen on ${config.host}:${config.port}: ${err.message}\n`);
@@ -54,9 +64,10 @@ function runServer() {
     // Stop accepting; in-flight requests finish; idle keep-alive sockets close
     // now and busy ones right after their answer (Connection: close).
     server.close(() => process.exit(0));
-    server.closeIdleConnections();
+    server.closeIdleConnections?.();
+    for (const session of sessions) session.close();
     const force = setTimeout(() => {
-      server.closeAllConnections();
+      server.closeAllConnections?.();
       process.exit(0);
     }, config.shutdownGraceMs);
     force.unref();

@@ -15,10 +15,16 @@ type RuntimeInfo struct {
 	ParallelismSource string `json:"parallelismSource"`
 	MemoryLimit       string `json:"memoryLimit"`
 	ServerModel       string `json:"serverModel"`
+	// TLS is "off" or the TLS library serving (CONTRACT.md, "TLS and
+	// HTTP/2"); Protocols the application protocols offered on PORT.
+	TLS       string   `json:"tls"`
+	Protocols []string `json:"protocols"`
 }
 
 // CurrentRuntimeInfo reads the runtime's view of CPUs, GOMAXPROCS and the
-// soft memory limit (GOMEMLIMIT / debug.SetMemoryLimit).
+// soft memory limit (GOMEMLIMIT / debug.SetMemoryLimit), for a plain
+// HTTP/1.1 server; a service serving TLS or h2c sets TLS and Protocols from
+// its Transport.
 func CurrentRuntimeInfo(serverModel string) *RuntimeInfo {
 	limit := "off"
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
@@ -30,5 +36,7 @@ func CurrentRuntimeInfo(serverModel string) *RuntimeInfo {
 		ParallelismSource: "GOMAXPROCS",
 		MemoryLimit:       limit,
 		ServerModel:       serverModel,
+		TLS:               "off",
+		Protocols:         []string{"http/1.1"},
 	}
 }

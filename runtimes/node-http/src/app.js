@@ -3,6 +3,7 @@
 // METRICS=true wraps the handler with ./metrics.js (prom-client).
 
 import http from 'node:http';
+import http2 from 'node:http2';
 import os from 'node:os';
 import v8 from 'node:v8';
 import zlib from 'node:zlib';
@@ -112,7 +113,17 @@ export function parseSize(text) {
 // Runtime information (computed once per process)
 // ---------------------------------------------------------------------------
 
-export function runtimeInfo(workers) {
+/**
+ * What a server built from options serves (runtimeInfo.tls and .protocols):
+ * over TLS, h2 and HTTP/1.1 by ALPN; node's h2c server cannot tell an
+ * HTTP/1.1 request from the HTTP/2 preface, so h2c is served alone.
+ */
+export function transportInfo({ tls, h2c } = {}) {
+  if (tls) return { tls: `OpenSSL ${process.versions.openssl}`, protocols: ['h2', 'http/1.1'] };
+  return { tls: 'off', protocols: h2c ? ['h2c'] : ['http/1.1'] };
+}
+
+export function runtimeInfo(workers, transport) {
   return {
     cpus: os.availableParallelism(),
     parallelism: workers,
@@ -120,6 +131,7 @@ export function runtimeInfo(workers) {
     // V8's heap limit of each process (--max-old-space-size), in bytes.
     memoryLimit: String(v8.getHeapStatistics().heap_size_limit),
     serverModel: workers > 1 ? `event loop x ${workers} (cluster)` : 'event loop',
+    ...transportInfo(transport),
   };
 }
 
@@ -139,9 +151,12 @@ function fixed(status, value, extraHeaders = {}) {
 }
 
 /**
- * Creates (but does not start) the service's http.Server.
+ * Creates (but does not start) the service's server: an http.Server, or with
+ * options.tls ({ cert, key }) an http2 secure server that also answers
+ * HTTP/1.1, or with options.h2c an http2 plaintext server. The handler is the
+ * same for all: HTTP/2 requests come through http2's compatibility API.
  * options: { workFactor, logRequests, workers, keepAliveTimeoutMs, log,
- *   metrics } (metrics: a createRequestMetrics() of ./metrics.js, or none)
+ *   metrics, tls, h2c } (metrics: a createRequestMetrics() of ./metrics.js)
  */
 export function createServer(options) {
   const workFactor = options.workFactor ?? 1;
@@ -151,7 +166,7 @@ export function createServer(options) {
   const log = options.log ?? console.log;
   const errorLog = options.errorLog ?? console.error;
 
-  const info = runtimeInfo(workers);
+  const info = runtimeInfo(workers, options);
   const users = usersRoutes(); // this process's own store (one per cluster worker)
   const infoJson = JSON.stringify(info);
   const runtime = process.version;
@@ -260,15 +275,24 @@ export function createServer(options) {
   }
 
   const handler = logRequests ? handleLogged : handle;
-  const server = http.createServer(
-    {
-      noDelay: true, // Nagle off (the default since Node 18; explicit here)
-      keepAlive: true, // TCP keep-alive probes on accepted sockets
-    },
-    // METRICS=true: /metrics served, every other request counted and timed.
-    options.metrics ? options.metrics.wrap(handler) : handler,
-  );
-  // Explicit per socket too, whatever the defaults of this Node build.
+  const socketOptions = {
+    noDelay: true, // Nagle off (the default since Node 18; explicit here)
+    keepAlive: true, // TCP keep-alive probes on accepted sockets
+  };
+  // METRICS=true: /metrics served, every other request counted and timed.
+  const served = options.metrics ? options.metrics.wrap(handler) : handler;
+  let server;
+  if (options.tls) {
+    // TLS only on the port; ALPN offers h2 and (allowHTTP1) http/1.1.
+    const { cert, key } = options.tls;
+    server = http2.createSecureServer({ ...socketOptions, cert, key, allowHTTP1: true }, served);
+  } else if (options.h2c) {
+    server = http2.createServer(socketOptions, served);
+  } else {
+    server = http.createServer(socketOptions, served);
+  }
+  // Explicit per socket too (the TCP socket, under TLS if any), whatever the
+  // defaults of this Node build.
   server.on('connection', (socket) => socket.setNoDelay(true));
   server.keepAliveTimeout = keepAliveTimeoutMs;
   // Headers must arrive within this time; kept above keepAliveTimeout (the

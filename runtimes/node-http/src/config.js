@@ -2,7 +2,53 @@
 // An invalid setting is an error at start, never a silent default: a benchmark
 // must not run with a setting it was not given.
 
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
+
 export class ConfigError extends Error {}
+
+// Reads one PEM file named by the variable `name`; an error names both.
+function pemFile(name, path) {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(`${name}=${JSON.stringify(path)}: cannot read it (${err.code ?? err.message})`);
+  }
+}
+
+/**
+ * The transport (CONTRACT.md, "TLS and HTTP/2"): { tls: { cert, key } } with
+ * both TLS_CERT_FILE and TLS_KEY_FILE, { h2c: true } with HTTP2=h2c, else
+ * plain. The key pair is loaded and checked here, so a cluster's primary
+ * refuses it before any worker starts.
+ */
+function transportEnv(env) {
+  const certFile = env.TLS_CERT_FILE ?? '';
+  const keyFile = env.TLS_KEY_FILE ?? '';
+  const http2 = env.HTTP2 ?? '';
+  if (http2 !== '' && http2 !== 'h2c') {
+    throw new ConfigError(`HTTP2=${JSON.stringify(http2)} is not "h2c" (HTTP/2 over TLS needs no setting)`);
+  }
+  if (certFile === '' && keyFile === '') return { tls: undefined, h2c: http2 === 'h2c' };
+  if (certFile === '' || keyFile === '') {
+    throw new ConfigError(
+      `TLS_CERT_FILE=${JSON.stringify(certFile)}, TLS_KEY_FILE=${JSON.stringify(keyFile)}: set both or neither`,
+    );
+  }
+  if (http2 === 'h2c') {
+    throw new ConfigError(`HTTP2=h2c with TLS_CERT_FILE=${JSON.stringify(certFile)}: h2c is HTTP/2 without TLS`);
+  }
+  const cert = pemFile('TLS_CERT_FILE', certFile);
+  const key = pemFile('TLS_KEY_FILE', keyFile);
+  try {
+    tls.createSecureContext({ cert, key }); // throws on a bad PEM or a key of another certificate
+  } catch (err) {
+    throw new ConfigError(
+      `TLS_CERT_FILE=${JSON.stringify(certFile)}, TLS_KEY_FILE=${JSON.stringify(keyFile)}: ${err.message}`,
+    );
+  }
+  return { tls: { cert, key }, h2c: false };
+}
 
 function intEnv(env, name, def, min, max) {
   const raw = env[name];
@@ -45,5 +91,6 @@ export function loadConfig(env = process.env) {
     keepAliveTimeoutMs: intEnv(env, 'KEEP_ALIVE_TIMEOUT_MS', 120_000, 1, 3_600_000),
     // Grace period for in-flight requests on SIGTERM before sockets are cut.
     shutdownGraceMs: intEnv(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    ...transportEnv(env),
   };
 }

@@ -3,8 +3,9 @@
 // Environment: PORT (default 8080), HOST (default 127.0.0.1), WORK_FACTOR
 // (integer >= 1, default 1), LOG_REQUESTS (true/false, default false), the
 // microservices scenarios' DATABASE_URL, DB_POOL_SIZE, PROFILE_URL,
-// ORDERS_URL, RECOMMENDATIONS_URL and DOWNSTREAM_TIMEOUT_MS, plus the Go
-// runtime's own GOMAXPROCS and GOMEMLIMIT.
+// ORDERS_URL, RECOMMENDATIONS_URL and DOWNSTREAM_TIMEOUT_MS, TLS_CERT_FILE,
+// TLS_KEY_FILE and HTTP2 (runtimes/CONTRACT.md, "TLS and HTTP/2"), plus the
+// Go runtime's own GOMAXPROCS and GOMEMLIMIT.
 package main
 
 import (
@@ -35,19 +36,25 @@ func main() {
 		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, ms); err != nil {
+	transport, err := contract.ReadTransport(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
+		os.Exit(2)
+	}
+	if err := run(cfg, ms, transport); err != nil {
 		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfg contract.Settings, ms microservices.Settings) error {
+func run(cfg contract.Settings, ms microservices.Settings, transport contract.Transport) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	svc := service.Config{
 		WorkFactor:  cfg.WorkFactor,
 		LogRequests: cfg.LogRequests,
 		Metrics:     cfg.Metrics,
 		Logger:      logger,
+		Transport:   transport,
 	}
 	closeScenarios, err := withScenarios(&svc, ms)
 	defer closeScenarios()
@@ -63,6 +70,8 @@ func run(cfg contract.Settings, ms microservices.Settings) error {
 		ReadHeaderTimeout: 30 * time.Second, // no slowloris; idle keep-alive connections are not timed out
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// TLS only on PORT (h2 and http/1.1 by ALPN), or h2c beside HTTP/1.1.
+	transport.Configure(srv)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
@@ -70,13 +79,16 @@ func run(cfg contract.Settings, ms microservices.Settings) error {
 	}
 
 	info := service.CurrentRuntimeInfo()
+	transport.Describe(info)
 	logger.Info("listening",
 		slog.String("addr", ln.Addr().String()),
 		slog.Int("workFactor", cfg.WorkFactor),
 		slog.Bool("logRequests", cfg.LogRequests),
 		slog.Bool("metrics", cfg.Metrics),
 		slog.Int("gomaxprocs", info.Parallelism),
-		slog.String("memoryLimit", info.MemoryLimit))
+		slog.String("memoryLimit", info.MemoryLimit),
+		slog.String("tls", info.TLS),
+		slog.Any("protocols", info.Protocols))
 
 	err = contract.ServeUntilSignal(srv, ln, shutdownTimeout)
 	logger.Info("stopped")

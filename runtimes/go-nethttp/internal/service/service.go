@@ -35,6 +35,9 @@ type Config struct {
 	// the endpoints then answer 503.
 	Products   ProductStore
 	Dashboards Dashboards
+	// Transport is how main serves PORT (TLS, h2c or plain), reported in
+	// runtimeInfo's "tls" and "protocols".
+	Transport contract.Transport
 }
 
 // RuntimeInfo is the "runtimeInfo" object of /health and the work answers.
@@ -118,6 +121,7 @@ type Service struct {
 	handler    http.Handler // mux, wrapped in the request metrics with METRICS=true (metrics.go)
 	products   ProductStore // the microservices scenarios (microservices.go)
 	dashboards Dashboards
+	transport  contract.Transport
 }
 
 // New returns the service's handler.
@@ -133,11 +137,12 @@ func New(cfg Config) *Service {
 		mux:        http.NewServeMux(),
 		products:   cfg.Products,
 		dashboards: cfg.Dashboards,
+		transport:  cfg.Transport,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.info.Store(CurrentRuntimeInfo())
+	s.info.Store(s.runtimeInfo())
 
 	m := s.mux
 	// A "GET" pattern also matches HEAD. The method-less twin of each route
@@ -162,6 +167,13 @@ func New(cfg Config) *Service {
 	return s
 }
 
+// runtimeInfo is CurrentRuntimeInfo with this server's TLS and protocols.
+func (s *Service) runtimeInfo() *RuntimeInfo {
+	info := CurrentRuntimeInfo()
+	s.transport.Describe(info)
+	return info
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
@@ -169,7 +181,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) health(w http.ResponseWriter, r *http.Request) {
 	start := s.now()
-	info := CurrentRuntimeInfo()
+	info := s.runtimeInfo()
 	s.info.Store(info)
 	e := encoders.Get().(*encoder)
 	_ = e.enc.Encode(&healthResponse{Status: "UP", Language: language, Runtime: s.version, RuntimeInfo: info})

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -105,8 +106,9 @@ func checkRuntimeInfo(t *testing.T, where string, ri *RuntimeInfo) {
 	want := RuntimeInfo{
 		CPUs: runtime.NumCPU(), Parallelism: runtime.GOMAXPROCS(0), ParallelismSource: "GOMAXPROCS",
 		MemoryLimit: ri.MemoryLimit, ServerModel: "goroutine per connection",
+		TLS: "off", Protocols: []string{"http/1.1"},
 	}
-	if *ri != want || ri.MemoryLimit == "" {
+	if !reflect.DeepEqual(*ri, want) || ri.MemoryLimit == "" {
 		t.Errorf("%s: runtimeInfo %+v, want %+v", where, *ri, want)
 	}
 }

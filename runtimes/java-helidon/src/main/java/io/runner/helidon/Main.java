@@ -40,9 +40,12 @@ public final class Main {
             System.exit(1);
             return;
         }
-        System.out.println("java-helidon listening on http://" + settings.host() + ":" + server.port()
+        Transport transport = settings.transport();
+        System.out.println("java-helidon listening on " + (transport.tls() != null ? "https" : "http") + "://"
+                                   + settings.host() + ":" + server.port()
                                    + " (WORK_FACTOR=" + settings.workFactor()
                                    + ", LOG_REQUESTS=" + settings.logRequests()
+                                   + ", tls " + transport.tlsName() + ", protocols " + transport.protocols()
                                    + ", runtime " + Service.runtimeVersion()
                                    + ", availableProcessors " + Runtime.getRuntime().availableProcessors() + ")");
     }

@@ -11,6 +11,7 @@ import io.helidon.http.Method;
 import io.helidon.http.PathMatchers;
 import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
@@ -69,6 +70,7 @@ public final class Service {
      */
     public static WebServer start(Settings settings) {
         Service service = new Service(settings);
+        Transport transport = settings.transport();
         return WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())
@@ -78,6 +80,14 @@ public final class Service {
                                            .build())
                 .directHandlers(jsonDirectHandlers())
                 .update(b -> {
+                    if (transport.tls() != null) {
+                        // TLS only on PORT; ALPN offers h2 (helidon-webserver-http2) and http/1.1
+                        b.tls(transport.tls());
+                    } else if (!transport.h2c()) {
+                        // Plain HTTP/1.1 only: without this the discovered HTTP/2 module would also take h2c
+                        // (prior knowledge and Upgrade) on the plain port, which this start does not declare.
+                        b.protocolsDiscoverServices(false).addProtocol(Http1Config.create());
+                    }
                     if (settings.metrics()) {
                         b.addFeature(RequestMetrics.observeFeature());
                     }
@@ -238,6 +248,9 @@ public final class Service {
                 + ",\"memoryLimit\":" + Json.quote(Long.toString(Runtime.getRuntime().maxMemory()))
                 + ",\"serverModel\":\"virtual threads\""
                 + ",\"virtualThread\":" + virtual
+                + ",\"tls\":" + Json.quote(settings.transport().tlsName())
+                + ",\"protocols\":[" + String.join(",", settings.transport().protocols().stream().map(Json::quote)
+                .toList()) + "]"
                 + "}";
     }
 

@@ -12,12 +12,19 @@ import java.util.Map;
  * @param workFactor  WORK_FACTOR, integer >= 1, default 1
  * @param logRequests LOG_REQUESTS, true/false, default false
  * @param metrics     METRICS, true/false, default false: count and time every request, serve /metrics
+ * @param transport   TLS_CERT_FILE, TLS_KEY_FILE, HTTP2: TLS, h2c or plain (default)
  */
-public record Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics) {
+public record Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics,
+                       Transport transport) {
 
-    /** Settings without metrics (the tests' servers). */
+    /** Plain settings without metrics (the tests' servers). */
     public Settings(String host, int port, int workFactor, boolean logRequests) {
         this(host, port, workFactor, logRequests, false);
+    }
+
+    /** Plain settings (the tests' servers). */
+    public Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics) {
+        this(host, port, workFactor, logRequests, metrics, Transport.PLAIN);
     }
 
     /** Thrown for an invalid setting; the message says which and why. */
@@ -36,7 +43,7 @@ public record Settings(String host, int port, int workFactor, boolean logRequest
         int workFactor = integer(env, "WORK_FACTOR", 1, 1, Integer.MAX_VALUE);
         boolean log = bool(env, "LOG_REQUESTS");
         boolean metrics = bool(env, "METRICS");
-        return new Settings(host, port, workFactor, log, metrics);
+        return new Settings(host, port, workFactor, log, metrics, Transport.fromEnv(env));
     }
 
     private static int integer(Map<String, String> env, String name, int dflt, int min, int max) throws InvalidSetting {

@@ -88,6 +88,7 @@ pub fn gate_facts<'a>(
         floor_band_share,
         service_cpus,
         closed_connections,
+        streams: cell.load.transport.streams,
         answered_rps,
         ..Default::default()
     }

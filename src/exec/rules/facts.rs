@@ -36,6 +36,9 @@ pub struct CellFacts<'a> {
     pub service_cpus: Option<f64>,
     /// Closed loop: the connections kept busy.
     pub closed_connections: Option<u32>,
+    /// HTTP/2: the streams kept busy on each of them (1 otherwise), so a
+    /// closed loop keeps connections x streams requests in flight.
+    pub streams: u32,
     /// Answers (successes and errors) per second.
     pub answered_rps: f64,
     // --- Hosts (issue 17): which host the generator's figures are about. ---

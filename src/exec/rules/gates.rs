@@ -180,20 +180,26 @@ fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Closed loop: connections should equal throughput x mean latency; a
+/// Closed loop: the requests kept in flight (connections, times the
+/// streams of each with HTTP/2) should equal throughput x mean latency; a
 /// larger gap is time the requests spent inside the generator (or not sent).
 pub fn littles_law(f: &CellFacts) -> Option<GateFinding> {
     let limit = f.gates.littles_law?;
-    let connections = f.closed_connections? as f64;
-    if connections <= 0.0 || f.answered_rps <= 0.0 {
+    let connections = f.closed_connections?;
+    let kept = f64::from(connections) * f64::from(f.streams.max(1));
+    if kept <= 0.0 || f.answered_rps <= 0.0 {
         return None;
     }
     let in_flight = f.answered_rps * f.mean_latency_ms / 1000.0;
-    let gap = (connections - in_flight).abs() / connections;
+    let gap = (kept - in_flight).abs() / kept;
+    let kept_words = match f.streams {
+        0 | 1 => format!("{connections} connections"),
+        s => format!("{connections} connections x {s} streams"),
+    };
     (gap > limit).then(|| GateFinding {
         status: CellStatus::Suspect,
         reason: format!(
-            "Little's law: {connections:.0} connections but throughput x mean latency = {:.0} req/s x {:.2} ms = {in_flight:.2} in flight ({} apart, limit {}): time went by inside the generator",
+            "Little's law: {kept_words} but throughput x mean latency = {:.0} req/s x {:.2} ms = {in_flight:.2} in flight ({} apart, limit {}): time went by inside the generator",
             f.answered_rps,
             f.mean_latency_ms,
             percent(gap),
@@ -415,5 +421,21 @@ mod tests {
             ..f
         };
         assert_eq!(littles_law(&open), None);
+    }
+
+    #[test]
+    fn littles_law_counts_every_http2_stream_in_flight() {
+        // 4 connections x 4 streams: 16 in flight, as 2000 req/s x 8 ms.
+        let f = CellFacts {
+            closed_connections: Some(4),
+            streams: 4,
+            answered_rps: 2000.0,
+            mean_latency_ms: 8.0,
+            ..facts()
+        };
+        assert!(littles_law(&f).is_none());
+        let one_stream = CellFacts { streams: 1, ..f };
+        let reason = littles_law(&one_stream).unwrap().reason;
+        assert!(reason.contains("4 connections but"), "{reason}");
     }
 }

@@ -36,8 +36,10 @@ pub mod orders;
 mod orders_fast;
 pub mod products;
 pub mod scenario_settings;
+pub mod transport;
 
 use scenario_settings::ScenarioSettings;
+pub use transport::Transport;
 
 /// Largest accepted `size` for `/api/generated/{size}`.
 pub const MAX_SIZE: u32 = 1_048_576;
@@ -84,6 +86,8 @@ pub struct Settings {
     pub cpus: usize,
     /// The microservices scenarios: database, pool, downstreams, deadline.
     pub scenarios: ScenarioSettings,
+    /// `TLS_CERT_FILE`, `TLS_KEY_FILE`, `HTTP2`: TLS, h2c or plain (default).
+    pub transport: Transport,
 }
 
 impl Settings {
@@ -130,7 +134,8 @@ impl Settings {
             },
         };
         let scenarios = ScenarioSettings::from_lookup(get)?;
-        Ok(Settings { host, port, work_factor, log_requests, metrics, workers, cpus, scenarios })
+        let transport = Transport::from_lookup(get)?;
+        Ok(Settings { host, port, work_factor, log_requests, metrics, workers, cpus, scenarios, transport })
     }
 }
 
@@ -206,6 +211,10 @@ pub struct RuntimeInfo {
     /// No runtime-level memory limit in Rust: always null.
     pub memory_limit: Option<String>,
     pub server_model: &'static str,
+    /// `"off"` or the TLS library (CONTRACT.md, "TLS and HTTP/2").
+    pub tls: &'static str,
+    /// The protocols served on PORT.
+    pub protocols: &'static [&'static str],
 }
 
 /// Shared, immutable per-process state. Leaked once at start so handlers get
@@ -215,6 +224,8 @@ pub struct AppState {
     pub work_factor: u32,
     pub log_requests: bool,
     pub runtime_info: RuntimeInfo,
+    /// How [`serve`] serves the router.
+    pub transport: Transport,
     health_body: Bytes,
     /// The registry when `METRICS=true`.
     pub metrics: Option<metrics::Metrics>,
@@ -258,6 +269,8 @@ impl AppState {
             parallelism_source: PARALLELISM_SOURCE,
             memory_limit: None,
             server_model: SERVER_MODEL,
+            tls: settings.transport.tls_name(),
+            protocols: settings.transport.protocols(),
         };
         let health = Health { status: "UP", language: LANGUAGE, runtime: RUNTIME, runtime_info: &runtime_info };
         let health_body = Bytes::from(serde_json::to_vec(&health).unwrap_or_else(|_| b"{\"status\":\"UP\"}".to_vec()));
@@ -265,6 +278,7 @@ impl AppState {
             work_factor: settings.work_factor,
             log_requests: settings.log_requests,
             runtime_info,
+            transport: settings.transport.clone(),
             health_body,
             metrics: settings.metrics.then(metrics::Metrics::new),
             products: settings
@@ -422,12 +436,20 @@ pub fn router(state: &'static AppState) -> Router {
 }
 
 /// Serves `state` on `listener` (HTTP/1.1 keep-alive, TCP_NODELAY on every
-/// accepted socket) until `shutdown` completes, then drains in-flight requests.
+/// accepted socket; TLS or h2c as `state.transport` says) until `shutdown`
+/// completes, then drains in-flight requests.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: &'static AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    match &state.transport {
+        Transport::Plain => {}
+        Transport::H2c => return transport::serve_auto(listener, router(state), None, shutdown).await,
+        Transport::Tls(config) => {
+            return transport::serve_auto(listener, router(state), Some(config.clone()), shutdown).await;
+        }
+    }
     let listener = listener.tap_io(|tcp| {
         // Failure here is harmless (the socket still works, just with Nagle).
         let _ = tcp.set_nodelay(true);

@@ -46,12 +46,15 @@ async fn run(settings: Settings) -> ExitCode {
     let state = AppState::leak(&settings);
     open_database(state).await;
     eprintln!(
-        "rust-axum-service: listening on http://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, METRICS={}, {})",
+        "rust-axum-service: listening on {}://{local} (tokio workers={}, cpus={}, WORK_FACTOR={}, LOG_REQUESTS={}, METRICS={}, tls={}, protocols={}, {})",
+        if matches!(settings.transport, rust_axum_service::Transport::Tls(_)) { "https" } else { "http" },
         settings.workers,
         settings.cpus,
         settings.work_factor,
         settings.log_requests,
         settings.metrics,
+        settings.transport.tls_name(),
+        settings.transport.protocols().join(","),
         rust_axum_service::RUNTIME,
     );
     match serve(listener, state, shutdown_signal()).await {

@@ -443,16 +443,16 @@ pub async fn serve(
     state: &'static AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    match &state.transport {
-        Transport::Plain => {}
-        Transport::H2c => return transport::serve_auto(listener, router(state), None, shutdown).await,
-        Transport::Tls(config) => {
-            return transport::serve_auto(listener, router(state), Some(config.clone()), shutdown).await;
+    let tls = match &state.transport {
+        Transport::Plain => {
+            let listener = listener.tap_io(|tcp| {
+                // Failure here is harmless (the socket still works, just with Nagle).
+                let _ = tcp.set_nodelay(true);
+            });
+            return axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await;
         }
-    }
-    let listener = listener.tap_io(|tcp| {
-        // Failure here is harmless (the socket still works, just with Nagle).
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+        Transport::H2c => None,
+        Transport::Tls(config) => Some(config.clone()),
+    };
+    transport::serve_auto(listener, router(state), tls, shutdown).await
 }

@@ -104,6 +104,10 @@ impl Transport {
     }
 }
 
+/// How long a TLS handshake may take (as a request's headers may in Go's
+/// service: a slow client is not a reason to hold a socket forever).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Serves `router` over TLS or h2c on `listener` until `shutdown`, then lets
 /// open connections finish their requests (HTTP/2: GOAWAY; HTTP/1.1: close
 /// after the answer in flight). TCP_NODELAY is set on the TCP socket, under
@@ -117,6 +121,9 @@ pub(crate) async fn serve_auto(
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     let builder = auto::Builder::new(TokioExecutor::new());
     let graceful = GracefulShutdown::new();
+    // Tells connections still in their TLS handshake that the server stops:
+    // they hold a graceful watcher, which the shutdown would wait for.
+    let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
     tokio::pin!(shutdown);
     loop {
         let tcp = tokio::select! {
@@ -136,11 +143,22 @@ pub(crate) async fn serve_auto(
         let builder = builder.clone();
         let watcher = graceful.watcher();
         let acceptor = acceptor.clone();
+        let mut stopping = stopping.clone();
         tokio::spawn(async move {
             // A failed handshake or a connection error ends this connection only.
             match acceptor {
                 Some(acceptor) => {
-                    let Ok(tls) = acceptor.accept(tcp).await else { return };
+                    // A client that never finishes its handshake holds the
+                    // connection for HANDSHAKE_TIMEOUT at most, and never
+                    // past the start of the shutdown.
+                    let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp));
+                    let tls = tokio::select! {
+                        done = handshake => match done {
+                            Ok(Ok(tls)) => tls,
+                            _ => return,
+                        },
+                        _ = stopping.wait_for(|stop| *stop) => return,
+                    };
                     let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service).into_owned();
                     let _ = watcher.watch(conn).await;
                 }
@@ -152,6 +170,7 @@ pub(crate) async fn serve_auto(
         });
     }
     drop(listener);
+    let _ = stopping_tx.send(true);
     graceful.shutdown().await;
     Ok(())
 }

@@ -239,7 +239,9 @@ fn refuses_a_half_configured_transport_at_start() {
     let (dir, _) = certs("refuse");
     let (other, _) = certs("other"); // another key pair: its key is not dir's certificate's
     let (cert, key, missing) = (dir.file("cert.pem"), dir.file("key.pem"), dir.file("missing.pem"));
-    let cases: Vec<(Vec<(&str, String)>, Vec<String>)> = vec![
+    // (the environment, the words its message must contain)
+    type Case<'a> = (Vec<(&'a str, String)>, Vec<String>);
+    let cases: Vec<Case> = vec![
         (vec![("TLS_CERT_FILE", cert.clone())], vec!["TLS_KEY_FILE".into(), cert.clone()]),
         (vec![("TLS_KEY_FILE", key.clone())], vec!["TLS_CERT_FILE".into(), key.clone()]),
         (

@@ -3,6 +3,7 @@ package io.runner.helidon;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.DirectHandler;
@@ -249,8 +250,9 @@ public final class Service {
                 + ",\"serverModel\":\"virtual threads\""
                 + ",\"virtualThread\":" + virtual
                 + ",\"tls\":" + Json.quote(settings.transport().tlsName())
-                + ",\"protocols\":[" + String.join(",", settings.transport().protocols().stream().map(Json::quote)
-                .toList()) + "]"
+                + ",\"protocols\":" + settings.transport().protocols().stream()
+                        .map(Json::quote)
+                        .collect(Collectors.joining(",", "[", "]"))
                 + "}";
     }
 

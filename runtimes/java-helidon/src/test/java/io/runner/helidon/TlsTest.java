@@ -218,13 +218,16 @@ class TlsTest {
         pb.environment().put("HOST", "127.0.0.1");
         pb.environment().put("PORT", "0");
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        // stderr to a file, so that the wait below is what bounds the test (a read of the pipe would block
+        // for as long as a child that did not refuse keeps running)
+        Path stderr = Files.createTempFile(dir, "stderr", ".txt");
+        pb.redirectError(stderr.toFile());
         Process p = pb.start();
-        String stderr = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("still running after 60 s, want a refusal at start: " + env);
         }
-        return new Object[] {p.exitValue(), stderr};
+        return new Object[] {p.exitValue(), Files.readString(stderr)};
     }
 
     @Test

@@ -9,7 +9,10 @@
 #     ALPN, every handshake cell made full handshakes and none resumed;
 #   - the run kept its CA (tls/ca.pem) and no private key anywhere, and no
 #     scratch folder (where the key was) is left in the temp dir;
-#   - the report has its Protocols section.
+#   - the report has its Protocols section;
+#   - `runner verify --only protocol=h2` and `--only protocol=https` find
+#     the four services equivalent over HTTP/2 and HTTPS/1.1, each started
+#     with verify's own certificate.
 #
 #   scripts/ci-tls.sh                                 # about 6 min here
 #   RUN=results/2026-tls/<run-id> scripts/ci-tls.sh   # check a run already made
@@ -75,3 +78,12 @@ if "## Protocols" not in (run / "report.md").read_text(errors="replace"):
 checked.finish("ci-tls", f"{len(configs)} runtimes ran, {len(measured)} cells measured over "
                "http1, https and h2; negotiation, handshakes, CA kept and no key left checked")
 PY
+
+for protocol in h2 https; do
+  echo "== runner verify $spec --only protocol=$protocol"
+  TMPDIR=$tmp "$runner" verify "$spec" --only "protocol=$protocol" \
+    || fail "runner verify over $protocol found differences (exit $?)"
+done
+left=$(find "$tmp" -mindepth 1 -maxdepth 1 -name 'runner-*' | head -5)
+[ -z "$left" ] || fail "scratch folders left in the temp dir after verify: $left"
+echo "ci-tls: runner verify found the services equivalent over h2 and https"

@@ -6,6 +6,8 @@
 //! same server sends almost nothing during the freeze and under-reports.
 
 mod load_support;
+#[path = "load_support/tls.rs"]
+mod tls_support;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -45,20 +47,70 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server() {
     // Window 0.5 s .. 10.5 s from server start: two whole freezes, 20% of its
     // time (and still exactly two if the generator starts up to 1.5 s late).
     let open = load_support::runs::open_loop_through_freezes(server.addr);
-    let r = run(&open, &LoadControl::new()).unwrap();
+    assert_the_true_tail("plain HTTP/1.1", &run(&open, &LoadControl::new()).unwrap());
+}
+
+/// The same freezes behind TLS, over HTTPS/1.1 and over HTTP/2 (20
+/// connections x 2 streams: the same 40 requests in flight at most): the
+/// open loop's correction does not depend on the protocol. 2 x ~11 s.
+#[test]
+fn open_loop_reports_the_true_tail_over_https_and_h2() {
+    use runner::load::{Protocol, Transport, Trust};
+    use tls_support::{Options, ProtoServer, Speaks, TestCa};
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let ca = TestCa::new("freeze test CA");
+    for (protocol, connections, streams) in [(Protocol::Https, 40, 1), (Protocol::H2, 20, 2)] {
+        let options = Options {
+            freeze: Some((
+                Duration::from_secs(5),
+                Duration::from_secs(1),
+                Duration::from_secs(2),
+            )),
+            ..Options::default()
+        };
+        let speaks = Speaks::Tls {
+            cert: ca.server_cert(false),
+            alpn: vec![b"h2", b"http/1.1"],
+        };
+        let server = ProtoServer::start(speaks, options);
+        let mut open = load_support::runs::open_loop_through_freezes(server.addr);
+        open.arrival = runner::load::Arrival::Open {
+            rate: 2000.0,
+            connections,
+            ramp: None,
+        };
+        open.transport = Transport {
+            protocol,
+            trust: Some(Trust::CaFile(ca.ca_file.clone())),
+            streams,
+            ..Transport::default()
+        };
+        let r = run(&open, &LoadControl::new()).unwrap();
+        assert_the_true_tail(protocol.name(), &r);
+    }
+}
+
+/// What an honest open loop reports of the freezing server: every request
+/// answered, the exact schedule, quantiles at or above the truth's, the
+/// uncorrected service time below them, the freezes in the timeline.
+fn assert_the_true_tail(what: &str, r: &runner::load::LoadReport) {
     let (p90, p99, p999) = (
         q(&r.latency, 0.90),
         q(&r.latency, 0.99),
         q(&r.latency, 0.999),
     );
     eprintln!(
-        "open loop: {} requests, corrected p50 {} p90 {p90} p99 {p99} p99.9 {p999} us; uncorrected p99 {} us",
+        "open loop, {what}: {} requests, corrected p50 {} p90 {p90} p99 {p99} p99.9 {p999} us; uncorrected p99 {} us",
         r.ok,
         q(&r.latency, 0.5),
         q(&r.service_time, 0.99)
     );
-    assert_eq!(r.errors.total(), 0, "{:?}", r.errors);
-    assert_eq!(r.schedule.as_ref().map(|s| s.scheduled), Some(20_000));
+    assert_eq!(r.errors.total(), 0, "{what}: {:?}", r.errors);
+    assert_eq!(
+        r.schedule.as_ref().map(|s| s.scheduled),
+        Some(20_000),
+        "{what}"
+    );
     // The histogram's precision (3 significant digits) is the only slack.
     for (got, truth_ms, name) in [
         (p90, 500.0, "p90"),
@@ -67,7 +119,7 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server() {
     ] {
         assert!(
             got as f64 >= truth_ms * 1000.0 * 0.999,
-            "corrected {name} {got} us is under the truth, {truth_ms} ms: the open loop hid the freeze"
+            "{what}: corrected {name} {got} us is under the truth, {truth_ms} ms: the open loop hid the freeze"
         );
     }
     // The uncorrected service time hides what the corrected latency shows.

@@ -96,6 +96,9 @@ pub struct Options {
     /// Hold every answer until this many requests were in flight at once
     /// (or 5 s passed): makes "the generator reached N" an awaited event.
     pub hold_until_in_flight: Option<u64>,
+    /// Freeze as `Behavior::Freeze` does (`period`, `freeze`, `offset`
+    /// from the server's start): an answer due in a freeze waits for its end.
+    pub freeze: Option<(Duration, Duration, Duration)>,
 }
 
 /// What the server saw.
@@ -158,6 +161,7 @@ impl ProtoServer {
                     }
                     _ => None,
                 };
+                let origin = std::time::Instant::now();
                 let accept = async {
                     loop {
                         let (tcp, _) = listener.accept().await.unwrap();
@@ -166,8 +170,16 @@ impl ProtoServer {
                         let (seen, most, options, tls) =
                             (seen2.clone(), most.clone(), options.clone(), tls.clone());
                         tokio::spawn(async move {
+                            let freeze = options.freeze.map(|f| (origin, f));
                             let service = service_fn(move |_req| {
-                                answer(seen.clone(), most.clone(), options.hold_until_in_flight)
+                                let (seen, most) = (seen.clone(), most.clone());
+                                let hold = options.hold_until_in_flight;
+                                async move {
+                                    if let Some((origin, (period, freeze, offset))) = freeze {
+                                        wait_out_freeze(origin, period, freeze, offset).await;
+                                    }
+                                    answer(seen, most, hold).await
+                                }
                             });
                             let Some(tls) = tls else {
                                 return serve(TokioIo::new(tcp), h2c, &options, service).await;
@@ -239,6 +251,23 @@ where
         let _ = hyper::server::conn::http1::Builder::new()
             .serve_connection(io, service)
             .await;
+    }
+}
+
+/// Sleeps to the end of the freeze the present falls in, if it does.
+async fn wait_out_freeze(
+    origin: std::time::Instant,
+    period: Duration,
+    freeze: Duration,
+    offset: Duration,
+) {
+    let phase = (origin.elapsed().as_nanos() % period.as_nanos()) as u64;
+    let (start, end) = (
+        offset.as_nanos() as u64,
+        (offset + freeze).as_nanos() as u64,
+    );
+    if phase >= start && phase < end {
+        tokio::time::sleep(Duration::from_nanos(end - phase)).await;
     }
 }
 

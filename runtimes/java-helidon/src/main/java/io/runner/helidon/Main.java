@@ -18,6 +18,9 @@ public final class Main {
         Settings settings;
         try {
             settings = Settings.fromEnv(System.getenv());
+            if (settings.transport().tls()) {
+                Transport.tls(settings.transport()); // a bad chain or key: exit 2 before anything starts
+            }
         } catch (Settings.InvalidSetting e) {
             System.err.println("java-helidon: invalid setting: " + e.getMessage());
             System.exit(2);
@@ -40,8 +43,8 @@ public final class Main {
             System.exit(1);
             return;
         }
-        Transport transport = settings.transport();
-        System.out.println("java-helidon listening on " + (transport.tls() != null ? "https" : "http") + "://"
+        TransportSettings transport = settings.transport();
+        System.out.println("java-helidon listening on " + (transport.tls() ? "https" : "http") + "://"
                                    + settings.host() + ":" + server.port()
                                    + " (WORK_FACTOR=" + settings.workFactor()
                                    + ", LOG_REQUESTS=" + settings.logRequests()

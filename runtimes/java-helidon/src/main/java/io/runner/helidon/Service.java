@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import io.helidon.common.tls.Tls;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderValues;
@@ -71,7 +72,14 @@ public final class Service {
      */
     public static WebServer start(Settings settings) {
         Service service = new Service(settings);
-        Transport transport = settings.transport();
+        TransportSettings transport = settings.transport();
+        Tls tls;
+        try {
+            tls = transport.tls() ? Transport.tls(transport) : null;
+        } catch (Settings.InvalidSetting e) {
+            // Main checks it before (exit 2); a test's server says why here.
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
         return WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())
@@ -81,9 +89,9 @@ public final class Service {
                                            .build())
                 .directHandlers(jsonDirectHandlers())
                 .update(b -> {
-                    if (transport.tls() != null) {
+                    if (tls != null) {
                         // TLS only on PORT; ALPN offers h2 (helidon-webserver-http2) and http/1.1
-                        b.tls(transport.tls());
+                        b.tls(tls);
                     } else if (!transport.h2c()) {
                         // Plain HTTP/1.1 only: without this the discovered HTTP/2 module would also take h2c
                         // (prior knowledge and Upgrade) on the plain port, which this start does not declare.

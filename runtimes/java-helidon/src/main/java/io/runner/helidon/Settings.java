@@ -15,7 +15,7 @@ import java.util.Map;
  * @param transport   TLS_CERT_FILE, TLS_KEY_FILE, HTTP2: TLS, h2c or plain (default)
  */
 public record Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics,
-                       Transport transport) {
+                       TransportSettings transport) {
 
     /** Plain settings without metrics (the tests' servers). */
     public Settings(String host, int port, int workFactor, boolean logRequests) {
@@ -24,7 +24,7 @@ public record Settings(String host, int port, int workFactor, boolean logRequest
 
     /** Plain settings (the tests' servers). */
     public Settings(String host, int port, int workFactor, boolean logRequests, boolean metrics) {
-        this(host, port, workFactor, logRequests, metrics, Transport.PLAIN);
+        this(host, port, workFactor, logRequests, metrics, TransportSettings.PLAIN);
     }
 
     /** Thrown for an invalid setting; the message says which and why. */
@@ -43,7 +43,7 @@ public record Settings(String host, int port, int workFactor, boolean logRequest
         int workFactor = integer(env, "WORK_FACTOR", 1, 1, Integer.MAX_VALUE);
         boolean log = bool(env, "LOG_REQUESTS");
         boolean metrics = bool(env, "METRICS");
-        return new Settings(host, port, workFactor, log, metrics, Transport.fromEnv(env));
+        return new Settings(host, port, workFactor, log, metrics, TransportSettings.fromEnv(env));
     }
 
     private static int integer(Map<String, String> env, String name, int dflt, int min, int max) throws InvalidSetting {

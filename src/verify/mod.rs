@@ -197,9 +197,6 @@ pub fn run(
             break;
         }
         let first = plan.cells.iter().find(|c| c.runtime == rt.name);
-        // Its requests speak what its first cell speaks (over TLS, trusting
-        // the verify's own CA unless the spec names another).
-        let planned = first.map(|c| c.load.transport.clone()).unwrap_or_default();
         let mut ctx = session::Context {
             cache: &cache,
             logs: &logs,
@@ -207,7 +204,11 @@ pub fn run(
             progress: err,
             cancelled: &cancelled,
             tls: certificates.as_ref().map(|c| &c.files),
-            transport: crate::exec::measure::load_config::transport_of(&planned, &run_ca),
+            // Its requests speak what its first cell speaks (over TLS, trusting
+            // the verify's own CA unless the spec names another).
+            transport: crate::exec::measure::load_config::first_cell_transport(
+                plan, &rt.name, &run_ca,
+            ),
         };
         let started = first.map_or(std::borrow::Cow::Borrowed(rt), |c| rt.for_cell(c));
         records.push(session::check_runtime(

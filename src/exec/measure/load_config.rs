@@ -53,6 +53,14 @@ pub fn transport_of(planned: &ProtocolPlan, run_ca: &Path) -> Transport {
     }
 }
 
+/// What `runtime`'s loads outside a cell speak (its training, `runner
+/// verify`'s requests): what its first cell speaks, trusting `run_ca`.
+pub fn first_cell_transport(plan: &crate::plan::Plan, runtime: &str, run_ca: &Path) -> Transport {
+    let first = plan.cells.iter().find(|c| c.runtime == runtime);
+    let planned = first.map(|c| c.load.transport.clone()).unwrap_or_default();
+    transport_of(&planned, run_ca)
+}
+
 pub fn request_spec(r: &RequestPlan) -> RequestSpec {
     RequestSpec {
         method: r.method.clone(),

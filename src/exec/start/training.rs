@@ -67,10 +67,8 @@ pub fn training_row(rt: &RuntimePlan) -> LifecycleRow {
 /// protocol: a trained runtime whose cells differ in TLS is refused by
 /// the plan), trusting what they trust.
 fn training_transport(ctx: &CellContext, rt: &RuntimePlan) -> crate::load::Transport {
-    let first = ctx.plan.cells.iter().find(|c| c.runtime == rt.name);
-    let planned = first.map(|c| c.load.transport.clone()).unwrap_or_default();
     let run_ca = ctx.run.file(crate::results::TLS_CA_FILE);
-    crate::exec::measure::load_config::transport_of(&planned, &run_ca)
+    crate::exec::measure::load_config::first_cell_transport(ctx.plan, &rt.name, &run_ca)
 }
 
 /// The training workload against `target`: closed loop at

@@ -102,9 +102,12 @@ fn check(
             "use protocol h2 or h2c with streams, or raise the connections instead",
         );
     }
-    let hosts =
-        crate::plan::contract::hosts::Hosts::of(loaded.spec.hosts.as_ref(), &loaded.base_dir);
-    if !plan.is_plain() && hosts.remote_load() {
+    // The hosts are resolved only for a cell that is not plain.
+    let remote_load = || {
+        crate::plan::contract::hosts::Hosts::of(loaded.spec.hosts.as_ref(), &loaded.base_dir)
+            .remote_load()
+    };
+    if !plan.is_plain() && remote_load() {
         problems.add(
             loaded,
             "hosts.load",

@@ -11,11 +11,13 @@
 //! quiet host meets.
 #[path = "../tests/load_support/mod.rs"]
 mod load_support;
+#[path = "../tests/load_support/tls.rs"]
+mod tls_support;
 
 use std::time::{Duration, Instant};
 
 use load_support::{Behavior, RefusedPort, TestServer};
-use runner::load::{LoadConfig, LoadControl, LoadReport, StopCondition};
+use runner::load::{LoadConfig, LoadControl, LoadReport, Protocol, StopCondition};
 
 use load_support::runs::{self, config};
 
@@ -68,15 +70,34 @@ fn freeze() -> Vec<f64> {
         offset: Duration::from_secs(2),
     });
     let r = run(&runs::open_loop_through_freezes(server.addr));
-    let over = |q: f64, truth_ms: f64| {
-        (r.latency.value_at_quantile(q) as f64 / 1000.0 / truth_ms - 1.0) * 100.0
-    };
-    vec![
-        over(0.90, 500.0),
-        over(0.99, 950.0),
-        over(0.999, 995.0),
-        r.service_time.value_at_quantile(0.99) as f64 / 1000.0,
-    ]
+    let mut figures = over_the_truth(&r);
+    figures.push(r.service_time.value_at_quantile(0.99) as f64 / 1000.0);
+    figures
+}
+
+/// The same freezes behind TLS: HTTPS/1.1, then HTTP/2 (20 connections x
+/// 2 streams), each against its own freezing server.
+fn freeze_over_tls() -> Vec<f64> {
+    let ca = tls_support::TestCa::new("load-timing CA");
+    [Protocol::Https, Protocol::H2]
+        .into_iter()
+        .flat_map(|protocol| {
+            let server = tls_support::freezing_server(&ca);
+            let mut c = runs::open_loop_through_freezes(server.addr);
+            tls_support::open_loop_over(&mut c, protocol, &ca);
+            over_the_truth(&run(&c))
+        })
+        .collect()
+}
+
+/// The corrected p90, p99 and p99.9 of a run through the freezes, as % over
+/// the truth (500, 950 and 995 ms).
+fn over_the_truth(r: &LoadReport) -> Vec<f64> {
+    [(0.90, 500.0), (0.99, 950.0), (0.999, 995.0)]
+        .map(|(q, truth_ms)| {
+            (r.latency.value_at_quantile(q) as f64 / 1000.0 / truth_ms - 1.0) * 100.0
+        })
+        .to_vec()
 }
 
 fn ends() -> Vec<f64> {
@@ -140,6 +161,30 @@ fn main() {
         ),
         ("freezing server: uncorrected p99 ms", "< 20"),
         (
+            "freezing server over HTTPS/1.1: corrected p90 over the truth, %",
+            "< 10",
+        ),
+        (
+            "freezing server over HTTPS/1.1: corrected p99 over the truth, %",
+            "< 10",
+        ),
+        (
+            "freezing server over HTTPS/1.1: corrected p99.9 over the truth, %",
+            "< 10",
+        ),
+        (
+            "freezing server over HTTP/2 (TLS): corrected p90 over the truth, %",
+            "< 10",
+        ),
+        (
+            "freezing server over HTTP/2 (TLS): corrected p99 over the truth, %",
+            "< 10",
+        ),
+        (
+            "freezing server over HTTP/2 (TLS): corrected p99.9 over the truth, %",
+            "< 10",
+        ),
+        (
             "dead server, 0.5 s run: returned after its end, ms",
             "< 1000",
         ),
@@ -157,8 +202,14 @@ fn main() {
         target,
         values: Vec::new(),
     });
-    let scenarios: [fn() -> Vec<f64>; 5] =
-        [closed_loop_10ms, open_loop_2000, ramp_1000, freeze, ends];
+    let scenarios: [fn() -> Vec<f64>; 6] = [
+        closed_loop_10ms,
+        open_loop_2000,
+        ramp_1000,
+        freeze,
+        freeze_over_tls,
+        ends,
+    ];
     for run_no in 1..=runs {
         eprintln!("run {run_no} of {runs}");
         let values: Vec<f64> = scenarios.iter().flat_map(|scenario| scenario()).collect();

@@ -5,7 +5,7 @@
 # sends, a freeze's tail within 10% of the truth, prompt ends) depends on the
 # host's speed, so the tests assert what holds on any host and this prints
 # the figures: min, median and max over RUNS runs, scenarios interleaved.
-#   scripts/bench-timing.sh [--runs N]      (release build; ~20 s a run)
+#   scripts/bench-timing.sh [--runs N]      (release build; ~45 s a run)
 # CPUS pins the whole process (generator and test servers), e.g. CPUS=0,1.
 set -euo pipefail
 cd "$(dirname "$0")/.."

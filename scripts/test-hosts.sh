@@ -18,7 +18,8 @@
 # Checks: a run with the load on one remote host (the binary copied there by
 # hash, the same run directory and reports as a local run, per-host file and
 # fingerprint), a run with two load hosts (connections split, counts of the
-# merged row equal to the hosts' sum, window skew), and that killing the SSH
+# merged row equal to the hosts' sum, window skew), the same over HTTPS (the
+# run's CA sent to the hosts, the handshakes of both counted), and that killing the SSH
 # connection mid-run leaves nothing running on the load host and a run that
 # `--resume` completes; then the same with the service on `svc` over SSH
 # and the load on l1 and l2 (sources copied and built there, the same run
@@ -191,6 +192,7 @@ runtimes:
     health: { path: /health, timeout: 10s, interval: 50ms }
     stop: { signal: TERM, grace: 3s }
     env: { BIND: "0.0.0.0" }
+${PROTOCOL:+    protocols: [$PROTOCOL]}
 workload: { method: GET, path: "/work/{{ payload }}", expect: { status: 200 } }
 axes: { payload: [64], concurrency: [$conc] }
 repeats: 1
@@ -198,6 +200,7 @@ startup: { repeats: 0 }
 warmup: { service: $warmup, cell: $warmup }
 measure: { duration: $duration }
 ${RAMP:+load: { ramp: $RAMP \}}
+${PROTOCOL:+load: { protocol: $PROTOCOL \}}
 results: $tmp/results
 hosts:
   service: $SERVICE_HOST
@@ -280,6 +283,31 @@ for r in csv.DictReader(open(run / "measurements.csv")):
     if span > 2.5: fail(f"samples of {stem} span {span:.2f} s for a 2 s window")
     print(f"  {r['cell_id']:<22} ok {r['requests']:>6} p99 {float(r['latency_p99_ms']):.2f} ms (hosts {p99s}); window skew {skew:.3f} ms; samples span {span:.2f} s")
 print(f"  FIGURE window skew between two load hosts: max {max(skews):.3f} ms over {len(skews)} cells")
+PY
+
+section "two load hosts over HTTPS (l1, l2)"
+# The run's CA travels to the hosts as text; the fixture serves TLS with the
+# run's certificate, which names the service's address (10.213.0.1).
+PROTOCOL=https write_spec "$tmp/tls.yaml" "4" 2s 1s l1 l2
+in_ns ctl timeout 120 "$runner" exec "$tmp/tls.yaml" > "$tmp/tls.out" 2>&1 || { cat "$tmp/tls.out"; fail "runner exec over HTTPS with two load hosts"; }
+python3 - "$(newest_run)" <<'PY'
+import csv, json, pathlib, sys
+run = pathlib.Path(sys.argv[1])
+def fail(m): sys.exit(f"test-hosts: FAIL: {m} ({run})")
+status = json.loads((run / "status.json").read_text())
+if status["state"] != "complete": fail(f"state {status['state']}: {status.get('message')}")
+for r in csv.DictReader(open(run / "measurements.csv")):
+    stem = r["cell_id"].replace("/", "__")
+    parts = list(csv.DictReader(open(run / "load-hosts" / f"{stem}.csv")))
+    if len(parts) != 2: fail(f"{len(parts)} hosts in {stem}.csv")
+    if r["protocol"] != "https" or not r["tls_version"].startswith("TLS 1."): fail(f"not TLS: {r}")
+    if r["tls_verified"] != "true": fail(f"certificate not verified: {r['tls_verified']}")
+    # Each host opens its share of the connections, each with a handshake
+    # (full, or resumed from an earlier connection's ticket on that host).
+    full, resumed = int(r["handshakes_full"]), int(r["handshakes_resumed"])
+    if full < 2 or full + resumed < int(r["concurrency"]): fail(f"{full} full and {resumed} resumed handshakes for {r['concurrency']} connections on 2 hosts")
+    if int(r["requests"]) <= 0 or sum(int(p["ok"]) for p in parts) != int(r["requests"]): fail(f"ok do not add up in {stem}")
+    print(f"  {r['cell_id']:<22} ok {r['requests']:>6} over {r['tls_version']} {r['tls_cipher']}; handshakes {r['handshakes_full']} full, {r['handshakes_resumed']} resumed")
 PY
 
 section "the SSH connection killed mid-run"

@@ -55,36 +55,13 @@ fn open_loop_reports_the_true_tail_of_a_freezing_server() {
 /// open loop's correction does not depend on the protocol. 2 x ~11 s.
 #[test]
 fn open_loop_reports_the_true_tail_over_https_and_h2() {
-    use runner::load::{Protocol, Transport, Trust};
-    use tls_support::{Options, ProtoServer, Speaks, TestCa};
+    use runner::load::Protocol;
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let ca = TestCa::new("freeze test CA");
-    for (protocol, connections, streams) in [(Protocol::Https, 40, 1), (Protocol::H2, 20, 2)] {
-        let options = Options {
-            freeze: Some((
-                Duration::from_secs(5),
-                Duration::from_secs(1),
-                Duration::from_secs(2),
-            )),
-            ..Options::default()
-        };
-        let speaks = Speaks::Tls {
-            cert: ca.server_cert(false),
-            alpn: vec![b"h2", b"http/1.1"],
-        };
-        let server = ProtoServer::start(speaks, options);
+    let ca = tls_support::TestCa::new("freeze test CA");
+    for protocol in [Protocol::Https, Protocol::H2] {
+        let server = tls_support::freezing_server(&ca);
         let mut open = load_support::runs::open_loop_through_freezes(server.addr);
-        open.arrival = runner::load::Arrival::Open {
-            rate: 2000.0,
-            connections,
-            ramp: None,
-        };
-        open.transport = Transport {
-            protocol,
-            trust: Some(Trust::CaFile(ca.ca_file.clone())),
-            streams,
-            ..Transport::default()
-        };
+        tls_support::open_loop_over(&mut open, protocol, &ca);
         let r = run(&open, &LoadControl::new()).unwrap();
         assert_the_true_tail(protocol.name(), &r);
     }

@@ -5,6 +5,8 @@
 //! the process ends at once and sends nothing more.
 mod common;
 mod load_support;
+#[path = "load_support/tls.rs"]
+mod tls_support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
@@ -86,7 +88,7 @@ fn hello_ping_and_a_load_whose_histograms_come_back_whole() {
     let server = TestServer::start(Behavior::Ok);
     let mut r = Remote::start();
     r.send(json!({ "op": "hello" }));
-    assert_eq!(r.answer()["protocol"], 2);
+    assert_eq!(r.answer()["protocol"], 3);
     r.send(json!({ "op": "ping", "seq": 7 }));
     assert_eq!(r.answer()["seq"], 7);
     r.send(json!({ "op": "fingerprint" }));
@@ -116,6 +118,70 @@ fn hello_ping_and_a_load_whose_histograms_come_back_whole() {
     r.send(json!({ "op": "bye" }));
     let status = r.child.wait().unwrap();
     assert!(status.success(), "{status}");
+}
+
+/// A load host's run over HTTPS/1.1 and over HTTP/2: the CA crosses as its
+/// PEM text (no path of this host's), the far generator trusts it alone
+/// and verifies the server, and what it negotiated comes back in the report.
+#[test]
+fn a_tls_load_trusts_the_ca_sent_as_text_and_reports_what_it_negotiated() {
+    use tls_support::{Options, ProtoServer, Speaks, TestCa};
+    let ca = TestCa::new("remote test CA");
+    let pem = std::fs::read_to_string(&ca.ca_file).unwrap();
+    let server = ProtoServer::start(
+        Speaks::Tls {
+            cert: ca.server_cert(false),
+            alpn: vec![b"h2", b"http/1.1"],
+        },
+        Options::default(),
+    );
+    let mut r = Remote::start();
+    // 2 connections each: one request in flight on each over HTTPS/1.1, two over h2.
+    for (protocol, streams, alpn) in [("https", 1, "http/1.1"), ("h2", 2, "h2")] {
+        let mut request = load(&server.addr.to_string(), 1);
+        request["config"]["transport"] = json!({
+            "protocol": protocol,
+            "trust": { "kind": "ca-pem", "pem": pem },
+            "server_name": null,
+            "new_connection_resumption": null,
+            "streams": streams
+        });
+        r.send(request);
+        let done = r.answer();
+        assert_eq!(done["op"], "load_done", "{done}");
+        let report = &done["report"];
+        assert!(report["ok"].as_u64().unwrap() > 0, "{report}");
+        let tls = &report["transport"]["tls"];
+        assert_eq!(tls["certificate_verified"], true, "{report}");
+        assert_eq!(tls["negotiated"]["alpn"], alpn, "{report}");
+        // One handshake per connection: the first full, a later one full
+        // or resumed from the first's ticket (whichever finished first).
+        let (full, resumed) = (
+            tls["handshakes_full"].as_u64().unwrap(),
+            tls["handshakes_resumed"].as_u64().unwrap(),
+        );
+        assert!(full >= 1 && full + resumed == 2, "{report}");
+    }
+    // A CA that did not sign the server's certificate: every request fails
+    // its handshake, named as such; nothing is accepted unverified.
+    let other = TestCa::new("another CA");
+    let mut request = load(&server.addr.to_string(), 1);
+    request["config"]["transport"] = json!({
+        "protocol": "https",
+        "trust": { "kind": "ca-pem", "pem": std::fs::read_to_string(&other.ca_file).unwrap() },
+        "server_name": null, "new_connection_resumption": null, "streams": 1
+    });
+    r.send(request);
+    let answer = r.answer();
+    let text = answer.to_string();
+    assert!(
+        text.contains("UnknownIssuer") || text.contains("unknown issuer"),
+        "{text}"
+    );
+    assert!(
+        answer["report"]["ok"].as_u64().unwrap_or(0) == 0,
+        "{answer}"
+    );
 }
 
 #[test]

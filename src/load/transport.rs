@@ -79,6 +79,9 @@ pub enum Trust {
     /// Only certificates issued by the CA certificates in this PEM file:
     /// a benchmark's server has a throwaway CA, never the system's roots.
     CaFile(PathBuf),
+    /// The same, given as the PEM text: a load host's run, whose CA file
+    /// is on the machine that sent the load (`remote::wire_transport`).
+    CaPem(String),
     /// Verify nothing (the report says so): for a server whose certificate
     /// cannot be had. The handshake's cost is the same either way.
     Insecure,

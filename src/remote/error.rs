@@ -45,6 +45,11 @@ pub enum RemoteError {
     /// A malformed line or histogram log; the host is filled in by the caller.
     #[error("protocol error: {0}")]
     Protocol(String),
+    #[error(
+        "cannot read the CA file {path} to send it to the load hosts: {cause}; check the spec's \
+         `tls.ca` (or that the run's tls/ca.pem was not removed)"
+    )]
+    CaFile { path: String, cause: io::Error },
     #[error("cannot talk to the controlling runner: {0}")]
     Io(#[from] io::Error),
 }

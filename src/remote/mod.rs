@@ -16,6 +16,7 @@ pub mod protocol;
 pub mod server;
 pub mod service_hosts;
 pub mod wire;
+pub mod wire_transport;
 
 pub use error::RemoteError;
 pub use load_hosts::drive::{HostLoad, HostsLoad, drive};

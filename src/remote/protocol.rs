@@ -16,8 +16,9 @@ use crate::remote::service_hosts::service_wire::{ServiceAnswer, ServiceCall};
 use crate::remote::wire::{WireLoadConfig, WireLoadReport};
 use crate::results::HostInfo;
 
-/// Bumped when a request or response changes shape.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// Bumped when a request or response changes shape (3: a load carries its
+/// transport, TLS and HTTP/2, which a runner of 2 would ignore and run plain).
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// What the controlling runner asks.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -172,7 +173,7 @@ mod tests {
         config.stop = StopCondition::Duration(Duration::from_secs(3));
         config.warmup = Duration::from_millis(250);
         let request = Request::Load {
-            config: Box::new(WireLoadConfig::from(&config)),
+            config: Box::new(WireLoadConfig::try_from(&config).unwrap()),
             allowed: vec!["10.213.0.1".parse().unwrap()],
             start_at_unix_ns: Some(42),
         };

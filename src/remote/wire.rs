@@ -22,8 +22,10 @@ use crate::load::http::expect::{RequestCheck, WrongAnswer};
 use crate::load::{
     Arrival, ConnectStats, ErrorCounts, GeneratorMemory, GeneratorUsage, LoadConfig, LoadReport,
     RampStats, RequestFigures, RequestSpec, ScheduleStats, SecondStats, StopCondition,
+    TransportReport,
 };
 use crate::remote::error::RemoteError;
+use crate::remote::wire_transport::WireTransport;
 
 fn default_connect_rate() -> f64 {
     crate::load::DEFAULT_CONNECT_RATE
@@ -50,6 +52,10 @@ pub struct WireLoadConfig {
     /// that predates it).
     #[serde(default)]
     pub connection_ramp_ns: u64,
+    /// TLS, HTTP/2, connection reuse (absent: plain HTTP/1.1, kept
+    /// connections, as from a runner that predates them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<WireTransport>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,9 +96,12 @@ fn ns(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-impl From<&LoadConfig> for WireLoadConfig {
-    fn from(c: &LoadConfig) -> Self {
-        WireLoadConfig {
+impl TryFrom<&LoadConfig> for WireLoadConfig {
+    type Error = RemoteError;
+
+    /// Fails only when a TLS run's CA file cannot be read.
+    fn try_from(c: &LoadConfig) -> Result<Self, RemoteError> {
+        Ok(WireLoadConfig {
             target: c.target,
             host_header: c.host_header.clone(),
             requests: c
@@ -133,7 +142,8 @@ impl From<&LoadConfig> for WireLoadConfig {
             mix_seed: c.mix_seed,
             connect_rate: c.connect_rate,
             connection_ramp_ns: ns(c.connection_ramp),
-        }
+            transport: WireTransport::of(&c.transport)?,
+        })
     }
 }
 
@@ -186,9 +196,10 @@ impl WireLoadConfig {
             mix_seed: self.mix_seed,
             connect_rate: self.connect_rate,
             connection_ramp: Duration::from_nanos(self.connection_ramp_ns),
-            // A spec cannot ask for TLS or HTTP/2 yet (only `runner load`
-            // can): a load host's run is plain HTTP/1.1.
-            transport: Default::default(),
+            transport: match self.transport {
+                Some(t) => t.into_transport()?,
+                None => Default::default(),
+            },
         })
     }
 }
@@ -221,6 +232,9 @@ pub struct WireLoadReport {
     /// The first sampled answer that failed its checks (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrong_answer: Option<WrongAnswer>,
+    /// What the host's run negotiated (absent: plain HTTP/1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<TransportReport>,
 }
 
 const LATENCY: &str = "latency";
@@ -263,6 +277,7 @@ impl WireLoadReport {
             generator_memory: r.generator_memory,
             ramp: r.ramp.clone(),
             wrong_answer: r.wrong_answer.clone(),
+            transport: r.transport.clone(),
         })
     }
 
@@ -306,7 +321,7 @@ impl WireLoadReport {
             generator_memory: self.generator_memory,
             ramp: self.ramp,
             wrong_answer: self.wrong_answer,
-            transport: None,
+            transport: self.transport,
         })
     }
 }
@@ -370,7 +385,7 @@ mod tests {
             100,
         );
         config.connection_ramp = Duration::from_secs(10);
-        let wire = WireLoadConfig::from(&config);
+        let wire = WireLoadConfig::try_from(&config).unwrap();
         let text = serde_json::to_string(&wire).unwrap();
         let back: WireLoadConfig = serde_json::from_str(&text).unwrap();
         assert_eq!(

@@ -101,6 +101,49 @@ pub struct Options {
     pub freeze: Option<(Duration, Duration, Duration)>,
 }
 
+/// A TLS server (ALPN `h2` and `http/1.1`) that freezes as the plain
+/// freeze tests' server does: 1 s of every 5, from 2 s after its start.
+pub fn freezing_server(ca: &TestCa) -> ProtoServer {
+    let options = Options {
+        freeze: Some((
+            Duration::from_secs(5),
+            Duration::from_secs(1),
+            Duration::from_secs(2),
+        )),
+        ..Options::default()
+    };
+    let speaks = Speaks::Tls {
+        cert: ca.server_cert(false),
+        alpn: vec![b"h2", b"http/1.1"],
+    };
+    ProtoServer::start(speaks, options)
+}
+
+/// Moves an open-loop run at 2000 req/s over `protocol`, trusting `ca`:
+/// HTTPS/1.1 on 40 connections, HTTP/2 on 20 connections x 2 streams (the
+/// same 40 requests in flight at most).
+pub fn open_loop_over(
+    config: &mut runner::load::LoadConfig,
+    protocol: runner::load::Protocol,
+    ca: &TestCa,
+) {
+    let (connections, streams) = match protocol {
+        runner::load::Protocol::H2 | runner::load::Protocol::H2c => (20, 2),
+        _ => (40, 1),
+    };
+    config.arrival = runner::load::Arrival::Open {
+        rate: 2000.0,
+        connections,
+        ramp: None,
+    };
+    config.transport = runner::load::Transport {
+        protocol,
+        trust: Some(runner::load::Trust::CaFile(ca.ca_file.clone())),
+        streams,
+        ..runner::load::Transport::default()
+    };
+}
+
 /// What the server saw.
 #[derive(Default)]
 pub struct Seen {

@@ -73,10 +73,16 @@ pub fn train_there(
         .collect();
     // The far side aims it at the training service's own address there.
     let target = std::net::SocketAddr::from(([127, 0, 0, 1], rt.port));
+    // Plain HTTP/1.1 (the plan refuses a TLS training on a service host),
+    // so no CA file is read and this cannot fail.
+    let load = match WireLoadConfig::try_from(&training_load(tp, target, None)) {
+        Ok(load) => load,
+        Err(e) => return (Err(e.to_string()), lifecycle),
+    };
     let mut c = client.lock().unwrap_or_else(|p| p.into_inner());
     let wire = WireTrain {
         job,
-        load: WireLoadConfig::from(&training_load(tp, target, None)),
+        load,
         inputs: far_paths(rt, far_dir, &tp.inputs),
         state_dir: c.state_dir(),
     };

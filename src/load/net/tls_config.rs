@@ -63,26 +63,14 @@ pub fn tls_setup(
         })?;
     let mut config = match trust {
         Trust::CaFile(path) => {
-            let mut roots = RootCertStore::empty();
             let certs = CertificateDer::pem_file_iter(path)
-                .and_then(|it| it.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| LoadError::TlsSetup {
-                    what: format!(
-                        "cannot read CA certificates from {}: {e}; give a PEM file of the CA \
-                         that signed the server's certificate",
-                        path.display()
-                    ),
-                })?;
-            let (added, _) = roots.add_parsable_certificates(certs);
-            if added == 0 {
-                return Err(LoadError::TlsSetup {
-                    what: format!(
-                        "{} holds no usable CA certificate: give the PEM of the CA that signed \
-                         the server's certificate",
-                        path.display()
-                    ),
-                });
-            }
+                .and_then(|it| it.collect::<Result<Vec<_>, _>>());
+            let roots = roots(certs, &path.display().to_string())?;
+            builder.with_root_certificates(roots).with_no_client_auth()
+        }
+        Trust::CaPem(pem) => {
+            let certs = CertificateDer::pem_slice_iter(pem.as_bytes()).collect();
+            let roots = roots(certs, "the CA sent by the controlling runner")?;
             builder.with_root_certificates(roots).with_no_client_auth()
         }
         Trust::Insecure => builder
@@ -171,4 +159,29 @@ impl ServerCertVerifier for VerifyNothing {
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
     }
+}
+
+/// The CA certificates read from `source` (a file's path, or what sent
+/// them) as the only roots; an error names the source.
+fn roots(
+    certs: Result<Vec<CertificateDer<'static>>, rustls::pki_types::pem::Error>,
+    source: &str,
+) -> Result<RootCertStore, LoadError> {
+    let certs = certs.map_err(|e| LoadError::TlsSetup {
+        what: format!(
+            "cannot read CA certificates from {source}: {e}; give a PEM file of the CA \
+             that signed the server's certificate"
+        ),
+    })?;
+    let mut roots = RootCertStore::empty();
+    let (added, _) = roots.add_parsable_certificates(certs);
+    if added == 0 {
+        return Err(LoadError::TlsSetup {
+            what: format!(
+                "{source} holds no usable CA certificate: give the PEM of the CA that signed \
+                 the server's certificate"
+            ),
+        });
+    }
+    Ok(roots)
 }

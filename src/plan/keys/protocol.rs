@@ -102,23 +102,6 @@ fn check(
             "use protocol h2 or h2c with streams, or raise the connections instead",
         );
     }
-    // The hosts are resolved only for a cell that is not plain.
-    let remote_load = || {
-        crate::plan::contract::hosts::Hosts::of(loaded.spec.hosts.as_ref(), &loaded.base_dir)
-            .remote_load()
-    };
-    if !plan.is_plain() && remote_load() {
-        problems.add(
-            loaded,
-            "hosts.load",
-            format!(
-                "the load runs on hosts over SSH, which are sent plain HTTP/1.1 settings only \
-                 for now, but `{at}.protocol` asks for {}",
-                plan.words()
-            ),
-            "run the load from this host (leave `hosts.load` out) to measure TLS or HTTP/2",
-        );
-    }
     if plan.streams > 1 && matches!(plan.reuse, Reuse::New { .. }) {
         problems.add(
             loaded,

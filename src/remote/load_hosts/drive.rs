@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport, StopCondition};
+use crate::load::{LoadConfig, LoadControl, LoadError, LoadReport, StopCondition, Trust};
 use crate::plan::contract::hosts::{Host, Hosts};
 use crate::remote::connect::session::Session;
 use crate::remote::error::RemoteError;
@@ -94,8 +94,18 @@ pub fn drive(
         aimed.host_header = target.to_string();
     }
     aimed.target = target;
-    // This host's CPU pinning means nothing on another host.
+    // This host's CPU pinning means nothing on another host, nor does the
+    // path of its CA file: the CA's text travels instead.
     aimed.cpu_affinity = None;
+    if let Some(Trust::CaFile(path)) = &config.transport.trust {
+        let pem = std::fs::read_to_string(path).map_err(|e| LoadError::TlsSetup {
+            what: format!(
+                "cannot read the CA file {} to send it to the load hosts: {e}",
+                path.display()
+            ),
+        })?;
+        aimed.transport.trust = Some(Trust::CaPem(pem));
+    }
     let parts = split(&aimed, loads.len()).map_err(|e| LoadError::InvalidConfig {
         what: e.to_string(),
     })?;
@@ -249,7 +259,7 @@ fn one_host(
     const DURING: &str = "while it ran the load";
     session.send(
         &Request::Load {
-            config: Box::new(WireLoadConfig::from(part)),
+            config: Box::new(WireLoadConfig::try_from(part)?),
             allowed: allowed.to_vec(),
             start_at_unix_ns: Some(start_at),
         },

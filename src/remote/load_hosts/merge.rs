@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-use crate::load::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats};
+use crate::load::{GeneratorUsage, LoadReport, ScheduleStats, SecondStats, TransportReport};
 
 /// Why reports could not be merged.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +81,7 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport, MergeError> {
         if m.wrong_answer.is_none() {
             m.wrong_answer.clone_from(&r.wrong_answer);
         }
+        m.transport = add_transport(m.transport.take(), r.transport.as_ref());
         for (i, f) in r.per_request.iter().enumerate() {
             match m.per_request.get_mut(i) {
                 Some(mine) => {
@@ -95,6 +96,41 @@ pub fn merge(reports: &[LoadReport]) -> Result<LoadReport, MergeError> {
     m.generator = generator(reports);
     m.timeline = timeline(reports);
     Ok(m)
+}
+
+/// Handshakes add up over the hosts; the session parameters are the first
+/// host's that negotiated any (every host offers the same), the server's
+/// stream limit the lowest any host saw, the warning the first.
+fn add_transport(
+    mine: Option<TransportReport>,
+    other: Option<&TransportReport>,
+) -> Option<TransportReport> {
+    let Some(other) = other else {
+        return mine;
+    };
+    let Some(mut mine) = mine else {
+        return Some(other.clone());
+    };
+    if let (Some(a), Some(b)) = (mine.tls.as_mut(), other.tls.as_ref()) {
+        a.handshakes_full += b.handshakes_full;
+        a.handshakes_resumed += b.handshakes_resumed;
+        if a.negotiated.is_none() {
+            a.negotiated.clone_from(&b.negotiated);
+        }
+    }
+    if let (Some(a), Some(b)) = (mine.h2.as_mut(), other.h2.as_ref()) {
+        a.server_max_concurrent_streams = match (
+            a.server_max_concurrent_streams,
+            b.server_max_concurrent_streams,
+        ) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+    }
+    if mine.warning.is_none() {
+        mine.warning.clone_from(&other.warning);
+    }
+    Some(mine)
 }
 
 /// The hosts' generator seconds and threads summed; the CPU and wait
@@ -266,6 +302,56 @@ mod tests {
             .unwrap();
         let merged = merge(&[report(&[1]), second]).unwrap();
         assert_eq!(merged.wrong_answer, Some(wrong));
+    }
+
+    /// Two hosts' TLS runs through the wire: handshakes add up, the
+    /// session's parameters and the lowest stream limit are kept.
+    #[test]
+    fn the_hosts_handshakes_add_up() {
+        use crate::load::{H2Report, Negotiated, TlsReport, TransportReport};
+        let host = |full, resumed, limit, negotiated: Option<Negotiated>| {
+            let mut r = report(&[1]);
+            r.transport = Some(TransportReport {
+                protocol: "h2".into(),
+                connection_reuse: "keep-alive".into(),
+                tls: Some(TlsReport {
+                    negotiated,
+                    server_name: "10.0.0.1".into(),
+                    certificate_verified: true,
+                    handshakes_full: full,
+                    handshakes_resumed: resumed,
+                }),
+                h2: Some(H2Report {
+                    streams_per_connection: 2,
+                    client_initial_stream_window: 1 << 20,
+                    client_initial_connection_window: 16 << 20,
+                    server_max_concurrent_streams: limit,
+                }),
+                warning: None,
+            });
+            let text = serde_json::to_string(&WireLoadReport::of(&r).unwrap()).unwrap();
+            serde_json::from_str::<WireLoadReport>(&text)
+                .unwrap()
+                .into_report()
+                .unwrap()
+        };
+        let tls13 = Negotiated {
+            version: "TLS 1.3".into(),
+            cipher_suite: "TLS13_AES_128_GCM_SHA256".into(),
+            alpn: Some("h2".into()),
+            key_exchange: Some("X25519".into()),
+        };
+        let merged = merge(&[
+            host(3, 1, None, None),
+            host(4, 2, Some(100), Some(tls13.clone())),
+            host(5, 0, Some(50), Some(tls13.clone())),
+        ])
+        .unwrap();
+        let t = merged.transport.unwrap();
+        let tls = t.tls.unwrap();
+        assert_eq!((tls.handshakes_full, tls.handshakes_resumed), (12, 3));
+        assert_eq!(tls.negotiated, Some(tls13));
+        assert_eq!(t.h2.unwrap().server_max_concurrent_streams, Some(50));
     }
 
     #[test]

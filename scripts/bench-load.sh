@@ -19,7 +19,11 @@
 # by openssl in the temp dir (removed at exit): HTTPS/1.1 keep-alive (runner
 # vs wrk), HTTP/2 over TLS and h2c (runner --h2/--h2c --streams vs h2load
 # -m), a new connection per request (runner --new-connections with and
-# without TLS resumption vs wrk -H 'Connection: close'), and the RSS at
+# without TLS resumption vs wrk -H 'Connection: close': wrk keeps each
+# connection's TLS session across its reconnects and resumes it, so its row
+# is a resumed-handshake rate, to be read against runner-resumed; nginx
+# logged 3,006 of wrk's 3,014 handshakes as resumed on 2026-12-05, and
+# runner-full, every handshake full, has no wrk counterpart), and the RSS at
 # TLS_CONNS (200) TLS connections. Every figure is requests per generator
 # CPU-second, side by side. It installs nghttp2-client (h2load) with apt.
 #
@@ -257,7 +261,8 @@ if section tls; then
     measure_tls "h2c $h2" h2load h2load -t1 -c "$H2_CONNS" -m "$H2_STREAMS" -D "$DURATION" "$H2C"
     measure_tls "h2c $h2" runner "$RUNNER" load "$H2C" --h2c \
         -c "$H2_CONNS" --streams "$H2_STREAMS" -d "$D" --json
-    # A handshake per request: wrk closes after each answer with the header.
+    # A handshake per request: wrk closes after each answer with the header
+    # and resumes its session on the next connection (see the top).
     measure_tls "new connection per request c=8" wrk-close wrk -t1 -c 8 -d "$D" \
         -H "Connection: close" "$HTTPS"
     measure_tls "new connection per request c=8" runner-resumed "$RUNNER" load "$HTTPS" --ca "$CA" \

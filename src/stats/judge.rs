@@ -33,7 +33,7 @@
 //!    rules out a threshold-sized loss and never with one that excludes zero.
 use serde::Serialize;
 
-use super::effect::{Effect, VarianceTerm, detectable_change, holm, log_mean};
+use super::effect::{Effect, PooledVariance, VarianceTerm, detectable_change, holm, log_mean};
 use indexmap::IndexMap;
 
 use super::moderated::{Prior, pooled_pair, sample_variance};
@@ -297,14 +297,13 @@ fn measure(
             // Each side's noise is the larger of its own (moderated) and
             // the pooled: neither a side that drew none of its rare slow
             // repeats nor an outlier on one side makes a change look sure.
+            // The variance of the side's mean.
             let side = |own: Option<(f64, f64)>, values: &[f64]| {
-                let own = prior.moderate_sample(own);
-                let noise = if own.var > pooled.var { own } else { pooled };
-                VarianceTerm::of_mean(noise, positive(values))
+                prior.moderate_sample(own).var.max(pooled.var) / positive(values) as f64
             };
             let [common, specific, wander] = run_level.terms(pair.a_runs, pair.b_runs);
             let terms = [
-                repeat_term(side(samples.a, va), side(samples.b, vb), pooled.df),
+                repeat_term(side(samples.a, va) + side(samples.b, vb), pooled),
                 common,
                 specific,
                 wander,
@@ -339,9 +338,9 @@ fn measure(
     }
 }
 
-/// The repeats' part of a log difference's variance: both sides' terms as
-/// one, with the degrees of freedom of the pooled estimate (`df`: the
-/// prior's and both sides' own).
+/// The repeats' part of a log difference's variance, `var` (both sides'
+/// means together), as one term with the degrees of freedom of the
+/// `pooled` estimate (the prior's and both sides' own).
 ///
 /// Why one term: the two sides' noise estimates are not independent. Most
 /// often both are the same pooled estimate, from both sides' repeats, and
@@ -358,11 +357,8 @@ fn measure(
 /// scripts/calibrate-compare.sh, 2,000 unchanged pairs on the committed
 /// runs' noise: 1.50% failed with the degrees of freedom counted twice,
 /// 0.75% now.
-fn repeat_term(a: VarianceTerm, b: VarianceTerm, df: f64) -> VarianceTerm {
-    VarianceTerm {
-        var: a.var + b.var,
-        df,
-    }
+fn repeat_term(var: f64, pooled: PooledVariance) -> VarianceTerm {
+    VarianceTerm { var, df: pooled.df }
 }
 
 /// The sample variances of one pair: each side's and the two pooled.

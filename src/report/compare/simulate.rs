@@ -147,10 +147,11 @@ impl Residuals {
 /// three times as often as on normal draws (2.9e-4 and 3.1e-4 in 4 million
 /// each, on 240 shapes standardized from normal data; 1.1e-4 and 1.3e-4
 /// once mapped as below): the bootstrap then fails unchanged systems for a
-/// shape no real host made (the bootstrap pair 2.20% -> 1.50%). The externally studentized
-/// residual, `r sqrt((n - 2) / (n - 1 - r²))`, is Student t with `n - 2`
-/// degrees of freedom under normal noise; through that distribution and
-/// the normal's inverse, normal repeats give normal shapes, and what real
+/// shape no real host made (the bootstrap pair 2.20% -> 1.50%). The
+/// externally studentized residual, `r sqrt((n - 2) / (n - 1 - r²))`, is
+/// Student t with `n - 2` degrees of freedom under normal noise; through
+/// that distribution and the normal's inverse, normal repeats give normal
+/// shapes, and what real
 /// repeats have beyond normal (an outlier, a skew) stays, larger if
 /// anything: an outlier's studentized residual grows without the bound.
 fn shape(r: f64, n: usize) -> f64 {

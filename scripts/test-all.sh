@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's whole test suite: the runner (cargo test) and every service
 # under test with its own ecosystem's runner. Used by .ci/run; run it locally
-# the same way: scripts/test-all.sh
+# the same way: scripts/test-all.sh (it installs, as root, or checks, as
+# another user, what the tests need first: scripts/install-deps.sh)
 #
 # Two lanes run side by side once the runner's tests are compiled: the
 # runner's test binaries (mostly waiting on the servers they start, so one
@@ -76,6 +77,11 @@ runner_tests() {
   step "runner: cargo test (run)"
   cargo test --locked
 }
+
+# What the tests need beyond the toolchains (PostgreSQL, the web servers,
+# sshd): installed as root, checked otherwise; never skipped quietly.
+step "scripts/install-deps.sh: what the tests need beyond the toolchains"
+scripts/install-deps.sh
 
 # Compiling is CPU-bound on both cores: done before the lanes start.
 step "runner: cargo test --no-run (compile)"

@@ -18,6 +18,9 @@ pub enum Event {
         quick_factor: Option<u32>,
         /// `--repeats N`.
         repeats_cap: Option<u32>,
+        /// The plan's wall-time estimate of the whole run (`runner plan`'s
+        /// figure): what the live line's time left starts from.
+        estimated: Duration,
     },
     BuildStarted {
         runtime: String,

@@ -166,6 +166,7 @@ pub fn run<D: Driver>(
         run_dir: run.path().to_path_buf(),
         cells_total: exec.status.cells_total,
         cells_least: plan.estimate().least.map(|l| l.cells as u64),
+        estimated: plan.estimate().total,
         cells_done: exec.status.cells_done,
         quick_factor: plan.quick_factor,
         repeats_cap: plan.repeats_cap,

@@ -1,25 +1,10 @@
-//! Showing [`Event`]s: an indicatif bar on a terminal (cells done / total,
-//! ETA, current runtime and cell, live req/s), one plain line per event
-//! otherwise (cron logs). It runs on the CLI's main thread, fed by a
-//! channel from the executor's thread, so the measuring code never prints
-//! (and the main thread may keep stderr locked).
-use std::io::{IsTerminal, Write};
+//! One plain line per event: what cron and CI logs get, and the lines a
+//! terminal's live line prints above itself.
+use std::io::Write;
 use std::sync::mpsc::Receiver;
-
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::exec::events::Event;
 use crate::results::RepeatsStop;
-
-/// Shows every event until the channel closes: a bar when stderr is a
-/// terminal, plain lines on `out` otherwise.
-pub fn report_events(rx: Receiver<Event>, out: &mut dyn Write) {
-    if std::io::stderr().is_terminal() {
-        bar_loop(rx)
-    } else {
-        plain_loop(rx, out)
-    }
-}
 
 /// One line per event, for logs.
 pub fn plain_loop(rx: Receiver<Event>, out: &mut dyn Write) {
@@ -40,6 +25,7 @@ pub fn plain_line(event: &Event) -> Option<String> {
             cells_done,
             quick_factor,
             repeats_cap,
+            ..
         } => {
             let smoke: Vec<String> = quick_factor
                 .map(|f| format!("quick: durations / {f}"))
@@ -172,59 +158,6 @@ pub fn plain_line(event: &Event) -> Option<String> {
     })
 }
 
-/// Draws only from this thread (no indicatif ticker thread: the CLI's main
-/// thread holds the stderr lock, which a ticker thread would wait on forever).
-fn bar_loop(rx: Receiver<Event>) {
-    let bar = ProgressBar::hidden();
-    let style = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells, ETA {eta} | {msg}",
-    )
-    .expect("a valid progress template");
-    let mut current = String::new();
-    loop {
-        let event = match rx.recv_timeout(std::time::Duration::from_millis(200)) {
-            Ok(event) => event,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                bar.tick();
-                continue;
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        match &event {
-            Event::RunStarted {
-                cells_total,
-                cells_done,
-                ..
-            } => {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                bar.set_style(style.clone());
-                bar.set_length(*cells_total);
-                bar.set_position(*cells_done);
-                bar.reset_eta();
-            }
-            Event::CellStarted { cell_id, .. } => {
-                current = cell_id.clone();
-                bar.set_message(current.clone());
-            }
-            Event::CellProgress { rps, .. } => {
-                bar.set_message(format!("{current} | {rps:.0} req/s"))
-            }
-            Event::CellFinished { .. } => bar.inc(1),
-            Event::RepeatsStopped { dropped, .. } => {
-                bar.set_length(bar.length().unwrap_or(0).saturating_sub(*dropped))
-            }
-            _ => {}
-        }
-        if let Some(line) = plain_line(&event) {
-            bar.println(line);
-        }
-        if matches!(event, Event::RunFinished { .. }) {
-            bar.finish_and_clear();
-        }
-    }
-    bar.finish_and_clear();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +173,7 @@ mod tests {
             cells_done: 0,
             quick_factor,
             repeats_cap,
+            estimated: std::time::Duration::from_secs(81),
         };
         let line = |e| plain_line(&e).unwrap();
         assert_eq!(line(started(None, None)), "run results/x/1: 24 cells");

@@ -140,6 +140,10 @@ enum Command {
         /// With --resume: continue even though the spec changed since the run started.
         #[arg(long, requires = "resume")]
         force: bool,
+        /// What the run measured, recorded in environment.json: a commit, a
+        /// branch, a ticket (`--label commit=$(git rev-parse HEAD)`); repeatable.
+        #[arg(long = "label", value_name = "KEY=VALUE", value_parser = runner::results::provenance::parse_label)]
+        labels: Vec<(String, String)>,
         #[command(flatten)]
         choices: PlanArgs,
     },
@@ -293,6 +297,7 @@ fn main() -> ExitCode {
             spec,
             resume,
             force,
+            labels,
             choices,
         } => ExitCode::from(runner::app::exec_command(
             &runner::app::ExecOptions {
@@ -300,6 +305,7 @@ fn main() -> ExitCode {
                 resume,
                 force,
                 plan: choices.options(),
+                labels: labels.into_iter().collect(),
             },
             &mut err,
         )),

@@ -3,6 +3,7 @@
 //! on the executor's own thread, shows its events on the calling thread,
 //! renders the report from the run directory and turns the outcome into an
 //! exit code.
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, channel};
@@ -21,6 +22,8 @@ pub struct ExecOptions {
     pub force: bool,
     /// `--only`, `--quick`, `--repeats`: the cells planned, their durations and repeats.
     pub plan: PlanOptions,
+    /// `--label KEY=VALUE`s (checked by `results::provenance::parse_label`).
+    pub labels: BTreeMap<String, String>,
 }
 
 /// Loads and plans `opts.spec`, then runs the plan with real processes.
@@ -32,6 +35,7 @@ fn load_and_run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome,
         spec_text: &loaded.text,
         resume: opts.resume.as_deref(),
         force: opts.force,
+        labels: &opts.labels,
     };
     run_for_real(&request, events)
 }

@@ -80,6 +80,8 @@ pub fn capture(probes: &[VersionProbe], timeout: Duration) -> Environment {
         cgroup: Some(crate::cgroup::host().report()),
         hosts: Vec::new(),
         versions: BTreeMap::new(),
+        labels: BTreeMap::new(),
+        sources: BTreeMap::new(),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod error;
 pub mod host_environment;
 pub mod model;
+pub mod provenance;
 pub mod read;
 pub mod rows;
 pub mod states;

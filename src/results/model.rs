@@ -94,6 +94,14 @@ pub struct Environment {
     /// (`runtime nginx`, `dependency db`); absent before that key existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub versions: BTreeMap<String, String>,
+    /// `runner exec --label KEY=VALUE`: what the run measured, in its
+    /// user's words (a commit, a branch, a ticket); absent when none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Per runtime whose `dir` is inside a git work tree: the commit its
+    /// sources were at, and whether they had uncommitted changes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sources: BTreeMap<String, crate::results::provenance::GitSource>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

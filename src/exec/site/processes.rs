@@ -20,6 +20,7 @@ use crate::preflight::{Preflight, preflight};
 use crate::results::environment::{
     VERSION_TIMEOUT, VersionProbe, capture, first_lines, standard_probes,
 };
+use crate::results::provenance::{GIT_TIMEOUT, git_source};
 use crate::results::{Environment, LifecycleRow, ResultsError};
 use crate::service::Service;
 
@@ -83,6 +84,11 @@ impl Driver for Processes {
             .map(|v| VersionProbe::shell(&v.subject, &v.command, v.dir.clone()))
             .collect();
         env.versions = first_lines(&versions, VERSION_TIMEOUT);
+        env.sources = plan
+            .runtimes
+            .iter()
+            .filter_map(|rt| Some((rt.name.clone(), git_source(&rt.dir, GIT_TIMEOUT)?)))
+            .collect();
         env
     }
 

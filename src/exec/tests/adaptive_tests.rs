@@ -63,6 +63,7 @@ fn exec(
         spec_text: text,
         resume,
         force: false,
+        labels: &Default::default(),
     };
     let outcome =
         run(&request, fake, || Ok(Interrupt::default()), tx).unwrap_or_else(|e| panic!("run: {e}"));

@@ -44,6 +44,7 @@ fn exec(plan: &Plan, text: &str, fake: &mut Fake) -> RunOutcome {
         spec_text: text,
         resume: None,
         force: false,
+        labels: &Default::default(),
     };
     run(&request, fake, || Ok(Interrupt::default()), tx).unwrap()
 }

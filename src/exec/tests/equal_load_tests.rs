@@ -37,6 +37,7 @@ fn exec(plan: &Plan, text: &str, fake: &mut Fake, resume: Option<&Path>) -> RunO
         spec_text: text,
         resume,
         force: false,
+        labels: &Default::default(),
     };
     run(&request, fake, || Ok(Interrupt::default()), tx).unwrap()
 }

@@ -50,6 +50,7 @@ fn exec(
         spec_text: text,
         resume,
         force: false,
+        labels: &Default::default(),
     };
     let outcome = run(&request, fake, || Ok(Interrupt::default()), tx);
     (outcome, rx.try_iter().collect())

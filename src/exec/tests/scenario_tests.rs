@@ -40,6 +40,7 @@ fn dependencies_run_only_around_the_scenarios_that_need_them() {
         spec_text: SPEC,
         resume: None,
         force: false,
+        labels: &Default::default(),
     };
     run(&request, &mut fake, || Ok(Interrupt::default()), tx).unwrap();
     let calls: Vec<&str> = fake

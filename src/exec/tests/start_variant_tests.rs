@@ -34,6 +34,7 @@ results: ./results
         spec_text: text,
         resume: None,
         force: false,
+        labels: &Default::default(),
     };
     let outcome = run(&request, &mut fake, || Ok(Interrupt::default()), tx).unwrap();
     assert_eq!(

@@ -29,10 +29,10 @@ use crate::plan::steps::restart::{Slot, needs_fresh_start};
 use crate::plan::{Cell, Plan, RuntimePlan};
 use crate::results::write::resume::{check_spec, recorded_rows};
 use crate::results::{
-    CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, LIFECYCLE_FILE, LifecycleRow,
-    MEASUREMENTS_FILE, MEMORY_PHASES_FILE, MeasurementRow, MemoryPhaseRow, MemoryPhaseStatus,
-    PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState, RunStatus, SPEC_FILE, new_run_id,
-    rfc3339_now, write_csv_atomic,
+    CellStatus, ConfigurationStatus, CsvAppender, ENVIRONMENT_FILE, Environment, LIFECYCLE_FILE,
+    LifecycleRow, MEASUREMENTS_FILE, MEMORY_PHASES_FILE, MeasurementRow, MemoryPhaseRow,
+    MemoryPhaseStatus, PLAN_FILE, REPEATS_FILE, RepeatsStop, RunDir, RunState, RunStatus,
+    SPEC_FILE, new_run_id, rfc3339_now, write_csv_atomic,
 };
 
 #[path = "run_dependencies.rs"]
@@ -48,6 +48,9 @@ pub struct RunRequest<'a> {
     pub resume: Option<&'a std::path::Path>,
     /// `--force`: resume even though the spec or `--quick` changed.
     pub force: bool,
+    /// `--label KEY=VALUE`s, recorded in a new run's environment.json (a
+    /// resumed run keeps the labels it started with).
+    pub labels: &'a BTreeMap<String, String>,
 }
 
 /// How a run that started ended.
@@ -121,7 +124,7 @@ pub fn run<D: Driver>(
     }
     let run = match run {
         Some(run) => run,
-        None => create_run(plan, req.spec_text, driver)?,
+        None => create_run(plan, req.spec_text, req.labels, driver)?,
     };
     let certificates = crate::exec::walk::certificates::for_run(plan, &run)?;
     let interrupt = arm_interrupt().map_err(ExecError::Signals)?;
@@ -184,13 +187,22 @@ pub fn run<D: Driver>(
     result
 }
 
-fn create_run(plan: &Plan, spec_text: &str, driver: &impl Driver) -> Result<RunDir, ExecError> {
+fn create_run(
+    plan: &Plan,
+    spec_text: &str,
+    labels: &BTreeMap<String, String>,
+    driver: &impl Driver,
+) -> Result<RunDir, ExecError> {
     let run = RunDir::create(&plan.results_dir, &new_run_id())?;
     let spec_path = run.file(SPEC_FILE);
     std::fs::write(&spec_path, spec_text)
         .map_err(crate::results::ResultsError::write(&spec_path))?;
     run.write_json(PLAN_FILE, plan)?;
-    run.write_json(ENVIRONMENT_FILE, &driver.environment(plan))?;
+    let environment = Environment {
+        labels: labels.clone(),
+        ..driver.environment(plan)
+    };
+    run.write_json(ENVIRONMENT_FILE, &environment)?;
     crate::exec::walk::rendered_files::write_rendered_files(&run, plan)?;
     Ok(run)
 }

@@ -15,7 +15,7 @@ pub fn suite(c: &Comparison) -> Suite {
             (
                 "throughput",
                 &cell.throughput,
-                format::rps as fn(f64) -> String,
+                rps as fn(f64) -> String,
                 c.threshold,
             ),
             (
@@ -43,6 +43,10 @@ pub fn suite(c: &Comparison) -> Suite {
         properties: properties(c),
         cases,
     }
+}
+
+fn rps(value: f64) -> String {
+    format!("{} req/s", format::rps(value))
 }
 
 /// The step summary: the Markdown `runner compare` prints.

@@ -1,6 +1,7 @@
 //! A comparison as CI outputs: one JUnit test case per matched
 //! configuration and judged metric (throughput, p99; p50 and metrics not
-//! judged are reported in the table, not tested), and the step summary,
+//! judged are reported in the table, not tested), a skipped one per metric
+//! of a configuration only the judged run has, and the step summary,
 //! which is the comparison's own Markdown ([`super::markdown`]).
 use super::{Comparison, markdown};
 use crate::report::analysis::format;
@@ -33,6 +34,20 @@ pub fn suite(c: &Comparison) -> Suite {
                     outcome,
                 });
             }
+        }
+    }
+    // A configuration the baseline lacks (a first run, a new axis value)
+    // cannot be told yet: skipped, so that it shows rather than vanishes.
+    for id in &c.only_in_b {
+        let runtime = id.split('/').next().unwrap_or(id);
+        for metric in ["throughput", "p99"] {
+            cases.push(Case {
+                group: format!("{}.{runtime}", c.b.experiment),
+                name: format!("{id} {metric}"),
+                outcome: CaseOutcome::Skipped {
+                    reason: format!("no baseline: {id} is not in {}", c.a.run_id),
+                },
+            });
         }
     }
     Suite {

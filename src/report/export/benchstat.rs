@@ -44,7 +44,7 @@ pub fn render(run: &Exported) -> String {
 }
 
 /// `BenchmarkQuickstart/runtime=go-stdlib/payload=7/concurrency=12`: the
-/// experiment (first letter upper case, as benchfmt wants after
+/// experiment (first letter upper case, as Go names benchmarks after
 /// `Benchmark`), then the runtime and each axis as `/key=value`.
 fn name(experiment: &str, c: &ExportedConfig) -> String {
     let mut chars = experiment.chars();

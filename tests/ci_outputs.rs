@@ -67,6 +67,48 @@ fn junit_of_an_unchanged_comparison_has_no_failure() {
     assert_eq!(count(&xml, "<skipped "), 0);
 }
 
+/// A configuration the baseline lacks is skipped ("no baseline") for both
+/// metrics, rather than left out of the report.
+#[test]
+fn junit_skips_a_configuration_the_baseline_lacks() {
+    let (_tmp, a) = copy_fixture("base");
+    let new = "go-stdlib/payload=8192/concurrency=96";
+    let path = a.join("measurements.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains(&format!(",{new},")))
+        .collect();
+    assert_eq!(
+        text.lines().count() - kept.len(),
+        2,
+        "two repeats of {new} removed"
+    );
+    std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+    let junit = a.with_file_name("compare.xml");
+    compare()
+        .arg(&a)
+        .arg(fixtures().join("base"))
+        .arg("--junit")
+        .arg(&junit)
+        .assert()
+        .code(0);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    for metric in ["throughput", "p99"] {
+        let case =
+            format!("<testcase name=\"{new} {metric}\" classname=\"go-java-go-2026.go-stdlib\"");
+        let at = xml.find(&case).unwrap_or_else(|| panic!("{case} in {xml}"));
+        assert!(
+            xml[at..].contains(
+                "<skipped message=\"no baseline: go-stdlib/payload=8192/concurrency=96 is not in "
+            ),
+            "{xml}"
+        );
+    }
+    assert_eq!(count(&xml, "<skipped "), 2);
+    assert_eq!(count(&xml, "<testcase "), 36);
+}
+
 #[test]
 fn the_step_summary_is_appended_to_not_overwritten() {
     let tmp = tempfile::tempdir().unwrap();

@@ -75,6 +75,8 @@ enum Command {
         /// Compare even when host, toolchains or spec differ (with a loud warning).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        ci: CiArgs,
     },
     /// Trend of every configuration over an experiment's comparable runs, with
     /// change points; writes history.md and history.html. Exit 0: the newest run
@@ -107,6 +109,19 @@ enum Command {
         /// Write history.md and history.html here instead of the experiment directory.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        ci: CiArgs,
+    },
+    /// Write one run's figures for another tool: Bencher (bmf), github-action-benchmark
+    /// (its bigger- and smaller-is-better files), benchstat, OpenMetrics (docs/export.md).
+    Export {
+        /// The run directory, e.g. results/<experiment>/<run-id>.
+        run_dir: PathBuf,
+        #[arg(long, value_enum)]
+        format: runner::report::export::ExportFormat,
+        /// Write here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Check that the runtimes answer the spec's `verify` requests identically:
     /// exit 0 when equivalent, 1 on any difference, 2 on spec/preflight errors.
@@ -168,6 +183,22 @@ struct PlanArgs {
     only: Vec<String>,
 }
 
+/// What a CI shows, on every command that gives a verdict (docs/guides/ci.md);
+/// the GitHub step summary needs no flag: `$GITHUB_STEP_SUMMARY` names it.
+#[derive(clap::Args)]
+struct CiArgs {
+    /// Also write the verdicts as JUnit XML to FILE: a test case per configuration
+    /// and metric; a regression fails, "could not tell" is skipped with its reason.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+}
+
+impl CiArgs {
+    fn outputs(self) -> runner::report::ci::CiOutputs {
+        runner::report::ci::CiOutputs::from_env(self.junit)
+    }
+}
+
 impl PlanArgs {
     fn options(self) -> runner::plan::PlanOptions {
         runner::plan::PlanOptions {
@@ -222,6 +253,7 @@ fn main() -> ExitCode {
             latency_run_noise,
             format,
             force,
+            ci,
         } => compare(
             &runs,
             baseline,
@@ -234,6 +266,7 @@ fn main() -> ExitCode {
                 },
                 force,
                 format,
+                ci: ci.outputs(),
             },
         ),
         Command::History {
@@ -246,6 +279,7 @@ fn main() -> ExitCode {
             latency_run_noise,
             format,
             out,
+            ci,
         } => history(
             &experiment_dir,
             &runner::report::history::HistoryOptions {
@@ -262,8 +296,25 @@ fn main() -> ExitCode {
                 },
                 format,
                 out,
+                ci: ci.outputs(),
             },
         ),
+        Command::Export {
+            run_dir,
+            format,
+            output,
+        } => match runner::report::export::export_command(
+            &run_dir,
+            format,
+            output.as_deref(),
+            &mut out,
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Verify {
             spec,
             only,

@@ -399,3 +399,50 @@ fn an_unreadable_run_is_left_out_with_a_warning() {
     assert_eq!(json["runs"].as_array().unwrap().len(), 5);
     assert_eq!(json["left_out"][0]["reason"]["why"], "unreadable");
 }
+
+/// `--junit` and the step summary: one test case per series, the stepped
+/// configuration's throughput the one failure, the summary appended after
+/// what was there with the verdict, the moved series and the reports' paths.
+#[test]
+fn junit_and_step_summary_carry_the_newest_runs_verdict() {
+    let experiment = Experiment::new(8, Some(7));
+    let tmp = tempfile::tempdir().unwrap();
+    let (junit, summary) = (
+        tmp.path().join("history.xml"),
+        tmp.path().join("summary.md"),
+    );
+    std::fs::write(&summary, "earlier\n").unwrap();
+    runner()
+        .arg("history")
+        .arg(&experiment.dir)
+        .arg("--junit")
+        .arg(&junit)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .assert()
+        .code(1);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let json = experiment.json(1);
+    let series = json["series"].as_array().unwrap().len();
+    assert_eq!(xml.matches("<testcase ").count(), series);
+    assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
+    let failed = format!("<testcase name=\"{STEPPED} throughput\"");
+    let at = xml.find(&failed).expect("the stepped series' test case");
+    assert!(
+        xml[at..].starts_with(&failed)
+            && xml[at..].contains("<failure message=\"throughput newest/baseline 0.8")
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        text.starts_with("earlier\n\n# History: go-java-go-2026"),
+        "{text}"
+    );
+    assert!(
+        text.contains("**Verdict: REGRESSION: 1 series regressed**"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("| `{STEPPED}` | throughput |")),
+        "{text}"
+    );
+    assert!(text.contains("history.md`"), "{text}");
+}

@@ -32,6 +32,19 @@ pub enum ReportError {
         source: std::io::Error,
     },
 
+    /// A CI output (`--junit FILE`, `$GITHUB_STEP_SUMMARY`, `runner export
+    /// --output FILE`) that cannot be written.
+    #[error(
+        "{path}: cannot write the {what}: {source}; check that its folder exists and is \
+         writable (the verdict above stands; only this file is missing)"
+    )]
+    CiOutput {
+        path: PathBuf,
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+
     #[error(
         "template {template}{}: {detail}\n{debug}\n\
          See docs/templates.md for every context variable and filter.",

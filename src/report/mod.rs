@@ -7,8 +7,10 @@
 //! documented in docs/templates.md.
 pub mod analysis;
 pub mod charts;
+pub mod ci;
 pub mod compare;
 mod error;
+pub mod export;
 pub mod history;
 pub mod render;
 pub mod sections;

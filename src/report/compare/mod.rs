@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 mod baseline;
+mod ci;
 mod design;
 mod markdown;
 pub mod simulate;
@@ -18,6 +19,7 @@ pub use markdown::markdown;
 
 use super::error::ReportError;
 use crate::report::analysis::comparable::differences;
+use crate::report::ci::CiOutputs;
 use crate::results::RunData;
 use crate::stats::{
     ALPHA, ConfigJudged, Floor, Judged, Metric, Rule, RunLevelNoise, RunRepeats, Verdict,
@@ -43,6 +45,8 @@ pub struct CompareOptions {
     /// Compare even when the runs are not comparable (with a loud warning).
     pub force: bool,
     pub format: CompareFormat,
+    /// `--junit FILE` and the GitHub step summary (docs/guides/ci.md).
+    pub ci: CiOutputs,
 }
 
 impl CompareOptions {
@@ -234,7 +238,7 @@ pub fn compare_command(
         run_level: &run_level,
     };
     let comparison = compare(sides, run_ref(&a), run_ref(&b), options, differences);
-    Ok(render(&comparison, options, warnings))
+    render(&comparison, options, warnings)
 }
 
 /// `runner compare --baseline history PATH`: the newest run of the
@@ -257,25 +261,29 @@ pub fn compare_history_command(
         options,
         Vec::new(),
     );
-    Ok(render(&comparison, options, Vec::new()))
+    render(&comparison, options, Vec::new())
 }
 
+/// The output in the requested format; the CI outputs written on the way.
 fn render(
     comparison: &Comparison,
     options: &CompareOptions,
     warnings: Vec<String>,
-) -> CompareOutcome {
+) -> Result<CompareOutcome, ReportError> {
+    options
+        .ci
+        .write(&ci::suite(comparison), || ci::summary(comparison))?;
     let output = match options.format {
         CompareFormat::Md => markdown(comparison),
         CompareFormat::Json => {
             serde_json::to_string_pretty(comparison).expect("plain data serializes") + "\n"
         }
     };
-    CompareOutcome {
+    Ok(CompareOutcome {
         output,
         warnings,
         exit_code: comparison.outcome.exit_code(),
-    }
+    })
 }
 
 /// What one comparison judges: the two sides' repeats and the run-level

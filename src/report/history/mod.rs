@@ -11,6 +11,7 @@
 //! and judges the newest point against it; `render` and `chart` write
 //! history.md, history.html and the JSON.
 mod chart;
+mod ci;
 pub mod edivisive;
 mod judge;
 mod render;
@@ -29,6 +30,7 @@ pub use judge::{
 pub use runs::{Break, LeftOut, LeftOutReason, RunRef};
 pub use series::{Metric, Point};
 
+use crate::report::ci::CiOutputs;
 use crate::report::error::ReportError;
 use crate::stats::{DEFAULT_FLOOR, Floor, RunLevelNoise, RunsOfConfig};
 
@@ -111,6 +113,8 @@ pub struct HistoryOptions {
     pub format: HistoryFormat,
     /// Where history.md and history.html go (default: the experiment directory).
     pub out: Option<PathBuf>,
+    /// `--junit FILE` and the GitHub step summary (docs/guides/ci.md).
+    pub ci: CiOutputs,
 }
 
 /// What the CLI prints and how it exits.
@@ -224,6 +228,9 @@ pub fn history_command(
         })?;
         files.push(path);
     }
+    options
+        .ci
+        .write(&ci::suite(&history), || ci::summary(&history, &files))?;
     let warnings = history
         .left_out
         .iter()

@@ -24,9 +24,11 @@ fail() { echo "check-ci-outputs: $*" >&2; exit 1; }
 . scripts/lib/smoke.sh
 smoke_build
 
+# The consumers come from PyPI through scripts/install-deps.sh (the one
+# place that installs what the checks need).
 for module in junitparser prometheus_client jsonschema; do
-  python3 -c "import $module" 2>/dev/null || python3 -m pip install -q "$module" ||
-    python3 -m pip install -q --break-system-packages "$module"
+  python3 -c "import $module" 2>/dev/null ||
+    fail "Python's $module is missing: run 'sudo scripts/install-deps.sh'"
 done
 benchstat_version=v0.0.0-20260908200009-22c9c6c9d4da
 gobin=${XDG_CACHE_HOME:-$HOME/.cache}/runner-ci/benchstat-$benchstat_version

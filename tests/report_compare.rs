@@ -86,6 +86,54 @@ fn markdown_verdict_matches_the_golden_file() {
     );
 }
 
+/// Two unchanged runs at the reference run's noise, 2 repeats each, with a
+/// run-level floor of 40% (a --quick run's short windows): the design table
+/// states a throughput loss, which cannot reach 100%, and a latency
+/// increase, which can; each inconclusive verdict says why on its line.
+#[test]
+fn a_noisy_design_table_states_losses_the_way_they_can_happen() {
+    let floor = ["--run-noise", "40%", "--latency-run-noise", "40%"];
+    let out = runner()
+        .current_dir(fixtures())
+        .args(["compare", "noisy-a", "noisy-b"])
+        .args(floor)
+        .assert()
+        .code(3);
+    let md = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_golden(golden_file("compare-noisy-design.md"), &md);
+    let out = runner()
+        .current_dir(fixtures())
+        .args(["compare", "noisy-a", "noisy-b", "--format", "json"])
+        .args(floor)
+        .assert()
+        .code(3);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let detectable = |metric: &str| -> Vec<f64> {
+        json["design"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["metric"] == metric)
+            .map(|d| d["detectable"].as_f64().unwrap())
+            .collect()
+    };
+    let (throughput, p99) = (detectable("throughput"), detectable("p99"));
+    assert_eq!((throughput.len(), p99.len()), (3, 3));
+    assert!(
+        throughput.iter().all(|d| (0.5..1.0).contains(d)),
+        "{throughput:?}"
+    );
+    assert!(
+        p99.iter().all(|d| *d > 1.0),
+        "a latency increase can exceed 100%: {p99:?}"
+    );
+    assert!(md.contains(
+        "inconclusive: the interval still reaches a 5.0% loss; the run-level noise (40.0% per \
+         run, the stated floor) alone reaches it: more runs of history would settle it, more \
+         repeats would not"
+    ));
+}
+
 #[test]
 fn regressions_below_their_thresholds_are_not_flagged() {
     // Each threshold alone leaves the other metric's regressions flagged.

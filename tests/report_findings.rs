@@ -109,6 +109,41 @@ fn on_a_crowded_host_cpu_and_memory_lead_and_throughput_is_qualified() {
     assert!(section.contains("A crowded host"));
 }
 
+/// Two repeats at 60% noise: every interval is more than tenfold wide, so
+/// none is printed as if it said something; each figure says what would
+/// decide it instead.
+#[test]
+fn an_interval_too_wide_to_say_anything_is_not_stated() {
+    let (_tmp, run) = rendered("too-wide");
+    let section = findings_section(&read(&run, "report.md"));
+    assert_golden(golden("too-wide"), &section);
+    let json: serde_json::Value = serde_json::from_str(&read(&run, "findings.json")).unwrap();
+    for m in json["measures"].as_array().unwrap() {
+        for f in m["findings"].as_array().unwrap() {
+            let (lo, hi) = (f["lo"].as_f64().unwrap(), f["hi"].as_f64().unwrap());
+            assert!(
+                hi / lo > 10.0,
+                "the fixture's intervals are too wide: [{lo}, {hi}]"
+            );
+            let text = f["text"].as_str().unwrap();
+            assert!(text.starts_with("This run cannot compare"), "{text}");
+            assert!(
+                text.contains("would take"),
+                "says what would decide it: {text}"
+            );
+            assert!(
+                !text.contains(&format!("{hi:.2}")),
+                "no interval stated: {text}"
+            );
+        }
+    }
+    let unstated = section
+        .lines()
+        .filter(|l| l.starts_with("- ") && l.contains("too wide to say anything"))
+        .count();
+    assert_eq!(unstated, 4, "one per figure: {section}");
+}
+
 #[test]
 fn the_html_report_and_runner_exec_s_lines_lead_with_the_findings() {
     let (_tmp, run) = rendered("clear-last");

@@ -39,6 +39,82 @@ fn report_renders_the_fixture_run_like_the_golden_files() {
     }
 }
 
+/// The fixture run cut down to go-stdlib: with one runtime there is nothing
+/// to compare, so no section compares runtimes (wins, winner per cell,
+/// runtime pairs, findings).
+#[test]
+fn a_one_runtime_run_has_no_section_that_compares_runtimes() {
+    let (_tmp, run) = copy_fixture("base");
+    for file in ["measurements.csv", "configurations.csv", "lifecycle.csv"] {
+        keep_lines(&run, file, |l| l.starts_with("go-stdlib"));
+    }
+    runner().arg("report").arg(&run).assert().success();
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert_golden(
+        golden_file("report-one-runtime.md"),
+        &redact_generated_at(&md),
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    for section in ["Wins", "Winner per cell", "Runtime pairs", "Findings"] {
+        assert!(
+            !md.contains(&format!("## {section}\n")),
+            "{section} in report.md"
+        );
+        assert!(
+            !html.contains(&format!("<h2>{section}</h2>")),
+            "{section} in report.html"
+        );
+    }
+    assert!(!md.contains("cells won"), "{md}");
+    assert!(md.contains("## Peak throughput") && md.contains("## Throughput by cell"));
+}
+
+/// The fixture run with an `endpoint` axis where it has payload (and no
+/// payload column): every chart and table splits by endpoint as it did by
+/// payload, with no "all payloads" line merging them and no column of "—".
+#[test]
+fn an_endpoint_axis_splits_the_charts_and_tables_as_a_payload_does() {
+    let (_tmp, run) = copy_fixture("base");
+    let csv = run.join("measurements.csv");
+    let text = std::fs::read_to_string(&csv)
+        .unwrap()
+        .replace("payload=7", "endpoint=users")
+        .replace("payload=8192", "endpoint=orders")
+        .replace("\",7,", "\",,")
+        .replace("\",8192,", "\",,");
+    std::fs::write(&csv, text).unwrap();
+    let timelines = run.join("timelines");
+    for entry in std::fs::read_dir(&timelines).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let renamed = name
+            .replace("payload=7", "endpoint=users")
+            .replace("payload=8192", "endpoint=orders");
+        std::fs::rename(timelines.join(&name), timelines.join(renamed)).unwrap();
+    }
+    runner().arg("report").arg(&run).assert().success();
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert_golden(golden_file("report-endpoint.md"), &redact_generated_at(&md));
+    assert!(
+        !md.contains(" payload |"),
+        "no payload column without a payload axis"
+    );
+    for chart in ["throughput.svg", "p99-vs-concurrency.svg", "resources.svg"] {
+        let svg = std::fs::read_to_string(run.join("charts").join(chart)).unwrap();
+        assert!(
+            !svg.contains("all payloads"),
+            "{chart} merges the endpoints"
+        );
+        assert!(
+            svg.contains("endpoint users") && svg.contains("endpoint orders"),
+            "{chart}: one panel per endpoint"
+        );
+    }
+    let peaks = std::fs::read_to_string(run.join("peak-throughput.csv")).unwrap();
+    // One peak per runtime and endpoint, each naming its endpoint.
+    assert_eq!(peaks.lines().count(), 1 + 3 * 2, "{peaks}");
+    assert!(peaks.lines().next().unwrap().ends_with(",axes"), "{peaks}");
+}
+
 #[test]
 fn statistics_skip_failed_rows_and_flag_suspect_ones() {
     let (_tmp, run) = copy_fixture("base");

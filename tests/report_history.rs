@@ -203,6 +203,96 @@ fn history_md_of_a_step_matches_the_golden_file() {
     assert_golden("tests/fixtures/runs/golden/history-step.md", &written);
 }
 
+/// Three nights: the newest is judged against run 1 alone ("1–1 (1)"), and
+/// the page says on each line why run 2, a good night, is left out.
+#[test]
+fn a_baseline_that_leaves_out_a_run_says_why_on_the_page() {
+    let experiment = Experiment::new(3, None);
+    experiment.history(&[]).code(0);
+    let written = std::fs::read_to_string(experiment.dir.join("history.md")).unwrap();
+    assert_golden("tests/fixtures/runs/golden/history-left-out.md", &written);
+    let line = format!("| `{STEPPED}` | throughput |");
+    let row = written.lines().find(|l| l.starts_with(&line)).unwrap();
+    assert!(
+        row.contains("| 1–1 (1); run 2 left out: may open a new regime |"),
+        "{row}"
+    );
+    assert!(written.contains("A run \"left out\" of a baseline is one of the newest 2"));
+}
+
+/// The x values of an SVG's elements: `<circle cx=...>` of the points
+/// (radius 4) and the `points` of the regime segments (orange, width 3).
+fn chart_xs(svg: &str) -> (Vec<f64>, Vec<f64>) {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+        Some(tag[start..start + tag[start..].find('"')?].to_string())
+    };
+    let tags = |prefix: &str| -> Vec<String> {
+        svg.split('<')
+            .filter(|t| t.starts_with(prefix))
+            .map(|t| t.split('>').next().unwrap().to_string())
+            .collect()
+    };
+    let points = tags("circle ")
+        .iter()
+        .filter(|t| attr(t, "r").as_deref() == Some("4"))
+        .map(|t| attr(t, "cx").unwrap().parse().unwrap())
+        .collect();
+    let regime = tags("polyline ")
+        .iter()
+        .filter(|t| attr(t, "stroke").as_deref() == Some("#E69F00"))
+        .flat_map(|t| {
+            attr(t, "points")
+                .unwrap()
+                .split_whitespace()
+                .map(|xy| xy.split(',').next().unwrap().parse::<f64>().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (points, regime)
+}
+
+/// A step at the newest of 8 nightly runs: every chart runs over the runs'
+/// dates, its regime line stops at the baseline (runs 1-6) instead of
+/// running through the regressed run, and run 7, left out of the baseline,
+/// is named on the chart.
+#[test]
+fn history_charts_run_over_dates_and_draw_a_regime_only_through_its_runs() {
+    let experiment = Experiment::new(8, Some(7));
+    let out = tempfile::tempdir().unwrap();
+    experiment
+        .history(&["--out", out.path().to_str().unwrap()])
+        .code(1);
+    let html = std::fs::read_to_string(out.path().join("history.html")).unwrap();
+    let svgs: Vec<&str> = html
+        .split(r#"<svg width="600" height="300""#)
+        .skip(1)
+        .map(|s| &s[..s.find("</svg>").unwrap()])
+        .collect();
+    assert_eq!(svgs.len(), 36);
+    for svg in svgs {
+        assert!(
+            svg.contains(">\n12-01\n<") && svg.contains("run started (UTC)"),
+            "{svg}"
+        );
+        assert!(!svg.contains("run (1 = oldest)"));
+        assert!(
+            svg.contains("run 7 (hollow) left out of the baseline"),
+            "{svg}"
+        );
+        let (points, regime) = chart_xs(svg);
+        assert_eq!(points.len(), 8);
+        let newest = points.iter().copied().fold(f64::MIN, f64::max);
+        let seventh = points[6];
+        let regime_end = regime.iter().copied().fold(f64::MIN, f64::max);
+        assert!(
+            !regime.is_empty() && regime_end < seventh,
+            "{regime:?} vs {points:?}"
+        );
+        assert!(regime_end < newest);
+    }
+}
+
 #[test]
 fn a_step_at_the_newest_run_fails_the_job_unconfirmed() {
     let experiment = Experiment::new(8, Some(7));

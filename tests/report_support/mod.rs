@@ -79,3 +79,17 @@ pub fn redact_svg(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Keeps the header and the lines of a run directory's file that `keep`
+/// accepts (a fixture cut down to one runtime).
+pub fn keep_lines(run: &Path, file: &str, keep: impl Fn(&str) -> bool) {
+    let path = run.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let mut out = format!("{}\n", lines.next().expect("a header"));
+    for line in lines.filter(|l| keep(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    std::fs::write(&path, out).unwrap();
+}

@@ -20,14 +20,20 @@ use crate::report::analysis::reasons::{FlaggedRow, ReasonGroup, flagged, group_r
 use crate::report::analysis::wins::{WinCount, WinRow, win_counts, wins};
 use crate::results::model::{CellStatus, LifecycleRow, Phase, StopOutcome};
 use crate::results::read::run_data::RunData;
+use crate::results::rows::derived_rates::group_of;
 use crate::stats::spread::median_of_some;
 use crate::stats::{RunNoise, run_repeats};
 
-/// The best configuration of a runtime at one payload (and in one scenario:
-/// the best over different workloads would compare nothing).
+/// The best configuration of a runtime at one point of the axes other than
+/// concurrency (a payload, an endpoint, a scenario...: the best over
+/// different workloads would compare nothing).
 #[derive(Debug, Clone, Serialize)]
 pub struct PeakRow {
     pub runtime: String,
+    /// The point of the other axes (`payload=7`, `endpoint=/users`): the
+    /// chart panel the row belongs to (`derived_rates::group_of`).
+    #[serde(skip)]
+    pub group: String,
     pub payload: Option<i64>,
     pub config_id: String,
     pub concurrency: Option<i64>,
@@ -48,6 +54,11 @@ pub struct PeakRow {
     /// run without scenarios, whose CSV stays as it was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// The axes of the configuration other than payload, concurrency and
+    /// scenario, which have columns of their own (`endpoint=/users`); left
+    /// out of a run without such axes, whose CSV stays as it was.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub axes: String,
 }
 
 /// Throughput medians, one row per point of the axes, one column per runtime.
@@ -109,6 +120,11 @@ pub struct Summary {
     pub failed_reasons: Vec<ReasonGroup>,
     pub suspect_reasons: Vec<ReasonGroup>,
     pub payloads: Vec<Option<i64>>,
+    /// The points of the axes other than concurrency (`payload=7`,
+    /// `endpoint=/users,payload=7`; one empty point when concurrency is the
+    /// only axis), in run order: one chart panel each, so that no two
+    /// values of a varying axis are drawn as one line.
+    pub panels: Vec<String>,
     /// Every pair of runtimes on requests per service CPU-second.
     pub efficiency_pairs: Vec<EfficiencyPair>,
     /// How the host's CPU was shared by generator and services; `None`
@@ -146,6 +162,7 @@ impl Summary {
                 payloads.push(c.payload);
             }
         }
+        let panels = panels(&cells);
         let failed = flagged(&run.measurements, CellStatus::Failed);
         let suspect = flagged(&run.measurements, CellStatus::Suspect);
         let mut summary = Summary {
@@ -166,6 +183,7 @@ impl Summary {
             pairs,
             axis_effects,
             payloads,
+            panels,
             efficiency_pairs: efficiency,
             equal_load: at_equal_load,
             host_share: HostShare::of_layout(
@@ -201,27 +219,53 @@ fn runtimes_in_order(run: &RunData) -> Vec<String> {
     out
 }
 
+/// The closed-loop cells' points of the other axes, in run order (what the
+/// charts over concurrency draw one panel each for).
+fn panels(cells: &[CellSummary]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in cells
+        .iter()
+        .filter(|c| c.concurrency.is_some_and(|v| v > 0))
+    {
+        let group = group_of(&c.axes);
+        if !out.contains(&group) {
+            out.push(group);
+        }
+    }
+    out
+}
+
+/// `endpoint=/a,payload=7,scenario=crud` -> `endpoint=/a`: the axes of a
+/// point that the peak table has no column of its own for.
+fn other_axes(group: &str) -> String {
+    group
+        .split(',')
+        .filter(|part| !part.starts_with("payload=") && !part.starts_with("scenario="))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn peaks(runtimes: &[String], cells: &[CellSummary]) -> Vec<PeakRow> {
     let mut out = Vec::new();
     for rt in runtimes {
-        let mut by_payload: IndexMap<(Option<&str>, Option<i64>), &CellSummary> = IndexMap::new();
+        let mut by_group: IndexMap<String, &CellSummary> = IndexMap::new();
         for c in cells
             .iter()
             .filter(|c| &c.runtime == rt && c.rps_median.is_some())
         {
-            let best = by_payload
-                .entry((scenario_of(&c.axes), c.payload))
-                .or_insert(c);
+            let best = by_group.entry(group_of(&c.axes)).or_insert(c);
             if c.rps_median > best.rps_median {
                 *best = c;
             }
         }
-        for ((scenario, payload), c) in by_payload {
+        for (group, c) in by_group {
             let s = c.spread().expect("filtered on rps_median");
             out.push(PeakRow {
                 runtime: rt.clone(),
-                scenario: scenario.map(str::to_owned),
-                payload,
+                scenario: scenario_of(&c.axes).map(str::to_owned),
+                axes: other_axes(&group),
+                group,
+                payload: c.payload,
                 config_id: c.config_id.clone(),
                 concurrency: c.concurrency,
                 rps_median: s.median,
@@ -330,21 +374,31 @@ mod tests {
             row("go", "scenario=crud,log=true", 1, 4000.0, Ok),
         ]);
         let found = peaks(&["go".to_string()], &cells);
-        let got: Vec<(Option<&str>, f64)> = found
+        let got: Vec<(Option<&str>, &str, f64)> = found
             .iter()
-            .map(|p| (p.scenario.as_deref(), p.rps_median))
+            .map(|p| (p.scenario.as_deref(), p.axes.as_str(), p.rps_median))
             .collect();
-        assert_eq!(got, [(Some("orders"), 2000.0), (Some("crud"), 5000.0)]);
-        // Without a scenario axis: one peak per payload, as before.
+        // `log` varies within `crud`: its values are peaks of their own.
+        assert_eq!(
+            got,
+            [
+                (Some("orders"), "", 2000.0),
+                (Some("crud"), "", 5000.0),
+                (Some("crud"), "log=true", 4000.0)
+            ]
+        );
+        // Any other axis that varies splits the peaks too (an endpoint is
+        // not a payload): one peak per value, named in `axes`.
         let cells = summarize_cells(&[
-            row("go", "log=true", 1, 10.0, Ok),
-            row("go", "log=false", 1, 20.0, Ok),
+            row("go", "endpoint=/a,concurrency=1", 1, 10.0, Ok),
+            row("go", "endpoint=/a,concurrency=8", 1, 30.0, Ok),
+            row("go", "endpoint=/b,concurrency=1", 1, 20.0, Ok),
         ]);
         let found = peaks(&["go".to_string()], &cells);
-        assert_eq!(found.len(), 1);
-        assert_eq!(
-            (found[0].scenario.as_deref(), found[0].rps_median),
-            (None, 20.0)
-        );
+        let got: Vec<(&str, f64)> = found
+            .iter()
+            .map(|p| (p.axes.as_str(), p.rps_median))
+            .collect();
+        assert_eq!(got, [("endpoint=/a", 30.0), ("endpoint=/b", 20.0)]);
     }
 }

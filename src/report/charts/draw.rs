@@ -11,6 +11,7 @@ use crate::report::analysis::cells::CellSummary;
 use crate::report::analysis::format;
 use crate::report::analysis::summary::Summary;
 use crate::report::error::ReportError;
+use crate::results::rows::derived_rates::group_of;
 
 /// Okabe-Ito, most distinct first (black last: it reads as an axis).
 const PALETTE: [RGBColor; 8] = [
@@ -55,11 +56,22 @@ pub(crate) fn grid(panels: usize) -> (usize, usize) {
     (panels.div_ceil(cols).max(1), cols)
 }
 
-pub(crate) fn payload_label(payload: Option<i64>) -> String {
-    payload.map_or_else(|| "all payloads".to_string(), |p| format!("payload {p}"))
+/// A panel's caption from its point of the other axes: `payload=7` ->
+/// `payload 7`, `endpoint=/a,payload=7` -> `endpoint /a, payload 7`; the
+/// empty point (concurrency the only axis) -> `all cells`.
+pub(crate) fn panel_label(group: &str) -> String {
+    if group.is_empty() {
+        return "all cells".to_string();
+    }
+    group
+        .split(',')
+        .map(|part| part.replacen('=', " ", 1))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Throughput against concurrency, one panel per payload, log-scale x, one
+/// Throughput against concurrency, one panel per point of the other axes
+/// (`Summary::panels`: a payload, an endpoint...), log-scale x, one
 /// line per runtime (median) with a min-max band over repeats. Each panel has
 /// its own y scale (an 8 KB panel at a quarter of the 7 B throughput would
 /// otherwise look flat), and one legend for all panels sits in a strip above
@@ -77,16 +89,16 @@ pub(crate) fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError
     let conc = |c: &CellSummary| c.concurrency.unwrap_or(1) as f64;
     let x_min = cells.iter().map(|c| conc(c)).fold(f64::INFINITY, f64::min) / 1.4;
     let x_max = cells.iter().map(|c| conc(c)).fold(0.0, f64::max) * 1.4;
-    let y_max = |payload: Option<i64>| {
+    let y_max = |panel: &str| {
         let top = cells
             .iter()
-            .filter(|c| c.payload == payload)
+            .filter(|c| group_of(&c.axes) == panel)
             .filter_map(|c| c.rps_max)
             .fold(0.0, f64::max);
         (top * 1.12).max(1.0)
     };
     let title = "Throughput vs concurrency (line: median of repeats, band: min-max)".to_string();
-    let (rows, cols) = grid(summary.payloads.len());
+    let (rows, cols) = grid(summary.panels.len());
     let mut svg = String::new();
     {
         let size = (
@@ -94,17 +106,13 @@ pub(crate) fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError
             rows as u32 * PANEL_H + TITLE_H + LEGEND_H,
         );
         let root = canvas_with_legend(&mut svg, size, &title, &summary.runtimes, NAME)?;
-        for (panel, payload) in root
-            .split_evenly((rows, cols))
-            .iter()
-            .zip(&summary.payloads)
-        {
+        for (panel, group) in root.split_evenly((rows, cols)).iter().zip(&summary.panels) {
             let mut chart = ChartBuilder::on(panel)
-                .caption(payload_label(*payload), (FONT, 17))
+                .caption(panel_label(group), (FONT, 17))
                 .margin(14)
                 .x_label_area_size(48)
                 .y_label_area_size(78)
-                .build_cartesian_2d((x_min..x_max).log_scale(), 0f64..y_max(*payload))
+                .build_cartesian_2d((x_min..x_max).log_scale(), 0f64..y_max(group))
                 .map_err(err(NAME))?;
             chart
                 .configure_mesh()
@@ -120,7 +128,7 @@ pub(crate) fn throughput(summary: &Summary) -> Result<Option<Chart>, ReportError
             for (i, runtime) in summary.runtimes.iter().enumerate() {
                 let mut points: Vec<&&CellSummary> = cells
                     .iter()
-                    .filter(|c| &c.runtime == runtime && c.payload == *payload)
+                    .filter(|c| &c.runtime == runtime && group_of(&c.axes) == *group)
                     .collect();
                 if points.is_empty() {
                     continue;
@@ -331,13 +339,13 @@ fn mib(bytes: u64) -> f64 {
 fn peak_value(
     summary: &Summary,
     runtime: &str,
-    payload: Option<i64>,
+    group: &str,
     f: fn(&crate::report::analysis::summary::PeakRow) -> Option<f64>,
 ) -> Option<f64> {
     summary
         .peaks
         .iter()
-        .find(|p| p.runtime == runtime && p.payload == payload)
+        .find(|p| p.runtime == runtime && p.group == group)
         .and_then(f)
 }
 
@@ -371,14 +379,14 @@ pub(crate) fn resources(summary: &Summary) -> Result<Option<Chart>, ReportError>
             label: |v| format!("{v:.0} MiB"),
         },
     ];
-    for payload in &summary.payloads {
+    for group in &summary.panels {
         panels.push(BarPanel {
-            caption: format!("CPU used at peak, {}", payload_label(*payload)),
+            caption: format!("CPU used at peak, {}", panel_label(group)),
             y_desc: "service CPU (cores)",
             values: summary
                 .runtimes
                 .iter()
-                .map(|rt| peak_value(summary, rt, *payload, |p| p.cpu_cores))
+                .map(|rt| peak_value(summary, rt, group, |p| p.cpu_cores))
                 .collect(),
             label: |v| format!("{v:.2}"),
         });

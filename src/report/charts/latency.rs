@@ -3,7 +3,7 @@
 //! by Little's law the one peaking at the higher concurrency looked slowest).
 //!
 //! - `p99-vs-concurrency`: p99 against the connection count, one line per
-//!   runtime, one panel per payload: every concurrency is an equal load in
+//!   runtime, one panel per point of the other axes: every concurrency is an equal load in
 //!   closed loop.
 //! - `p99-at-equal-load`: p99 against the offered rate of the `equal_load`
 //!   cells (open loop, the same rates for every runtime).
@@ -18,9 +18,10 @@ use crate::report::analysis::format;
 use crate::report::analysis::summary::Summary;
 use crate::report::charts::draw::{
     Chart, FONT, LEGEND_H, PANEL_H, PANEL_W, TITLE_H, canvas_with_legend, colour, err, grid,
-    payload_label,
+    panel_label,
 };
 use crate::report::error::ReportError;
+use crate::results::rows::derived_rates::group_of;
 
 /// One line of one panel: a runtime's (x, p99 ms) points, sorted by x.
 struct Line {
@@ -43,15 +44,15 @@ struct XAxis {
 /// p99 against concurrency, closed-loop cells only.
 pub fn p99_vs_concurrency(summary: &Summary) -> Result<Option<Chart>, ReportError> {
     let panels = summary
-        .payloads
+        .panels
         .iter()
-        .map(|payload| Panel {
-            caption: payload_label(*payload),
+        .map(|group| Panel {
+            caption: panel_label(group),
             lines: lines(summary, |rt| {
                 summary
                     .cells
                     .iter()
-                    .filter(|c| &c.runtime == rt && c.payload == *payload)
+                    .filter(|c| &c.runtime == rt && group_of(&c.axes) == *group)
                     .filter_map(|c| Some((c.concurrency.filter(|v| *v > 0)? as f64, c.p99_ms?)))
                     .collect()
             }),
@@ -79,10 +80,10 @@ pub fn p99_at_equal_load(summary: &Summary) -> Result<Option<Chart>, ReportError
             caption: match (&g.slowest, g.base_rps) {
                 (Some(slowest), Some(base)) => format!(
                     "{} (rates: fractions of {slowest}'s peak, {} req/s)",
-                    group_label(&g.group, g.payload),
+                    panel_label(&g.group),
                     format::rps(base)
                 ),
-                _ => group_label(&g.group, g.payload),
+                _ => panel_label(&g.group),
             },
             lines: lines(summary, |rt| {
                 let i = summary.runtimes.iter().position(|r| r == rt);
@@ -104,14 +105,6 @@ pub fn p99_at_equal_load(summary: &Summary) -> Result<Option<Chart>, ReportError
             label: format::rps,
         },
     )
-}
-
-fn group_label(group: &str, payload: Option<i64>) -> String {
-    match payload {
-        Some(_) if group.split(',').count() == 1 => payload_label(payload),
-        _ if group.is_empty() => "all cells".to_string(),
-        _ => group.replace(',', ", "),
-    }
 }
 
 /// One line per runtime that has points, in the summary's runtime order.

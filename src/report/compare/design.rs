@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::stats::effect::{MAX_REPEATS, detectable_change, repeats_needed_with_runs};
 use crate::stats::spread::median;
-use crate::stats::{ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
+use crate::stats::{Better, ConfigJudged, Metric, POWER, Rule, RunNoise, RunRepeats};
 
 /// One runtime and metric.
 #[derive(Debug, Clone, Serialize)]
@@ -20,10 +20,12 @@ pub struct DesignRow {
     /// Median usable repeats per configuration on each side.
     pub a_repeats: usize,
     pub b_repeats: usize,
-    /// The smallest relative change detectable in one configuration (80%
-    /// power, at Holm's strictest level), for the runtime's least sensitive
-    /// configuration: the one whose verdict decides "inconclusive". Its
-    /// other configurations can see as small a change or smaller.
+    /// The smallest change for the worse detectable in one configuration
+    /// (80% power, at Holm's strictest level), for the runtime's least
+    /// sensitive configuration: the one whose verdict decides
+    /// "inconclusive". Its other configurations can see as small a change
+    /// or smaller. Stated the way it can happen ([`worse_change`]): a
+    /// throughput loss (a fraction, below 1), a latency increase (any size).
     pub detectable: Option<f64>,
     /// The threshold of this metric, and the repeats per side needed to
     /// detect it (`None`: more than [`MAX_REPEATS`], or no noise estimate).
@@ -62,7 +64,8 @@ pub fn design(
                 .iter()
                 .filter(|c| c.runtime == runtime)
                 .filter_map(|c| c.metrics[metric as usize].detectable)
-                .reduce(f64::max);
+                .reduce(f64::max)
+                .map(|change| worse_change(metric, change));
             // The run-level part of a log ratio's variance, largest over the
             // runtime's configurations: it does not shrink with repeats.
             let run_level = judged
@@ -81,8 +84,10 @@ pub fn design(
                 })
                 .max_by(|x, y| x.1.total_cmp(&y.1));
             let run_var = run_level.map_or(0.0, |r| r.1);
-            let limited_by_runs =
-                detectable_change(run_var.sqrt(), 1e6, strictest, POWER) > threshold;
+            let limited_by_runs = worse_change(
+                metric,
+                detectable_change(run_var.sqrt(), 1e6, strictest, POWER),
+            ) > threshold;
             let needed = match (pa, pb) {
                 (Some(pa), Some(pb)) if !limited_by_runs => repeats_needed_with_runs(
                     pa,
@@ -114,6 +119,20 @@ pub fn design(
     rows
 }
 
+/// A detectable change the way it can happen for the metric, from
+/// `detectable_change`'s `exp(k) - 1` (k the detectable log ratio): a
+/// throughput loss is `1 - exp(-k)`, so it stays below 100% however noisy
+/// the runs (a "loss of 2933.9%" cannot happen: it is a ratio of x0.033); a
+/// latency increase is `exp(k) - 1` and can exceed 100%. Thresholds are read
+/// the same way (`--threshold 5%`: 5% less throughput; `--latency-threshold
+/// 10%`: 10% more latency).
+pub fn worse_change(metric: Metric, change: f64) -> f64 {
+    match metric.better() {
+        Better::Higher => change / (1.0 + change),
+        Better::Lower => change,
+    }
+}
+
 fn repeats_of(run: &RunRepeats, runtime: &str) -> usize {
     let counts: Vec<f64> = run
         .values()
@@ -121,4 +140,20 @@ fn repeats_of(run: &RunRepeats, runtime: &str) -> usize {
         .map(|c| c.usable() as f64)
         .collect();
     median(&counts).map_or(0, |m| m.round() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_throughput_loss_stays_below_100_percent_a_latency_increase_does_not() {
+        // exp(k) - 1 = 29.339 is a ratio of x0.033 for throughput: a 96.7% loss.
+        let loss = worse_change(Metric::Throughput, 29.339);
+        assert!((loss - 0.96704).abs() < 1e-4, "{loss}");
+        assert!(worse_change(Metric::Throughput, 1e9) < 1.0);
+        assert_eq!(worse_change(Metric::P99, 1.835), 1.835);
+        // Small changes read nearly the same either way.
+        assert!((worse_change(Metric::Throughput, 0.05) - 0.047619).abs() < 1e-6);
+    }
 }

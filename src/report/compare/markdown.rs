@@ -3,18 +3,54 @@
 //! ratio and interval of each metric.
 use super::{CellChange, Comparison, DesignRow, Outcome};
 use crate::report::analysis::format;
-use crate::stats::{Judged, Metric, Verdict};
+use crate::stats::{Better, Judged, Metric, Verdict};
 
 fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
     v.map_or_else(|| format::MISSING.to_string(), f)
 }
 
-/// A regression is bold, so it stands out in a long table.
-fn verdict(v: Verdict) -> String {
+/// A regression is bold, so it stands out in a long table; a verdict that
+/// could not tell says why on its line, from the design row of its runtime
+/// and metric (docs/compare.md has the rule; the line says what would
+/// settle the question): the run-level noise alone reaching the threshold
+/// (more repeats cannot help, more runs of history can), or repeats too few
+/// for their noise.
+fn verdict(j: &Judged, design: Option<&DesignRow>, floor: bool) -> String {
+    let v = j.verdict;
     if v.is_regression() {
-        format!("**{}**", v.label())
-    } else {
-        v.label().to_string()
+        return format!("**{}**", v.label());
+    }
+    match (v, design) {
+        (Verdict::Inconclusive, Some(d)) => {
+            let size = match d.metric.better() {
+                Better::Higher => format!("a {} loss", format::pct(d.threshold, 1, false)),
+                Better::Lower => format!("a {} increase", format::pct(d.threshold, 1, false)),
+            };
+            let why = if d.limited_by_runs {
+                format!(
+                    "the run-level noise ({} per run{}) alone reaches it: more runs of history \
+                     would settle it, more repeats would not",
+                    opt(d.run_noise, |v| format::pct(v, 1, false)),
+                    if floor { ", the stated floor" } else { "" }
+                )
+            } else {
+                match d.repeats_needed {
+                    Some(n) => format!("too few repeats for their noise (need >= {n} per side)"),
+                    None => format!(
+                        "too few repeats for their noise (more than {} per side)",
+                        crate::stats::MAX_REPEATS
+                    ),
+                }
+            };
+            format!("inconclusive: the interval still reaches {size}; {why}")
+        }
+        (Verdict::Insufficient, _) if j.a_repeats == 0 || j.b_repeats == 0 => {
+            "insufficient data: no usable repeat on a side".to_string()
+        }
+        (Verdict::Insufficient, _) => {
+            "insufficient data: no noise estimate (one repeat on each side)".to_string()
+        }
+        _ => v.label().to_string(),
     }
 }
 
@@ -27,20 +63,41 @@ fn ratio(j: &Judged) -> String {
 }
 
 /// `A -> B, ratio [CI], p, verdict` cells of one judged metric.
-fn metric_columns(j: &Judged, value: fn(f64) -> String) -> [String; 5] {
+fn metric_columns(
+    j: &Judged,
+    design: Option<&DesignRow>,
+    floor: bool,
+    value: fn(f64) -> String,
+) -> [String; 5] {
     [
         opt(j.a_mean, value),
         opt(j.b_mean, value),
         ratio(j),
         opt(j.p_worse, |p| format!("{p:.4}")),
-        verdict(j.verdict),
+        verdict(j, design, floor),
     ]
 }
 
-fn row(cell: &CellChange) -> String {
+fn row(c: &Comparison, cell: &CellChange) -> String {
+    let design = |metric: Metric| {
+        c.design
+            .iter()
+            .find(|d| d.runtime == cell.runtime && d.metric == metric)
+    };
+    let floor = c.run_level.history_runs < 3;
     let mut cols = vec![format!("`{}`", cell.config_id)];
-    cols.extend(metric_columns(&cell.throughput, format::rps));
-    cols.extend(metric_columns(&cell.p99, format::ms));
+    cols.extend(metric_columns(
+        &cell.throughput,
+        design(Metric::Throughput),
+        floor,
+        format::rps,
+    ));
+    cols.extend(metric_columns(
+        &cell.p99,
+        design(Metric::P99),
+        floor,
+        format::ms,
+    ));
     cols.push(ratio(&cell.p50));
     cols.push(format!(
         "{}+{}",
@@ -106,6 +163,12 @@ fn design_row(d: &DesignRow) -> String {
         Metric::P50 => "p50",
         Metric::P99 => "p99",
     };
+    // The direction of "worse": a throughput loss (at most 100%), a
+    // latency increase (any size).
+    let worse = |v: f64| match d.metric.better() {
+        Better::Higher => format!("-{}", format::pct(v, 1, false)),
+        Better::Lower => format!("+{}", format::pct(v, 1, false)),
+    };
     format!(
         "| {} | {metric} | {} | {} | {}+{} | {} | {} | {need} |\n",
         d.runtime,
@@ -113,8 +176,9 @@ fn design_row(d: &DesignRow) -> String {
         opt(d.b_noise, |v| format::pct(v, 1, false)),
         d.a_repeats,
         d.b_repeats,
-        opt(d.detectable, |v| format::pct(v, 1, false)),
-        format::pct(d.threshold, 1, false),
+        d.detectable
+            .map_or_else(|| format::MISSING.to_string(), worse),
+        worse(d.threshold),
     )
 }
 
@@ -212,7 +276,7 @@ pub fn markdown(c: &Comparison) -> String {
     );
     out.push_str("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|\n");
     for cell in &c.cells {
-        out.push_str(&row(cell));
+        out.push_str(&row(c, cell));
     }
     for (label, ids) in [("only in A", &c.only_in_a), ("only in B", &c.only_in_b)] {
         if !ids.is_empty() {

@@ -60,10 +60,11 @@ struct Panel {
 
 fn configurations(history: &History) -> Result<Vec<ConfigCharts>, ReportError> {
     let mut configs: Vec<ConfigCharts> = Vec::new();
+    let axis = chart::TimeAxis::of(&history.runs);
     for (i, s) in history.series.iter().enumerate() {
         let panel = Panel {
             series: i,
-            svg: chart::trend(s, history.runs.len())?,
+            svg: chart::trend(s, &axis)?,
         };
         match configs.last_mut() {
             Some(c) if c.config_id == s.config_id => c.panels.push(panel),

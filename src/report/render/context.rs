@@ -50,9 +50,21 @@ struct Data<'a> {
     /// Some point has axes beyond payload and concurrency (a scenario, `log`,
     /// `jdk`...): the wins and pivot tables then name them in a column.
     axes_beyond_load: bool,
+    /// Some point has axes beyond payload, concurrency and scenario: the
+    /// peak table names them in an `axes` column.
+    peak_axes: bool,
+    /// Payload is an axis of the run: the tables give it a column (an
+    /// endpoint axis is not a payload, and a column of "—" says nothing).
+    payload_axis: bool,
+    /// More than one runtime was measured: the sections that compare
+    /// runtimes (wins, winner per cell) are shown; with one there is
+    /// nothing to compare.
+    compares_runtimes: bool,
     /// Runtimes with measurements, in configuration order, and the payloads.
     runtimes: &'a [String],
     payloads: &'a [Option<i64>],
+    /// The points of the axes other than concurrency (one chart panel each).
+    panels: &'a [String],
 }
 
 /// The generation time, RFC 3339 UTC (the one volatile part of a report).
@@ -120,8 +132,12 @@ pub fn build(
             .cells
             .iter()
             .any(|c| !crate::report::analysis::format::beyond_load(&c.axes).is_empty()),
+        peak_axes: summary.peaks.iter().any(|p| !p.axes.is_empty()),
+        payload_axis: summary.payloads.iter().any(Option::is_some),
+        compares_runtimes: summary.runtimes.len() > 1,
         runtimes: &summary.runtimes,
         payloads: &summary.payloads,
+        panels: &summary.panels,
     };
     // SVG from plotters is trusted markup (it escapes its own text), so it is
     // marked safe; everything else goes through auto-escaping.

@@ -7,6 +7,19 @@ use serde::Serialize;
 use crate::report::analysis::format::pct;
 use crate::stats::findings::{Answer, Family, Lead, MAX_REPEATS, Measure, SMALL_CHANGE, Scope};
 
+/// An interval whose upper end is more than this many times its lower end
+/// is too wide to say anything: it cannot rule out a difference of
+/// sqrt(10) = 3.2x on at least one side, so printing it (a --quick run's
+/// `2.38x [0.002, 2618.00]`) reads as a result where there is none. Such
+/// an interval is not stated: the sentence says what would decide the
+/// question instead (the repeats at this run's noise, longer windows).
+pub const TOO_WIDE: f64 = 10.0;
+
+/// Whether the interval [lo, hi] is too wide to state ([`TOO_WIDE`]).
+pub fn too_wide(lo: f64, hi: f64) -> bool {
+    !(lo > 0.0 && hi / lo <= TOO_WIDE)
+}
+
 /// What a finding states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -19,7 +32,8 @@ pub enum Kind {
     LeadAt,
     /// The interval lies within [`SMALL_CHANGE`] either way.
     Within,
-    /// The interval is too wide to tell: with what would decide it.
+    /// The interval includes 1 (and is not within): with what would decide
+    /// it, and without the interval when it is [`too_wide`] to say anything.
     Undecided,
     /// Three or more runtimes, no two of them told apart (or within).
     Tie,
@@ -40,8 +54,9 @@ pub struct Finding {
     pub ratio: Option<f64>,
     pub lo: f64,
     pub hi: f64,
-    /// Repeats per configuration that would decide an undecided pair at
-    /// this run's noise; `None` otherwise, or beyond 50.
+    /// Repeats per configuration that would decide an undecided pair (or
+    /// the over-every-point part of a lead-at whose interval is
+    /// [`too_wide`]) at this run's noise; `None` otherwise, or beyond 50.
     pub repeats_needed: Option<u32>,
     /// The leads it states over every point, as `[better, worse]` pairs
     /// (one for a lead, every pair across for a group lead; none otherwise):
@@ -60,18 +75,24 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
     let mut repeats_needed = None;
     let (kind, text) = match (all.lead(), leads_a && leads_b) {
         (_, true) => (Kind::Crossover, crossover(measure, &decided)),
-        (Lead::Open, false) if !decided.is_empty() => (
-            Kind::LeadAt,
-            format!(
-                "{}; over every point both ran they cannot be told apart ({}).",
-                decided
-                    .iter()
-                    .map(|l| versus_at(l))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                ratio_words(all)
-            ),
-        ),
+        (Lead::Open, false) if !decided.is_empty() => {
+            let overall = if too_wide(all.effect.lo, all.effect.hi) {
+                let target = (all.effect.ratio - 1.0).abs().max(SMALL_CHANGE);
+                repeats_needed = all.repeats_for(target, family.tests());
+                format!(
+                    "over every point both ran this run cannot compare them: its interval is {}; {}",
+                    WIDE_WORDS,
+                    decide_words(target, repeats_needed, all.repeats)
+                )
+            } else {
+                format!(
+                    "over every point both ran they cannot be told apart ({})",
+                    ratio_words(all)
+                )
+            };
+            let at: Vec<String> = decided.iter().map(|l| versus_at(l)).collect();
+            (Kind::LeadAt, format!("{}; {overall}.", at.join("; ")))
+        }
         (Lead::Open, false) if all.within() => (
             Kind::Within,
             format!(
@@ -84,15 +105,21 @@ pub fn pair_finding(family: &Family, a: &str, b: &str, measure: Measure) -> Opti
         (Lead::Open, false) => {
             let target = (all.effect.ratio - 1.0).abs().max(SMALL_CHANGE);
             repeats_needed = all.repeats_for(target, family.tests());
-            (
-                Kind::Undecided,
+            let decide = decide_words(target, repeats_needed, all.repeats);
+            let text = if too_wide(all.effect.lo, all.effect.hi) {
                 format!(
-                    "`{a}` and `{b}` cannot be told apart on {} here ({}); {}.",
+                    "This run cannot compare `{a}` and `{b}` on {}: its interval is {WIDE_WORDS}; \
+                     {decide}.",
+                    measure.label()
+                )
+            } else {
+                format!(
+                    "`{a}` and `{b}` cannot be told apart on {} here ({}); {decide}.",
                     measure.label(),
-                    ratio_words(all),
-                    decide_words(target, repeats_needed, all.repeats)
-                ),
-            )
+                    ratio_words(all)
+                )
+            };
+            (Kind::Undecided, text)
         }
         (_, false) => (
             Kind::Lead,
@@ -125,6 +152,19 @@ pub fn tie_finding(members: &[String], measure: Measure, pairs: &[Finding]) -> F
     let ratios = pairs.iter().filter_map(|f| f.ratio).map(|r| r.max(1.0 / r));
     let most = ratios.fold(1.0, f64::max);
     let (lo, hi) = widest(pairs.iter().map(|f| (f.lo, f.hi)));
+    if pairs.iter().any(|f| too_wide(f.lo, f.hi)) {
+        return open_group(
+            members,
+            measure,
+            pairs,
+            format!(
+                "This run cannot compare {} on {}: the intervals of some of the pairs are \
+                 {WIDE_WORDS}",
+                names(members),
+                measure.label()
+            ),
+        );
+    }
     open_group(
         members,
         measure,
@@ -148,6 +188,11 @@ pub fn open_pairs_finding(members: &[String], measure: Measure, pairs: &[Finding
         .iter()
         .filter_map(|f| {
             let [a, b] = [f.runtimes.first()?, f.runtimes.get(1)?];
+            if too_wide(f.lo, f.hi) {
+                return Some(format!(
+                    "`{b}`/`{a}` (its interval too wide to say anything)"
+                ));
+            }
             Some(ratio_text(b, a, f.ratio?, f.lo, f.hi))
         })
         .collect();
@@ -365,6 +410,10 @@ fn versus_at(answer: &Answer) -> String {
     format!("{} at {place}", versus(answer))
 }
 
+/// Why a [`too_wide`] interval is not stated.
+const WIDE_WORDS: &str = "too wide to say anything (upper end more than 10x the lower: \
+                          docs/findings.md)";
+
 /// What would decide an open pair, at this run's noise.
 fn decide_words(target: f64, needed: Option<u32>, now: usize) -> String {
     let size = if target > SMALL_CHANGE {
@@ -462,6 +511,7 @@ mod tests {
             open("b", "c", Some(9)),
         ];
         let tie = tie_finding(&members, Measure::Throughput, &pairs);
+        assert!(tie.text.contains("(every interval within [0.81, 1.17])"));
         assert!(tie.text.contains("more than 50 repeats"), "{}", tie.text);
         assert_eq!(tie.repeats_needed, None);
         let reachable = [open("a", "b", Some(24)), open("b", "c", Some(9))];
@@ -469,5 +519,42 @@ mod tests {
         assert!(listed.text.starts_with("These pairs cannot be told apart on throughput here: `b`/`a` 0.97x [0.81, 1.17], `c`/`b`"), "{}", listed.text);
         assert!(listed.text.contains("about 24 repeats"), "{}", listed.text);
         assert_eq!(listed.repeats_needed, Some(24));
+    }
+
+    #[test]
+    fn an_interval_too_wide_to_say_anything_is_not_stated() {
+        assert!(!too_wide(0.54, 2.32));
+        assert!(!too_wide(0.5, 5.0));
+        assert!(too_wide(0.068, 12.04));
+        assert!(too_wide(0.002, 2618.0));
+        assert!(too_wide(0.0, 1.5));
+        let members: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let wide = Finding {
+            lo: 0.002,
+            hi: 2618.0,
+            ..open("a", "c", Some(15))
+        };
+        let pairs = [
+            open("a", "b", Some(24)),
+            wide.clone(),
+            open("b", "c", Some(9)),
+        ];
+        let tie = tie_finding(&members, Measure::Throughput, &pairs);
+        assert!(
+            tie.text.starts_with("This run cannot compare `a`, `b` and `c` on throughput: the intervals of some of the pairs are too wide"),
+            "{}",
+            tie.text
+        );
+        assert!(!tie.text.contains("2618"), "{}", tie.text);
+        assert!(tie.text.contains("about 24 repeats"), "{}", tie.text);
+        let listed = open_pairs_finding(&members, Measure::Throughput, &[wide]);
+        assert!(
+            listed
+                .text
+                .contains("`c`/`a` (its interval too wide to say anything)"),
+            "{}",
+            listed.text
+        );
+        assert!(!listed.text.contains("2618"), "{}", listed.text);
     }
 }

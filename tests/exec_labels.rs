@@ -78,7 +78,7 @@ fn a_labelled_run_records_its_labels_and_each_runtimes_commit() {
             "--label",
             "commit=abc123",
             "--label",
-            "ticket=PERF-7",
+            "ticket=<b>PERF-7</b>",
         ])
         .arg(&spec)
         .output()
@@ -90,7 +90,7 @@ fn a_labelled_run_records_its_labels_and_each_runtimes_commit() {
             .unwrap();
     assert_eq!(
         env["labels"],
-        serde_json::json!({ "commit": "abc123", "ticket": "PERF-7" })
+        serde_json::json!({ "commit": "abc123", "ticket": "<b>PERF-7</b>" })
     );
     assert_eq!(
         env["sources"],
@@ -98,6 +98,23 @@ fn a_labelled_run_records_its_labels_and_each_runtimes_commit() {
             "commit": head, "describe": "v1.4.0", "subject": "serve /work faster", "dirty": true
         } })
     );
+    // The report says what the run measured, near its top.
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        md.contains("Labels: `commit=abc123`, `ticket=<b>PERF-7</b>`."),
+        "{md}"
+    );
+    let source = format!(
+        "Sources: tracked at `v1.4.0` ({}, with uncommitted changes).",
+        &head[..12]
+    );
+    assert!(md.contains(&source), "{md}");
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        html.contains("<code>ticket=&lt;b&gt;PERF-7&lt;&#x2f;b&gt;</code>"),
+        "{html}"
+    );
+    assert!(!html.contains("<b>PERF-7</b>"));
 }
 
 #[test]

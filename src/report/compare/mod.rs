@@ -246,6 +246,33 @@ pub fn compare_history_command(
     options: &CompareOptions,
 ) -> Result<CompareOutcome, ReportError> {
     let sides = baseline::against_history(path, options)?;
+    judge_against_history(sides, options, Vec::new())
+}
+
+/// `runner compare --baseline history --store URL PATH`: the newest run of
+/// the experiment of PATH (a name, its folder or its newest run) on its
+/// host, judged against that host's history in the store, by the same code.
+pub fn compare_history_store_command(
+    url: &crate::store::StoreUrl,
+    path: &Path,
+    options: &CompareOptions,
+    catch_up: &[std::path::PathBuf],
+) -> Result<CompareOutcome, ReportError> {
+    let history_error = |e| ReportError::History(Box::new(e));
+    let experiment = crate::report::history::hosts::experiment_name(path);
+    let (sources, messages) =
+        crate::report::history::hosts::stored_sources(url, &experiment, catch_up)
+            .map_err(history_error)?;
+    let newest_host = sources.first().expect("stored_sources refuses an empty store");
+    let sides = baseline::against_history_from(newest_host, None, options)?;
+    judge_against_history(sides, options, messages)
+}
+
+fn judge_against_history(
+    sides: baseline::AgainstHistory,
+    options: &CompareOptions,
+    warnings: Vec<String>,
+) -> Result<CompareOutcome, ReportError> {
     let comparison = compare(
         Sides {
             a: &sides.a,
@@ -257,7 +284,7 @@ pub fn compare_history_command(
         options,
         Vec::new(),
     );
-    Ok(render(&comparison, options, Vec::new()))
+    Ok(render(&comparison, options, warnings))
 }
 
 fn render(

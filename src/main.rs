@@ -218,7 +218,9 @@ fn store_command(command: StoreCommand) -> ExitCode {
         }
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    ExitCode::from(runner::app::store::import_command(&url, &dirs, &mut out, &mut err))
+    ExitCode::from(runner::app::store::import_command(
+        &url, &dirs, &mut out, &mut err,
+    ))
 }
 
 // ---- end of the results store's part ----
@@ -499,9 +501,10 @@ fn history(
                     for m in messages {
                         eprintln!("{m}");
                     }
-                    match hosts {
-                        Some(Hosts::All) => by_host::across_hosts_command(&sources, options),
-                        None => history_command(&sources[0], options),
+                    match (hosts, sources.first()) {
+                        (_, None) => Err(by_host::not_in_store(&url, &experiment)),
+                        (Some(Hosts::All), _) => by_host::across_hosts_command(&sources, options),
+                        (None, Some(newest_host)) => history_command(newest_host, options),
                     }
                 },
             )

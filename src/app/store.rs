@@ -53,7 +53,12 @@ pub fn index_after_run(url: &StoreUrl, outcome: &RunOutcome, err: &mut dyn Write
 }
 
 /// `runner store import URL DIR...`: exit 0 when every run was indexed, 2 otherwise.
-pub fn import_command(url: &StoreUrl, dirs: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+pub fn import_command(
+    url: &StoreUrl,
+    dirs: &[PathBuf],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
     let report = Store::open(url).and_then(|mut store| store.import(dirs));
     match report {
         Ok(report) => {
@@ -61,10 +66,18 @@ pub fn import_command(url: &StoreUrl, dirs: &[PathBuf], out: &mut dyn Write, err
                 let _ = writeln!(out, "added {}", dir.display());
             }
             for dir in &report.replaced {
-                let _ = writeln!(out, "replaced {} (it was in the store already)", dir.display());
+                let _ = writeln!(
+                    out,
+                    "replaced {} (it was in the store already)",
+                    dir.display()
+                );
             }
             for (dir, state) in &report.not_complete {
-                let _ = writeln!(err, "note: {} left out: not complete ({state})", dir.display());
+                let _ = writeln!(
+                    err,
+                    "note: {} left out: not complete ({state})",
+                    dir.display()
+                );
             }
             let _ = writeln!(
                 out,

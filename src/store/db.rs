@@ -102,8 +102,7 @@ impl Db {
                 Ok(Db::Sqlite(conn))
             }
             StoreUrl::Postgres(raw) => {
-                let mut config: postgres::Config =
-                    raw.parse().map_err(|e| fail(scrub(url, e)))?;
+                let mut config: postgres::Config = raw.parse().map_err(|e| fail(scrub(url, e)))?;
                 if config.get_connect_timeout().is_none() {
                     config.connect_timeout(std::time::Duration::from_secs(10));
                 }
@@ -126,7 +125,10 @@ impl Db {
     pub fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, String> {
         match self {
             Db::Sqlite(c) => c
-                .execute(sql, rusqlite::params_from_iter(params.iter().map(SqliteValue)))
+                .execute(
+                    sql,
+                    rusqlite::params_from_iter(params.iter().map(SqliteValue)),
+                )
                 .map(|n| n as u64)
                 .map_err(|e| e.to_string()),
             Db::Postgres(c) => {
@@ -235,10 +237,31 @@ fn pg_params(params: &[Value]) -> Vec<Box<dyn postgres::types::ToSql + Sync>> {
                 Value::Text(s) => Box::new(s.clone()),
                 Value::Int(i) => Box::new(*i),
                 Value::Real(r) => Box::new(*r),
-                Value::Null => Box::new(Option::<String>::None),
+                Value::Null => Box::new(PgNull),
             }
         })
         .collect()
+}
+
+/// SQL NULL for a column of any type (an `Option<String>` would be refused
+/// by a BIGINT column).
+#[derive(Debug)]
+struct PgNull;
+
+impl postgres::types::ToSql for PgNull {
+    fn to_sql(
+        &self,
+        _: &postgres::types::Type,
+        _: &mut bytes::BytesMut,
+    ) -> Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(postgres::types::IsNull::Yes)
+    }
+
+    fn accepts(_: &postgres::types::Type) -> bool {
+        true
+    }
+
+    postgres::types::to_sql_checked!();
 }
 
 fn pg_row(row: &postgres::Row) -> Vec<Value> {
@@ -252,9 +275,11 @@ fn pg_row(row: &postgres::Row) -> Vec<Value> {
                 row.get::<_, Option<i32>>(i)
                     .map_or(Value::Null, |v| Value::Int(i64::from(v)))
             } else if *ty == Type::FLOAT8 {
-                row.get::<_, Option<f64>>(i).map_or(Value::Null, Value::Real)
+                row.get::<_, Option<f64>>(i)
+                    .map_or(Value::Null, Value::Real)
             } else {
-                row.get::<_, Option<String>>(i).map_or(Value::Null, Value::Text)
+                row.get::<_, Option<String>>(i)
+                    .map_or(Value::Null, Value::Text)
             }
         })
         .collect()

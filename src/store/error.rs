@@ -31,7 +31,9 @@ pub enum StoreError {
     )]
     NewerSchema { url: String, found: i64, known: i64 },
 
-    #[error("{path}: cannot read the run to index it: {detail}; fix the run directory or leave it out")]
+    #[error(
+        "{path}: cannot read the run to index it: {detail}; fix the run directory or leave it out"
+    )]
     Run { path: PathBuf, detail: String },
 
     #[error("{path}: cannot list it: {source}; check that it exists and is readable")]

@@ -53,7 +53,9 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), StoreE
 /// The run's state from status.json; `None` when it cannot be read.
 fn state_of(dir: &Path) -> Option<RunState> {
     let text = std::fs::read_to_string(dir.join(STATUS_FILE)).ok()?;
-    serde_json::from_str::<RunStatus>(&text).ok().map(|s| s.state)
+    serde_json::from_str::<RunStatus>(&text)
+        .ok()
+        .map(|s| s.state)
 }
 
 impl Store {

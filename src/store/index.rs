@@ -11,12 +11,12 @@ use crate::results::rows::derived_rates::DERIVED_RATES_FILE;
 use crate::results::rows::profiles::PROFILES_FILE;
 use crate::results::rows::training::TRAINING_DIR;
 use crate::results::{
-    CONFIGURATIONS_FILE, ENVIRONMENT_FILE, LIFECYCLE_FILE, MEASUREMENTS_FILE, NMT_FILE,
-    PLAN_FILE, REPEATS_FILE, RunData, STATUS_FILE,
+    CONFIGURATIONS_FILE, ENVIRONMENT_FILE, LIFECYCLE_FILE, MEASUREMENTS_FILE, NMT_FILE, PLAN_FILE,
+    REPEATS_FILE, RunData, STATUS_FILE,
 };
+use crate::store::Store;
 use crate::store::db::Value;
 use crate::store::error::StoreError;
-use crate::store::Store;
 
 /// Written by `runner report` beside the tables (report::FINDINGS_FILE; the
 /// store sits below report, so the name is repeated here and a test holds
@@ -87,7 +87,10 @@ impl Store {
         let absolute = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
         self.transaction("indexing a run", |db| {
             let existed = !db
-                .query("SELECT run_key FROM runs WHERE run_key = ?", &[key.as_str().into()])?
+                .query(
+                    "SELECT run_key FROM runs WHERE run_key = ?",
+                    &[key.as_str().into()],
+                )?
                 .is_empty();
             for table in ["runs", "run_files", "configurations", "repeats"] {
                 db.execute(
@@ -125,7 +128,11 @@ impl Store {
             for (name, body) in &files {
                 db.execute(
                     "INSERT INTO run_files (run_key, name, body) VALUES (?, ?, ?)",
-                    &[key.as_str().into(), name.as_str().into(), body.as_str().into()],
+                    &[
+                        key.as_str().into(),
+                        name.as_str().into(),
+                        body.as_str().into(),
+                    ],
                 )?;
             }
             let mut seen = std::collections::BTreeSet::new();

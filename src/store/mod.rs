@@ -41,7 +41,8 @@ impl Store {
             url: url.clone(),
             db: Db::connect(url)?,
         };
-        let found = schema::applied(&mut store.db).map_err(|e| store.query_error("reading the schema version", e))?;
+        let found = schema::applied(&mut store.db)
+            .map_err(|e| store.query_error("reading the schema version", e))?;
         if found > schema::latest() {
             return Err(StoreError::NewerSchema {
                 url: url.masked(),
@@ -79,9 +80,7 @@ impl Store {
         during: &str,
         body: impl FnOnce(&mut Db) -> Result<T, String>,
     ) -> Result<T, StoreError> {
-        self.db
-            .begin()
-            .map_err(|e| self.query_error(during, e))?;
+        self.db.begin().map_err(|e| self.query_error(during, e))?;
         match body(&mut self.db) {
             Ok(value) => {
                 self.db.commit().map_err(|e| self.query_error(during, e))?;

@@ -54,11 +54,18 @@ impl CatchUp {
         let mut out: Vec<String> = self
             .indexed
             .iter()
-            .map(|d| format!("store: indexed {} (it was not yet in the store)", d.display()))
+            .map(|d| {
+                format!(
+                    "store: indexed {} (it was not yet in the store)",
+                    d.display()
+                )
+            })
             .collect();
-        out.extend(self.failed.iter().map(|(d, e)| {
-            format!("warning: store: {} still not indexed: {e}", d.display())
-        }));
+        out.extend(
+            self.failed
+                .iter()
+                .map(|(d, e)| format!("warning: store: {} still not indexed: {e}", d.display())),
+        );
         out
     }
 }

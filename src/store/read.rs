@@ -41,8 +41,8 @@ impl Store {
             .map_err(|e| self.query_error("reading the runs' files", e))?;
         let mut sets: BTreeMap<String, RunFileSet> = BTreeMap::new();
         for row in files {
-            let [Value::Text(key), Value::Text(name), Value::Text(body)] = <[Value; 3]>::try_from(row)
-                .unwrap_or([Value::Null, Value::Null, Value::Null])
+            let [Value::Text(key), Value::Text(name), Value::Text(body)] =
+                <[Value; 3]>::try_from(row).unwrap_or([Value::Null, Value::Null, Value::Null])
             else {
                 continue;
             };
@@ -50,7 +50,12 @@ impl Store {
         }
         let mut hosts: Vec<HostRuns> = Vec::new();
         for row in runs {
-            let text = |i: usize| row.get(i).and_then(Value::text).unwrap_or_default().to_string();
+            let text = |i: usize| {
+                row.get(i)
+                    .and_then(Value::text)
+                    .unwrap_or_default()
+                    .to_string()
+            };
             let (key, run_id, host, hostname, dir) = (text(0), text(1), text(2), text(3), text(4));
             let mut set = sets.remove(&key).unwrap_or_default();
             set.dir = PathBuf::from(dir);

@@ -116,7 +116,9 @@ mod tests {
             StoreUrl::parse("sqlite://rel/r.db").unwrap(),
             StoreUrl::Sqlite("rel/r.db".into())
         );
-        let err = StoreUrl::parse("mysql://u:CANARY123@h/db").unwrap_err().to_string();
+        let err = StoreUrl::parse("mysql://u:CANARY123@h/db")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("mysql://u:***@h/db"), "{err}");
         assert!(StoreUrl::parse("sqlite:").is_err());
     }

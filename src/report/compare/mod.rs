@@ -263,7 +263,12 @@ pub fn compare_history_store_command(
     let (sources, messages) =
         crate::report::history::hosts::stored_sources(url, &experiment, catch_up)
             .map_err(history_error)?;
-    let newest_host = sources.first().expect("stored_sources refuses an empty store");
+    let Some(newest_host) = sources.first() else {
+        return Err(history_error(crate::report::history::hosts::not_in_store(
+            url,
+            &experiment,
+        )));
+    };
     let sides = baseline::against_history_from(newest_host, None, options)?;
     judge_against_history(sides, options, messages)
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{HistoryError, HistoryFormat, HistoryOptions, HistoryOutcome, RunSource, analyse_source};
+use super::{
+    HistoryError, HistoryFormat, HistoryOptions, HistoryOutcome, RunSource, analyse_source,
+};
 use crate::results::model::{RunStatus, STATUS_FILE};
 use crate::store::{HostRuns, Store, StoreUrl};
 
@@ -19,14 +21,15 @@ pub fn experiment_name(arg: &Path) -> String {
         .and_then(|text| serde_json::from_str::<RunStatus>(&text).ok());
     match status {
         Some(status) => status.experiment,
-        None => arg
-            .file_name()
-            .map_or_else(|| arg.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        None => arg.file_name().map_or_else(
+            || arg.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
     }
 }
 
 /// The store's runs of `experiment`, one source per host, the newest
-/// run's host first. Before reading, runs under `catch_up` still marked as
+/// run's host first (none: [`not_in_store`]). Before reading, runs under `catch_up` still marked as
 /// not indexed are indexed; what that did is in the returned messages.
 pub fn stored_sources(
     url: &StoreUrl,
@@ -36,21 +39,29 @@ pub fn stored_sources(
     let mut store = Store::open(url)?;
     let messages = store.catch_up(catch_up).messages();
     let hosts = store.runs_of(experiment)?;
-    if hosts.is_empty() {
-        return Err(HistoryError::NotInStore {
-            store: url.masked(),
-            experiment: experiment.to_string(),
-        });
-    }
     let sources = hosts
         .into_iter()
-        .map(|HostRuns { host_id, hostname, runs }| RunSource::Stored {
-            experiment: experiment.to_string(),
-            origin: format!("{url}, host {hostname} ({host_id})"),
-            runs,
-        })
+        .map(
+            |HostRuns {
+                 host_id,
+                 hostname,
+                 runs,
+             }| RunSource::Stored {
+                experiment: experiment.to_string(),
+                origin: format!("{url}, host {hostname} ({host_id})"),
+                runs,
+            },
+        )
         .collect();
     Ok((sources, messages))
+}
+
+/// The error for an experiment the store has no run of.
+pub fn not_in_store(url: &StoreUrl, experiment: &str) -> HistoryError {
+    HistoryError::NotInStore {
+        store: url.masked(),
+        experiment: experiment.to_string(),
+    }
 }
 
 /// One configuration and metric on every host: the newest point and its verdict.
@@ -97,7 +108,7 @@ pub fn across_hosts(
         view.hosts.push(
             history
                 .dir
-                .rsplit_once("host ")
+                .rsplit_once(", host ")
                 .map_or(history.dir.clone(), |(_, h)| h.to_string()),
         );
         view.exit_code = view.exit_code.max(history.exit_code);

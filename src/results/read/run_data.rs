@@ -9,9 +9,9 @@ use crate::results::model::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsRow,
     RunStatus, STATUS_FILE, TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
-use crate::results::read::run_read_error::RunReadError;
 use crate::results::read::csv_read::read_csv_text;
 use crate::results::read::run_files::{RunFiles, RunFolder};
+use crate::results::read::run_read_error::RunReadError;
 use crate::results::read::training_view::{TrainingView, trainings_in};
 use crate::results::read_csv;
 use crate::results::rows::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
@@ -69,11 +69,8 @@ impl RunData {
     /// results store's copy): one reader, so both give the same `RunData`.
     pub fn from_files(files: &dyn RunFiles) -> Result<Self, RunReadError> {
         let dir = files.dir();
-        let status: RunStatus = read_json(
-            files,
-            STATUS_FILE,
-            "status.json, written when a run starts",
-        )?;
+        let status: RunStatus =
+            read_json(files, STATUS_FILE, "status.json, written when a run starts")?;
         let environment: Environment = read_json(
             files,
             ENVIRONMENT_FILE,
@@ -120,11 +117,7 @@ impl RunData {
     }
 }
 
-fn read_text(
-    files: &dyn RunFiles,
-    name: &str,
-    what: &'static str,
-) -> Result<String, RunReadError> {
+fn read_text(files: &dyn RunFiles, name: &str, what: &'static str) -> Result<String, RunReadError> {
     files.text(name)?.ok_or_else(|| RunReadError::Missing {
         path: files.dir().join(name),
         what,

@@ -526,3 +526,8 @@ fn a_store_that_is_down_loses_no_run_the_next_call_catches_up_and_no_password_is
     assert_eq!(files_with_canary(tmp.path()), Vec::<PathBuf>::new());
     assert!(!pg.dump().contains(CANARY));
 }
+
+#[test]
+fn the_store_keeps_the_findings_file_the_report_writes() {
+    assert_eq!(runner::store::FINDINGS_FILE, runner::report::FINDINGS_FILE);
+}

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 RUNNER=${RUNNER:-target/release/runner}
 TIMES=${TIMES:-3}
 SIZES=${1:-"250x50 250x200 500x200 1000x200"}
+RUNNER=$(realpath "$RUNNER" 2>/dev/null || echo "$RUNNER")
 [ -x "$RUNNER" ] || { echo "build it first: cargo build --release (or RUNNER=...)" >&2; exit 2; }
 work=$(mktemp -d)
 pg_pid=""
@@ -47,7 +48,9 @@ for size in $SIZES; do
     times=()
     for _ in $(seq 1 "$TIMES"); do
       t0=$(date +%s.%N)
-      (cd "$work" && "$RUNNER" history --store "$url" store-bench --format json >/dev/null 2>&1) || true
+      code=0; (cd "$work" && "$RUNNER" history --store "$url" store-bench --format json >/dev/null 2>"$work/err") || code=$?
+      # 0 or 1 are verdicts; anything else is a failure, shown.
+      [ "$code" -le 1 ] || { cat "$work/err" >&2; exit 2; }
       times+=("$(echo "$(date +%s.%N) - $t0" | bc)")
     done
     median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (TIMES + 1) / 2 ))p")

@@ -208,19 +208,19 @@ fn catch_up_roots() -> Vec<PathBuf> {
     vec![PathBuf::from("results")]
 }
 
-fn store_command(command: StoreCommand) -> ExitCode {
+fn store_command(
+    command: StoreCommand,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> ExitCode {
     let StoreCommand::Import { url, dirs } = command;
-    let url = match runner::store::StoreUrl::parse(&url) {
-        Ok(url) => url,
+    match runner::store::StoreUrl::parse(&url) {
+        Ok(url) => ExitCode::from(runner::app::store::import_command(&url, &dirs, out, err)),
         Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+            let _ = writeln!(err, "error: {e}");
+            ExitCode::from(2)
         }
-    };
-    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    ExitCode::from(runner::app::store::import_command(
-        &url, &dirs, &mut out, &mut err,
-    ))
+    }
 }
 
 // ---- end of the results store's part ----
@@ -397,10 +397,7 @@ fn main() -> ExitCode {
                 &mut err,
             ))
         }
-        Command::Store(command) => {
-            drop((out, err));
-            store_command(command)
-        }
+        Command::Store(command) => store_command(command, &mut out, &mut err),
     }
 }
 

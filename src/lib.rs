@@ -24,6 +24,7 @@ pub mod sample;
 pub mod service;
 pub mod spec;
 pub mod stats;
+pub mod store;
 pub mod train;
 pub mod units;
 pub mod verify;

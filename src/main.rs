@@ -77,13 +77,22 @@ enum Command {
         force: bool,
         #[command(flatten)]
         ci: CiArgs,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Trend of every configuration over an experiment's comparable runs, with
     /// change points; writes history.md and history.html. Exit 0: the newest run
     /// opens no worse regime; 1: it does (see docs/history.md); 2: unusable input.
     History {
-        /// The experiment directory, results/<experiment>/ (one directory per run).
+        /// The experiment directory, results/<experiment>/ (one directory per run);
+        /// with --store, the experiment's name (or that directory).
         experiment_dir: PathBuf,
+        #[command(flatten)]
+        store: StoreArg,
+        /// With --store: `all` puts every host's series side by side (each host
+        /// judged on its own runs) instead of the newest run's host alone.
+        #[arg(long, value_enum, requires = "store")]
+        hosts: Option<Hosts>,
         /// Smallest relative throughput change reported or judged a regression, e.g. 5%.
         #[arg(long, default_value = "5%", value_parser = parse_threshold)]
         threshold: f64,
@@ -161,8 +170,79 @@ enum Command {
         labels: Vec<(String, String)>,
         #[command(flatten)]
         choices: PlanArgs,
+        #[command(flatten)]
+        store: StoreArg,
+    },
+    /// The results store (docs/store.md).
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+// ---- the results store (docs/store.md): `--store`, `--hosts`, `runner store` ----
+
+/// `--store URL` or RUNNER_STORE: where runs are indexed and history is read.
+#[derive(clap::Args)]
+struct StoreArg {
+    /// Results store: `sqlite:PATH` or `postgres://user:password@host:port/db`
+    /// (docs/store.md); the password is never printed.
+    #[arg(long = "store", value_name = "URL", env = runner::store::STORE_ENV, hide_env_values = true)]
+    store: Option<String>,
+}
+
+impl StoreArg {
+    /// The parsed URL; a bad one is printed (masked) and exits 2.
+    fn parse(&self) -> Result<Option<runner::store::StoreUrl>, ExitCode> {
+        self.store
+            .as_deref()
+            .map(runner::store::StoreUrl::parse)
+            .transpose()
+            .map_err(|e| {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            })
+    }
+}
+
+#[derive(Subcommand)]
+enum StoreCommand {
+    /// Index existing run directories (a run, an experiment folder or a results
+    /// root); importing again replaces, never duplicates.
+    Import {
+        /// `sqlite:PATH` or `postgres://…`.
+        url: String,
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
     },
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Hosts {
+    /// Every host's series side by side.
+    All,
+}
+
+/// Where runs still marked as not indexed are looked for by history and
+/// compare: the working directory's results/ (a CI workspace's).
+fn catch_up_roots() -> Vec<PathBuf> {
+    vec![PathBuf::from("results")]
+}
+
+fn store_command(
+    command: StoreCommand,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> ExitCode {
+    let StoreCommand::Import { url, dirs } = command;
+    match runner::store::StoreUrl::parse(&url) {
+        Ok(url) => ExitCode::from(runner::app::store::import_command(&url, &dirs, out, err)),
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+// ---- end of the results store's part ----
 
 /// What `plan` and `exec` both take from the command line: which cells, how
 /// long and how many times (one definition, so `runner plan` shows exactly
@@ -254,9 +334,11 @@ fn main() -> ExitCode {
             format,
             force,
             ci,
+            store,
         } => compare(
             &runs,
             baseline,
+            &store,
             runner::report::CompareOptions {
                 threshold,
                 latency_threshold: latency_threshold.0,
@@ -271,6 +353,8 @@ fn main() -> ExitCode {
         ),
         Command::History {
             experiment_dir,
+            store,
+            hosts,
             threshold,
             latency_threshold,
             min_segment,
@@ -282,6 +366,8 @@ fn main() -> ExitCode {
             ci,
         } => history(
             &experiment_dir,
+            &store,
+            hosts,
             &runner::report::history::HistoryOptions {
                 settings: runner::report::history::HistorySettings {
                     threshold,
@@ -350,16 +436,25 @@ fn main() -> ExitCode {
             force,
             labels,
             choices,
-        } => ExitCode::from(runner::app::exec_command(
-            &runner::app::ExecOptions {
-                spec,
-                resume,
-                force,
-                plan: choices.options(),
-                labels: labels.into_iter().collect(),
-            },
-            &mut err,
-        )),
+            store,
+        } => {
+            let store = match store.parse() {
+                Ok(store) => store,
+                Err(code) => return code,
+            };
+            ExitCode::from(runner::app::exec_command(
+                &runner::app::ExecOptions {
+                    spec,
+                    resume,
+                    force,
+                    plan: choices.options(),
+                    labels: labels.into_iter().collect(),
+                    store,
+                },
+                &mut err,
+            ))
+        }
+        Command::Store(command) => store_command(command, &mut out, &mut err),
     }
 }
 
@@ -394,12 +489,23 @@ enum Baseline {
 fn compare(
     runs: &[PathBuf],
     baseline: Option<Baseline>,
+    store: &StoreArg,
     options: runner::report::CompareOptions,
 ) -> ExitCode {
+    let store = match store.parse() {
+        Ok(store) => store,
+        Err(code) => return code,
+    };
     let result = match (baseline, runs) {
-        (Some(Baseline::History), [path]) => {
-            runner::report::compare_history_command(path, &options)
-        }
+        (Some(Baseline::History), [path]) => match &store {
+            Some(url) => runner::report::compare_history_store_command(
+                url,
+                path,
+                &options,
+                &catch_up_roots(),
+            ),
+            None => runner::report::compare_history_command(path, &options),
+        },
         (None, [run_a, run_b]) => runner::report::compare_command(run_a, run_b, &options),
         (Some(Baseline::History), _) => {
             eprintln!(
@@ -434,9 +540,31 @@ fn compare(
 
 fn history(
     experiment_dir: &std::path::Path,
+    store: &StoreArg,
+    hosts: Option<Hosts>,
     options: &runner::report::history::HistoryOptions,
 ) -> ExitCode {
-    match runner::report::history::history_command(experiment_dir, options) {
+    use runner::report::history::{RunSource, history_command, hosts as by_host};
+    let result = match store.parse() {
+        Err(code) => return code,
+        Ok(None) => history_command(&RunSource::Folder(experiment_dir.to_path_buf()), options),
+        Ok(Some(url)) => {
+            let experiment = by_host::experiment_name(experiment_dir);
+            by_host::stored_sources(&url, &experiment, &catch_up_roots()).and_then(
+                |(sources, messages)| {
+                    for m in messages {
+                        eprintln!("{m}");
+                    }
+                    match (hosts, sources.first()) {
+                        (_, None) => Err(by_host::not_in_store(&url, &experiment)),
+                        (Some(Hosts::All), _) => by_host::across_hosts_command(&sources, options),
+                        (None, Some(newest_host)) => history_command(newest_host, options),
+                    }
+                },
+            )
+        }
+    };
+    match result {
         Ok(outcome) => {
             for w in &outcome.warnings {
                 eprintln!("{w}");

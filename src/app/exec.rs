@@ -24,6 +24,8 @@ pub struct ExecOptions {
     pub plan: PlanOptions,
     /// `--label KEY=VALUE`s (checked by `results::provenance::parse_label`).
     pub labels: BTreeMap<String, String>,
+    /// `--store` / `RUNNER_STORE`: the results store a complete run is indexed in.
+    pub store: Option<crate::store::StoreUrl>,
 }
 
 /// Loads and plans `opts.spec`, then runs the plan with real processes.
@@ -76,6 +78,9 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     match result {
         Ok(outcome) => {
             render_report(&outcome, err);
+            if let Some(url) = &opts.store {
+                crate::app::store::index_after_run(url, &outcome, err);
+            }
             if !outcome.skipped.is_empty() || outcome.cells_failed > 0 {
                 let _ = writeln!(
                     err,

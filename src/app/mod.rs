@@ -3,5 +3,6 @@
 //! A stage never calls a stage above it; what chains them lives here, so the
 //! stage order can follow the data flow (report after exec).
 pub mod exec;
+pub mod store;
 
 pub use exec::{ExecOptions, exec_command};

@@ -140,4 +140,13 @@ pub enum HistoryError {
     /// Writing history.md / history.html, or drawing a chart.
     #[error(transparent)]
     Report(#[from] ReportError),
+
+    /// The results store (`--store`): unreachable, or a run in it unreadable.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+
+    #[error(
+        "{store}: no run of experiment `{experiment}`; index runs with `runner exec --store` or          `runner store import`, or check the experiment's name"
+    )]
+    NotInStore { store: String, experiment: String },
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CompareOptions, RunRef};
 use crate::report::error::ReportError;
-use crate::report::history::{self, HistorySettings};
+use crate::report::history::{self, HistorySettings, RunSource};
 use crate::results::STATUS_FILE;
 use crate::results::model::CellStatus;
 use crate::results::read::run_data::RunData;
@@ -59,32 +59,53 @@ fn experiment_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// Reads the newest run of the experiment of `path` and its baseline.
+/// Reads the newest run of the experiment of `path` and its baseline from
+/// its folder.
 pub fn against_history(
     path: &Path,
     options: &CompareOptions,
 ) -> Result<AgainstHistory, ReportError> {
     let dir = experiment_dir(path);
+    let given = path.join(STATUS_FILE).is_file().then_some(path);
+    against_history_from(&RunSource::Folder(dir), given, options)
+}
+
+/// The same from any source (a folder or a results store): `given`, when
+/// a run directory was named, must be the newest run.
+pub fn against_history_from(
+    source: &RunSource,
+    given: Option<&Path>,
+    options: &CompareOptions,
+) -> Result<AgainstHistory, ReportError> {
     let settings = settings(options);
-    let regimes = history::last_stable_regime(&dir, &settings)
+    let (regimes, runs) = history::last_stable_regime_from(source, &settings)
         .map_err(|e| ReportError::History(Box::new(e)))?;
     let newest = PathBuf::from(&regimes.newest.dir);
-    if path.join(STATUS_FILE).is_file() && !same_dir(path, &newest) {
+    if let Some(path) = given
+        && !same_dir(path, &newest)
+    {
         return Err(ReportError::NotNewest {
-            experiment: dir,
+            experiment: PathBuf::from(source.describe()),
             newest: regimes.newest.run_id.clone(),
             given: path.to_path_buf(),
         });
     }
-    let b = RunData::load(&newest)?;
-    let mut loaded: BTreeMap<String, RunData> = BTreeMap::new();
+    let dir = source.describe();
+    // The runs the history judged, by directory: read once, by the history.
+    let loaded: BTreeMap<String, RunData> = runs
+        .into_iter()
+        .map(|run| (run.dir.display().to_string(), run))
+        .collect();
+    let b = loaded
+        .get(&regimes.newest.dir)
+        .cloned()
+        .expect("the newest run is one of the history's runs");
     let mut a = RunRepeats::new();
     let mut ids: Vec<String> = Vec::new();
     for regime in &regimes.regimes {
         let metric = regime.metric.stats();
         for (run, &at) in regime.runs.iter().zip(&regime.at) {
-            if !loaded.contains_key(&run.dir) {
-                loaded.insert(run.dir.clone(), RunData::load(Path::new(&run.dir))?);
+            if !ids.contains(&run.run_id) {
                 ids.push(run.run_id.clone());
             }
             let data = &loaded[&run.dir];
@@ -124,7 +145,7 @@ pub fn against_history(
     let a = ordered;
     ids.sort();
     let a_ref = RunRef {
-        dir: dir.display().to_string(),
+        dir,
         run_id: match (ids.first(), ids.last()) {
             (Some(first), Some(last)) if first != last => format!("history {first}..{last}"),
             (Some(only), _) => format!("history {only}"),

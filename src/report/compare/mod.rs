@@ -250,6 +250,38 @@ pub fn compare_history_command(
     options: &CompareOptions,
 ) -> Result<CompareOutcome, ReportError> {
     let sides = baseline::against_history(path, options)?;
+    judge_against_history(sides, options, Vec::new())
+}
+
+/// `runner compare --baseline history --store URL PATH`: the newest run of
+/// the experiment of PATH (a name, its folder or its newest run) on its
+/// host, judged against that host's history in the store, by the same code.
+pub fn compare_history_store_command(
+    url: &crate::store::StoreUrl,
+    path: &Path,
+    options: &CompareOptions,
+    catch_up: &[std::path::PathBuf],
+) -> Result<CompareOutcome, ReportError> {
+    let history_error = |e| ReportError::History(Box::new(e));
+    let experiment = crate::report::history::hosts::experiment_name(path);
+    let (sources, messages) =
+        crate::report::history::hosts::stored_sources(url, &experiment, catch_up)
+            .map_err(history_error)?;
+    let Some(newest_host) = sources.first() else {
+        return Err(history_error(crate::report::history::hosts::not_in_store(
+            url,
+            &experiment,
+        )));
+    };
+    let sides = baseline::against_history_from(newest_host, None, options)?;
+    judge_against_history(sides, options, messages)
+}
+
+fn judge_against_history(
+    sides: baseline::AgainstHistory,
+    options: &CompareOptions,
+    warnings: Vec<String>,
+) -> Result<CompareOutcome, ReportError> {
     let comparison = compare(
         Sides {
             a: &sides.a,
@@ -261,7 +293,7 @@ pub fn compare_history_command(
         options,
         Vec::new(),
     );
-    render(&comparison, options, Vec::new())
+    render(&comparison, options, warnings)
 }
 
 /// The output in the requested format; the CI outputs written on the way.

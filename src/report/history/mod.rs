@@ -13,6 +13,7 @@
 mod chart;
 mod ci;
 pub mod edivisive;
+pub mod hosts;
 mod judge;
 mod render;
 mod runs;
@@ -27,7 +28,7 @@ pub use crate::report::error::HistoryError;
 pub use judge::{
     ChangePointReport, Drift, FAMILY_ALPHA, Newest, RegimeReport, SeriesReport, Verdict,
 };
-pub use runs::{Break, LeftOut, LeftOutReason, RunRef};
+pub use runs::{Break, LeftOut, LeftOutReason, RunRef, RunSource};
 pub use series::{Metric, Point};
 
 use crate::report::ci::CiOutputs;
@@ -155,7 +156,17 @@ pub struct History {
 
 /// Reads and analyses `dir` (`results/<experiment>/`).
 pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, HistoryError> {
-    let loaded = runs::load(dir)?;
+    analyse_source(&RunSource::Folder(dir.to_path_buf()), settings).map(|(history, _)| history)
+}
+
+/// Reads and analyses the runs of `source` (a folder or a store); also
+/// returns the comparable runs it judged, oldest first, for `compare
+/// --baseline history` to pool their repeats without reading them again.
+pub fn analyse_source(
+    source: &RunSource,
+    settings: &HistorySettings,
+) -> Result<(History, Vec<crate::results::RunData>), HistoryError> {
+    let loaded = runs::load_from(source)?;
     let newest = loaded.runs.last().expect("load keeps the newest run");
     let measured: BTreeSet<String> = newest
         .measurements
@@ -169,9 +180,9 @@ pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, Histor
         settings,
     );
     let regressions = series.iter().filter(|s| s.newest.verdict.fails()).count();
-    Ok(History {
+    let history = History {
         experiment: loaded.experiment.clone(),
-        dir: dir.display().to_string(),
+        dir: source.describe(),
         settings: *settings,
         family_alpha: FAMILY_ALPHA,
         run_level,
@@ -187,7 +198,8 @@ pub fn analyse(dir: &Path, settings: &HistorySettings) -> Result<History, Histor
         exit_code: u8::from(regressions > 0),
         regressions,
         series,
-    })
+    };
+    Ok((history, loaded.runs))
 }
 
 /// The judgement of runs already grouped into repeats (oldest first; the
@@ -207,14 +219,20 @@ pub fn judge_repeats(
 
 /// `runner history`: analyse, write history.md and history.html, and
 /// return the requested output with the exit code.
+///
+/// history.md and history.html go to `--out`, else the experiment folder;
+/// from a store, to results/<experiment>/ under the working directory.
 pub fn history_command(
-    dir: &Path,
+    source: &RunSource,
     options: &HistoryOptions,
 ) -> Result<HistoryOutcome, HistoryError> {
-    let history = analyse(dir, &options.settings)?;
+    let (history, _) = analyse_source(source, &options.settings)?;
     let markdown = render::markdown(&history)?;
     let html = render::html(&history)?;
-    let out = options.out.clone().unwrap_or_else(|| dir.to_path_buf());
+    let out = options.out.clone().unwrap_or_else(|| match source {
+        RunSource::Folder(dir) => dir.to_path_buf(),
+        RunSource::Stored { experiment, .. } => Path::new("results").join(experiment),
+    });
     std::fs::create_dir_all(&out).map_err(|source| ReportError::Write {
         path: out.clone(),
         source,
@@ -291,7 +309,17 @@ pub fn last_stable_regime(
     dir: &Path,
     settings: &HistorySettings,
 ) -> Result<StableRegimes, HistoryError> {
-    let history = analyse(dir, settings)?;
+    last_stable_regime_from(&RunSource::Folder(dir.to_path_buf()), settings)
+        .map(|(regimes, _)| regimes)
+}
+
+/// [`last_stable_regime`] of a folder or a store, with the comparable runs
+/// (oldest first, the newest last) the regimes refer to.
+pub fn last_stable_regime_from(
+    source: &RunSource,
+    settings: &HistorySettings,
+) -> Result<(StableRegimes, Vec<crate::results::RunData>), HistoryError> {
+    let (history, runs) = analyse_source(source, settings)?;
     let regimes = history
         .series
         .iter()
@@ -308,12 +336,13 @@ pub fn last_stable_regime(
             at: s.newest.baseline_runs.clone(),
         })
         .collect();
-    Ok(StableRegimes {
+    let regimes = StableRegimes {
         newest: history.newest,
         newest_at: history.runs.len() - 1,
         regimes,
         run_level: history.run_level,
-    })
+    };
+    Ok((regimes, runs))
 }
 
 /// The run-level noise of the experiment in `dir` as of its run `run_id`:

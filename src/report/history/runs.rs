@@ -81,6 +81,51 @@ pub struct ExperimentRuns {
     pub breaks: Vec<Break>,
 }
 
+/// Where the history's runs come from: one experiment folder on this host,
+/// or a results store (every host and workspace that indexed into it).
+#[derive(Debug, Clone)]
+pub enum RunSource {
+    /// `results/<experiment>/`, one directory per run.
+    Folder(PathBuf),
+    /// The complete runs of one experiment on one host, as the store
+    /// returned them (`store::Store::runs_of`), oldest first.
+    Stored {
+        experiment: String,
+        /// The store's masked URL and the host, for the output.
+        origin: String,
+        runs: Vec<RunData>,
+    },
+}
+
+impl RunSource {
+    /// Where the history was read from, as the output names it.
+    pub fn describe(&self) -> String {
+        match self {
+            RunSource::Folder(dir) => dir.display().to_string(),
+            RunSource::Stored { origin, .. } => origin.clone(),
+        }
+    }
+}
+
+/// Every run of the source, in time order, split into the comparable ones,
+/// the breaks and the runs left out. Folder and store share everything
+/// after reading: the same ordering, the same comparability rule.
+pub fn load_from(source: &RunSource) -> Result<ExperimentRuns, HistoryError> {
+    match source {
+        RunSource::Folder(dir) => load(dir),
+        RunSource::Stored {
+            experiment,
+            origin,
+            runs,
+        } => select(
+            runs.clone(),
+            Vec::new(),
+            runs.len(),
+            &PathBuf::from(format!("{origin}, experiment `{experiment}`")),
+        ),
+    }
+}
+
 /// Reads `dir` (results/<experiment>/): every run, in time order.
 pub fn load(dir: &Path) -> Result<ExperimentRuns, HistoryError> {
     if dir.join(STATUS_FILE).is_file() {
@@ -104,10 +149,21 @@ pub fn load(dir: &Path) -> Result<ExperimentRuns, HistoryError> {
             Err(reason) => left_out.push(LeftOut { run: name, reason }),
         }
     }
+    select(complete, left_out, found, dir)
+}
+
+/// The complete runs in time order, the newest judged, the runs not
+/// comparable with it set apart as breaks.
+fn select(
+    mut complete: Vec<RunData>,
+    left_out: Vec<LeftOut>,
+    found: usize,
+    origin: &Path,
+) -> Result<ExperimentRuns, HistoryError> {
     complete.sort_by_key(time_order);
     let Some(newest) = complete.last().cloned() else {
         return Err(HistoryError::NoCompleteRun {
-            path: dir.to_path_buf(),
+            path: origin.to_path_buf(),
             found,
             left_out: left_out
                 .iter()

@@ -39,13 +39,28 @@ pub fn read_csv<T: DeserializeOwned>(path: &Path) -> Result<Option<Vec<T>>, CsvR
             });
         }
     };
-    let mut reader = csv::Reader::from_reader(file);
+    rows_of(path, file).map(Some)
+}
+
+/// Reads every row of a CSV text (header first) as `T`; `path` names it in
+/// errors. For a run's files kept elsewhere than its folder (a results store).
+pub fn read_csv_text<T: DeserializeOwned>(path: &Path, text: &str) -> Result<Vec<T>, CsvReadError> {
+    rows_of(path, text.as_bytes())
+}
+
+/// Columns are matched by their header name, so a file with columns added,
+/// dropped (optional ones) or reordered reads the same.
+fn rows_of<T: DeserializeOwned, R: std::io::Read>(
+    path: &Path,
+    input: R,
+) -> Result<Vec<T>, CsvReadError> {
+    let mut reader = csv::Reader::from_reader(input);
     let headers = reader.headers().cloned().unwrap_or_default();
     let mut rows = Vec::new();
     for record in reader.deserialize() {
         rows.push(record.map_err(|e| row_error(path, &headers, e))?);
     }
-    Ok(Some(rows))
+    Ok(rows)
 }
 
 fn row_error(path: &Path, headers: &csv::StringRecord, e: csv::Error) -> CsvReadError {

@@ -9,8 +9,10 @@ use crate::results::model::{
     LifecycleRow, MEASUREMENTS_FILE, MeasurementRow, PLAN_FILE, REPEATS_FILE, RepeatsRow,
     RunStatus, STATUS_FILE, TIMELINES_DIR, TimelineRow, cell_file_stem,
 };
+use crate::results::read::csv_read::read_csv_text;
+use crate::results::read::run_files::{RunFiles, RunFolder};
 use crate::results::read::run_read_error::RunReadError;
-use crate::results::read::training_view::{TrainingView, trainings};
+use crate::results::read::training_view::{TrainingView, trainings_in};
 use crate::results::read_csv;
 use crate::results::rows::derived_rates::{DERIVED_RATES_FILE, DerivedRates};
 use crate::results::rows::profiles::{PROFILES_FILE, ProfileRow};
@@ -52,6 +54,7 @@ pub struct RunData {
 }
 
 impl RunData {
+    /// Reads the run directory `dir`.
     pub fn load(dir: &Path) -> Result<Self, RunReadError> {
         if !dir.is_dir() {
             return Err(RunReadError::Missing {
@@ -59,23 +62,30 @@ impl RunData {
                 what: "the run directory itself",
             });
         }
-        let status: RunStatus = read_json(
-            &dir.join(STATUS_FILE),
-            "status.json, written when a run starts",
-        )?;
+        Self::from_files(&RunFolder(dir))
+    }
+
+    /// Reads a run from its files wherever they are kept (its folder, or a
+    /// results store's copy): one reader, so both give the same `RunData`.
+    pub fn from_files(files: &dyn RunFiles) -> Result<Self, RunReadError> {
+        let dir = files.dir();
+        let status: RunStatus =
+            read_json(files, STATUS_FILE, "status.json, written when a run starts")?;
         let environment: Environment = read_json(
-            &dir.join(ENVIRONMENT_FILE),
+            files,
+            ENVIRONMENT_FILE,
             "environment.json, written when a run starts",
         )?;
-        let configurations = read_table(&dir.join(CONFIGURATIONS_FILE), "configurations.csv")?;
-        let lifecycle = read_csv(&dir.join(LIFECYCLE_FILE))?.unwrap_or_default();
+        let configurations = read_table(files, CONFIGURATIONS_FILE, "configurations.csv")?;
+        let lifecycle = read_rows(files, LIFECYCLE_FILE)?.unwrap_or_default();
         let all: Vec<MeasurementRow> = read_table(
-            &dir.join(MEASUREMENTS_FILE),
+            files,
+            MEASUREMENTS_FILE,
             "measurements.csv, one row per measured cell",
         )?;
         let (profiled, measurements) = all.into_iter().partition(|r| r.profiled);
-        let plan = read_plan(&dir.join(PLAN_FILE))?;
-        let repeats = read_csv(&dir.join(REPEATS_FILE))?.unwrap_or_default();
+        let plan = read_plan(files)?;
+        let repeats = read_rows(files, REPEATS_FILE)?.unwrap_or_default();
         Ok(RunData {
             dir: dir.to_path_buf(),
             status,
@@ -89,11 +99,11 @@ impl RunData {
             description: plan.description,
             report_templates: plan.report_templates,
             pinning: plan.pinning,
-            derived_rates: read_optional_json(&dir.join(DERIVED_RATES_FILE))?,
-            trainings: trainings(dir)?,
+            derived_rates: read_optional_json(files, DERIVED_RATES_FILE)?,
+            trainings: trainings_in(files)?,
             profiled,
-            profiles: read_csv(&dir.join(PROFILES_FILE))?.unwrap_or_default(),
-            nmt: read_csv(&dir.join(crate::results::NMT_FILE))?.unwrap_or_default(),
+            profiles: read_rows(files, PROFILES_FILE)?.unwrap_or_default(),
+            nmt: read_rows(files, crate::results::NMT_FILE)?.unwrap_or_default(),
         })
     }
 
@@ -107,34 +117,40 @@ impl RunData {
     }
 }
 
-fn read_text(path: &Path, what: &'static str) -> Result<String, RunReadError> {
-    std::fs::read_to_string(path).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            RunReadError::Missing {
-                path: path.to_path_buf(),
-                what,
-            }
-        } else {
-            RunReadError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        }
+fn read_text(files: &dyn RunFiles, name: &str, what: &'static str) -> Result<String, RunReadError> {
+    files.text(name)?.ok_or_else(|| RunReadError::Missing {
+        path: files.dir().join(name),
+        what,
     })
 }
 
 /// A JSON file a run may lack (`None` when absent).
-fn read_optional_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RunReadError> {
-    if !path.exists() {
-        return Ok(None);
+fn read_optional_json<T: DeserializeOwned>(
+    files: &dyn RunFiles,
+    name: &str,
+) -> Result<Option<T>, RunReadError> {
+    match files.text(name)? {
+        None => Ok(None),
+        Some(text) => parse_json(files, name, &text).map(Some),
     }
-    read_json(path, "an optional file of the run").map(Some)
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, RunReadError> {
-    let text = read_text(path, what)?;
-    serde_json::from_str(&text).map_err(|e| RunReadError::Json {
-        path: path.to_path_buf(),
+fn read_json<T: DeserializeOwned>(
+    files: &dyn RunFiles,
+    name: &str,
+    what: &'static str,
+) -> Result<T, RunReadError> {
+    let text = read_text(files, name, what)?;
+    parse_json(files, name, &text)
+}
+
+fn parse_json<T: DeserializeOwned>(
+    files: &dyn RunFiles,
+    name: &str,
+    text: &str,
+) -> Result<T, RunReadError> {
+    serde_json::from_str(text).map_err(|e| RunReadError::Json {
+        path: files.dir().join(name),
         line: e.line(),
         column: e.column(),
         detail: e.to_string(),
@@ -217,11 +233,10 @@ fn pinning(plan: &serde_json::Value) -> Option<String> {
     ))
 }
 
-fn read_plan(path: &Path) -> Result<PlanExtract, RunReadError> {
-    if !path.exists() {
+fn read_plan(files: &dyn RunFiles) -> Result<PlanExtract, RunReadError> {
+    let Some(plan) = read_optional_json::<serde_json::Value>(files, PLAN_FILE)? else {
         return Ok(PlanExtract::default());
-    }
-    let plan: serde_json::Value = read_json(path, "plan.json")?;
+    };
     let field = |name: &str| {
         plan.pointer(&format!("/experiment/{name}"))
             .and_then(|v| v.as_str())
@@ -263,11 +278,23 @@ fn read_plan(path: &Path) -> Result<PlanExtract, RunReadError> {
 
 /// A table of the run that must be there (`what` says what writes it).
 fn read_table<T: DeserializeOwned>(
-    path: &Path,
+    files: &dyn RunFiles,
+    name: &str,
     what: &'static str,
 ) -> Result<Vec<T>, RunReadError> {
-    read_csv(path)?.ok_or_else(|| RunReadError::Missing {
-        path: path.to_path_buf(),
+    read_rows(files, name)?.ok_or_else(|| RunReadError::Missing {
+        path: files.dir().join(name),
         what,
     })
+}
+
+/// A table of the run, `None` when the run has no such file.
+fn read_rows<T: DeserializeOwned>(
+    files: &dyn RunFiles,
+    name: &str,
+) -> Result<Option<Vec<T>>, RunReadError> {
+    match files.text(name)? {
+        None => Ok(None),
+        Some(text) => Ok(Some(read_csv_text(&files.dir().join(name), &text)?)),
+    }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::results::read::run_files::{RunFiles, RunFolder};
 use crate::results::read::run_read_error::RunReadError;
 use crate::results::rows::training::{FileHash, TRAINING_DIR, TrainingRecord};
 
@@ -79,23 +80,22 @@ fn short(f: &FileHash) -> String {
 /// Every training record of the run in `dir`, by runtime name; empty when
 /// it trained nothing (or was recorded before training records existed).
 pub fn trainings(dir: &Path) -> Result<Vec<TrainingView>, RunReadError> {
-    let folder = dir.join(TRAINING_DIR);
-    let Ok(entries) = std::fs::read_dir(&folder) else {
-        return Ok(Vec::new());
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    trainings_in(&RunFolder(dir))
+}
+
+/// The training records among a run's files, wherever they are kept.
+pub fn trainings_in(files: &dyn RunFiles) -> Result<Vec<TrainingView>, RunReadError> {
     files
+        .names_under(TRAINING_DIR, ".json")
         .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|source| RunReadError::Io {
-                path: path.clone(),
-                source,
-            })?;
+        .map(|name| {
+            let path: PathBuf = files.dir().join(&name);
+            let Some(text) = files.text(&name)? else {
+                return Err(RunReadError::Missing {
+                    path,
+                    what: "a training record listed a moment ago",
+                });
+            };
             let record: TrainingRecord =
                 serde_json::from_str(&text).map_err(|e| RunReadError::Json {
                     path: path.clone(),

@@ -1064,3 +1064,55 @@ fn resume_retries_a_runtime_whose_build_failed() {
     );
     assert_no_leftovers(tmp.path());
 }
+
+/// A report that cannot be written (here report.md is a directory in the
+/// way: deterministic, and root is not stopped by a read-only folder) fails
+/// `runner exec` with the file and the cause named, and keeps the run
+/// complete; `runner report RUN_DIR` fails the same way, and renders once
+/// the cause is gone.
+#[test]
+fn a_report_that_cannot_be_written_is_a_failure_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py-a",
+            env: &[],
+            extra: "",
+        }],
+        SMALL_MATRIX,
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
+    assert_eq!(measurements(&run).len(), 4);
+    let report_md = run.join("report.md");
+    std::fs::remove_file(&report_md).unwrap();
+    std::fs::create_dir(&report_md).unwrap();
+
+    let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: cannot write:", report_md.display())),
+        "{}",
+        text(&out)
+    );
+    assert!(stderr.contains("Is a directory"), "{}", text(&out));
+    assert_eq!(measurements(&run).len(), 4, "the measurements are kept");
+
+    let out = runner().arg("report").arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: cannot write:", report_md.display()))
+            && stderr.contains("Is a directory"),
+        "{}",
+        text(&out)
+    );
+
+    std::fs::remove_dir(&report_md).unwrap();
+    let out = runner().arg("report").arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(report_md.is_file());
+    assert_no_leftovers(tmp.path());
+}

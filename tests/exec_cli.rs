@@ -1116,3 +1116,71 @@ fn a_report_that_cannot_be_written_is_a_failure_naming_the_file() {
     assert!(report_md.is_file());
     assert_no_leftovers(tmp.path());
 }
+
+/// A runtime's commands get the documented environment, not the caller's
+/// whole one: `CARGO_TARGET_DIR` and `JAVA_TOOL_OPTIONS` in the caller's
+/// environment reach neither its build nor its service, `GOFLAGS` only
+/// because the runtime names it in `pass_env:`; environment.json records
+/// the names passed.
+#[test]
+fn a_callers_variable_reaches_a_runtime_only_when_named_in_pass_env() {
+    let tmp = tempfile::tempdir().unwrap();
+    let build_env = tmp.path().join("build-env");
+    let start_env = tmp.path().join("start-env");
+    let dump = tmp.path().join("dump-env.sh");
+    std::fs::write(&dump, "env > \"$1\"\n").unwrap();
+    let extra = format!(
+        "    build: [\"sh {dump} {}\"]\n    start: \"sh {dump} {} && exec python3 service.py\"\n    pass_env: [GOFLAGS]\n",
+        build_env.display(),
+        start_env.display(),
+        dump = dump.display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py-env",
+            env: &[],
+            extra: &extra,
+        }],
+        SMALL_MATRIX,
+    );
+    let out = runner()
+        .arg("exec")
+        .arg(&spec)
+        .env("CARGO_TARGET_DIR", "/elsewhere")
+        .env("JAVA_TOOL_OPTIONS", "-Xmx1m")
+        .env("GOFLAGS", "-trimpath")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for file in [&build_env, &start_env] {
+        let env = std::fs::read_to_string(file).unwrap();
+        let names: Vec<&str> = env
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(env.lines().any(|l| l == "GOFLAGS=-trimpath"), "{env}");
+        assert!(names.contains(&"PATH"), "{env}");
+        assert!(!names.contains(&"CARGO_TARGET_DIR"), "{env}");
+        assert!(!names.contains(&"JAVA_TOOL_OPTIONS"), "{env}");
+    }
+    let start = std::fs::read_to_string(&start_env).unwrap();
+    assert!(start.lines().any(|l| l.starts_with("PORT=")), "{start}");
+    let run = run_dir(tmp.path());
+    let environment: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
+            .unwrap();
+    let passed: Vec<&str> = environment["passed_env"]["runtime py-env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        passed.contains(&"GOFLAGS") && passed.contains(&"PATH"),
+        "{passed:?}"
+    );
+    assert!(!passed.contains(&"CARGO_TARGET_DIR"), "{passed:?}");
+    assert_no_leftovers(tmp.path());
+}

@@ -1,7 +1,7 @@
 //! The environment a runtime's commands run with (build, train, start,
 //! readiness and version commands, a dependency's too): never the caller's
 //! whole environment, but [`command_env`]: a short documented list passed
-//! from the caller ([`PASSED`], listed in `plan::contract::command_env`
+//! from the caller ([`PASSED`], listed in `plan::keys::command_env`
 //! beside `runner plan`'s view of it), the names a runtime asks for
 //! (`pass_env:`), and what the spec and runner set over them. Every spawn of a runtime's
 //! or a dependency's command clears the inherited environment and applies
@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::plan::RuntimePlan;
-pub use crate::plan::contract::command_env::{PASSED, caller_passed, looks_secret, passed, shown};
+pub use crate::plan::keys::command_env::{PASSED, caller_passed, looks_secret, passed, shown};
 
 /// The environment of one command: the caller's variables that are
 /// [`passed`] or named in `pass_env` (when set), then `set` over them (the

@@ -2,10 +2,8 @@
 //! per-key parts it is made of, each with the resolution that needs only
 //! the spec and the model: repeats and warmups (`adaptive`), gates, hosts,
 //! memory phases, scenarios, search, dependencies (`dependency_plan`), a
-//! cell's start variant and a runtime's profile types; which caller
-//! variables a runtime's commands get (`command_env`).
+//! cell's start variant and a runtime's profile types.
 pub mod adaptive;
-pub mod command_env;
 pub mod dependency_plan;
 pub mod gates;
 pub mod hosts;

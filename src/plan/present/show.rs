@@ -124,7 +124,7 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
         // Secret-looking values masked (`command_env::shown`); the caller's
         // documented variables (docs/spec.md) are passed beside these.
         let env: Vec<String> = (rt.env.iter())
-            .map(|(k, v)| crate::plan::contract::command_env::shown(k, v))
+            .map(|(k, v)| crate::plan::keys::command_env::shown(k, v))
             .collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
         if !rt.pass_env.is_empty() {

@@ -1184,3 +1184,51 @@ fn a_callers_variable_reaches_a_runtime_only_when_named_in_pass_env() {
     assert!(!passed.contains(&"CARGO_TARGET_DIR"), "{passed:?}");
     assert_no_leftovers(tmp.path());
 }
+
+/// A caller's `CARGO_TARGET_DIR` does not move a Rust runtime's build: the
+/// build lands in the runtime's own `target/`, where its `artifact` and
+/// `start` say, and the run measures it (it used to be skipped as "declared
+/// artifact does not exist").
+#[test]
+fn a_callers_cargo_target_dir_does_not_move_a_rust_runtimes_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("rust-tiny");
+    std::fs::create_dir_all(src.join("src")).unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-tiny");
+    for file in ["Cargo.toml", "src/main.rs"] {
+        std::fs::copy(fixture.join(file), src.join(file)).unwrap();
+    }
+    let elsewhere = tmp.path().join("elsewhere");
+    let extra = format!(
+        "    dir: {}\n    build: [\"cargo build --offline --quiet\"]\n    start: ./target/debug/rust-tiny\n    artifact: target/debug/rust-tiny\n",
+        src.display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "rust-tiny",
+            env: &[],
+            extra: &extra,
+        }],
+        &SMALL_MATRIX.replace("/work/{{ payload }}", "/").replace(
+            "axes: { payload: [16, 256], concurrency: [1, 2] }",
+            "axes: { concurrency: [1] }",
+        ),
+    );
+    let out = runner()
+        .arg("exec")
+        .arg(&spec)
+        .env("CARGO_TARGET_DIR", &elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(src.join("target/debug/rust-tiny").is_file());
+    assert!(
+        !elsewhere.exists(),
+        "the caller's CARGO_TARGET_DIR was not used"
+    );
+    let run = run_dir(tmp.path());
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["status"], "ok", "{rows:?}");
+}

@@ -312,6 +312,15 @@ fn plan_table_matches_its_golden_file() {
     plan_table_golden("tiny");
 }
 
+/// A runtime's `pass_env` is listed and a secret-looking value is masked
+/// (the caller's own values never reach the plan).
+#[test]
+fn the_pass_env_plan_names_the_passed_and_masks_the_secret() {
+    plan_table_golden("pass-env");
+    let text = plan_stdout("tests/specs/good/pass-env.yaml", &[]);
+    assert!(!text.contains("not-for-the-plan"), "{text}");
+}
+
 /// The protocols spec's plan: a runtime offering http1, https and h2 over
 /// a `protocol` axis, its TLS starts said apart from its plain one.
 #[test]

@@ -1064,3 +1064,171 @@ fn resume_retries_a_runtime_whose_build_failed() {
     );
     assert_no_leftovers(tmp.path());
 }
+
+/// A report that cannot be written (here report.md is a directory in the
+/// way: deterministic, and root is not stopped by a read-only folder) fails
+/// `runner exec` with the file and the cause named, and keeps the run
+/// complete; `runner report RUN_DIR` fails the same way, and renders once
+/// the cause is gone.
+#[test]
+fn a_report_that_cannot_be_written_is_a_failure_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py-a",
+            env: &[],
+            extra: "",
+        }],
+        SMALL_MATRIX,
+    );
+    exec_spec(&spec, 0);
+    let run = run_dir(tmp.path());
+    assert_eq!(measurements(&run).len(), 4);
+    let report_md = run.join("report.md");
+    std::fs::remove_file(&report_md).unwrap();
+    std::fs::create_dir(&report_md).unwrap();
+
+    let out = exec(&[spec.to_str().unwrap(), "--resume", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: cannot write:", report_md.display())),
+        "{}",
+        text(&out)
+    );
+    assert!(stderr.contains("Is a directory"), "{}", text(&out));
+    assert_eq!(measurements(&run).len(), 4, "the measurements are kept");
+
+    let out = runner().arg("report").arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: cannot write:", report_md.display()))
+            && stderr.contains("Is a directory"),
+        "{}",
+        text(&out)
+    );
+
+    std::fs::remove_dir(&report_md).unwrap();
+    let out = runner().arg("report").arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(report_md.is_file());
+    assert_no_leftovers(tmp.path());
+}
+
+/// A runtime's commands get the documented environment, not the caller's
+/// whole one: `CARGO_TARGET_DIR` and `JAVA_TOOL_OPTIONS` in the caller's
+/// environment reach neither its build nor its service, `GOFLAGS` only
+/// because the runtime names it in `pass_env:`; environment.json records
+/// the names passed.
+#[test]
+fn a_callers_variable_reaches_a_runtime_only_when_named_in_pass_env() {
+    let tmp = tempfile::tempdir().unwrap();
+    let build_env = tmp.path().join("build-env");
+    let start_env = tmp.path().join("start-env");
+    let dump = tmp.path().join("dump-env.sh");
+    std::fs::write(&dump, "env > \"$1\"\n").unwrap();
+    let extra = format!(
+        "    build: [\"sh {dump} {}\"]\n    start: \"sh {dump} {} && exec python3 service.py\"\n    pass_env: [GOFLAGS]\n",
+        build_env.display(),
+        start_env.display(),
+        dump = dump.display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "py-env",
+            env: &[],
+            extra: &extra,
+        }],
+        SMALL_MATRIX,
+    );
+    let out = runner()
+        .arg("exec")
+        .arg(&spec)
+        .env("CARGO_TARGET_DIR", "/elsewhere")
+        .env("JAVA_TOOL_OPTIONS", "-Xmx1m")
+        .env("GOFLAGS", "-trimpath")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for file in [&build_env, &start_env] {
+        let env = std::fs::read_to_string(file).unwrap();
+        let names: Vec<&str> = env
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(env.lines().any(|l| l == "GOFLAGS=-trimpath"), "{env}");
+        assert!(names.contains(&"PATH"), "{env}");
+        assert!(!names.contains(&"CARGO_TARGET_DIR"), "{env}");
+        assert!(!names.contains(&"JAVA_TOOL_OPTIONS"), "{env}");
+    }
+    let start = std::fs::read_to_string(&start_env).unwrap();
+    assert!(start.lines().any(|l| l.starts_with("PORT=")), "{start}");
+    let run = run_dir(tmp.path());
+    let environment: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("environment.json")).unwrap())
+            .unwrap();
+    let passed: Vec<&str> = environment["passed_env"]["runtime py-env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        passed.contains(&"GOFLAGS") && passed.contains(&"PATH"),
+        "{passed:?}"
+    );
+    assert!(!passed.contains(&"CARGO_TARGET_DIR"), "{passed:?}");
+    assert_no_leftovers(tmp.path());
+}
+
+/// A caller's `CARGO_TARGET_DIR` does not move a Rust runtime's build: the
+/// build lands in the runtime's own `target/`, where its `artifact` and
+/// `start` say, and the run measures it (it used to be skipped as "declared
+/// artifact does not exist").
+#[test]
+fn a_callers_cargo_target_dir_does_not_move_a_rust_runtimes_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("rust-tiny");
+    std::fs::create_dir_all(src.join("src")).unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust-tiny");
+    for file in ["Cargo.toml", "src/main.rs"] {
+        std::fs::copy(fixture.join(file), src.join(file)).unwrap();
+    }
+    let elsewhere = tmp.path().join("elsewhere");
+    let extra = format!(
+        "    dir: {}\n    build: [\"cargo build --offline --quiet\"]\n    start: ./target/debug/rust-tiny\n    artifact: target/debug/rust-tiny\n",
+        src.display()
+    );
+    let spec = write_spec(
+        tmp.path(),
+        &[PyRuntime {
+            name: "rust-tiny",
+            env: &[],
+            extra: &extra,
+        }],
+        &SMALL_MATRIX.replace("/work/{{ payload }}", "/").replace(
+            "axes: { payload: [16, 256], concurrency: [1, 2] }",
+            "axes: { concurrency: [1] }",
+        ),
+    );
+    let out = runner()
+        .arg("exec")
+        .arg(&spec)
+        .env("CARGO_TARGET_DIR", &elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(src.join("target/debug/rust-tiny").is_file());
+    assert!(
+        !elsewhere.exists(),
+        "the caller's CARGO_TARGET_DIR was not used"
+    );
+    let run = run_dir(tmp.path());
+    let rows = measurements(&run);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["status"], "ok", "{rows:?}");
+}

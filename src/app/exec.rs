@@ -43,7 +43,8 @@ fn load_and_run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome,
 }
 
 /// Runs `opts`; returns the process exit code: 0 complete, 1 complete with
-/// failed cells or skipped runtimes (or a run that could not go on),
+/// failed cells or skipped runtimes, a run that could not go on, or a report
+/// that could not be written (the measurements are on disk and resumable),
 /// 2 nothing started (spec or preflight problems, refused resume),
 /// 130 interrupted.
 pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
@@ -77,7 +78,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     };
     match result {
         Ok(outcome) => {
-            render_report(&outcome, err);
+            let report = render_report(&outcome, err);
             if let Some(url) = &opts.store {
                 crate::app::store::index_after_run(url, &outcome, err);
             }
@@ -90,7 +91,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
                     outcome.run_dir.display()
                 );
             }
-            outcome.exit_code()
+            exit_code(outcome.exit_code(), report)
         }
         // Spec problems carry their own `error:` headers and positions.
         Err(e @ ExecError::Spec(_)) => {
@@ -104,11 +105,30 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
     }
 }
 
+/// Whether the report stage wrote its files after the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReportState {
+    Written,
+    Failed,
+}
+
+/// The run's own code, except that a complete run whose report could not be
+/// written exits 1: a cron job or CI step must not take a run without its
+/// report for a finished one. An interrupted run keeps 130 and a run with
+/// failures keeps its 1.
+fn exit_code(run_code: u8, report: ReportState) -> u8 {
+    match (run_code, report) {
+        (0, ReportState::Failed) => 1,
+        (code, _) => code,
+    }
+}
+
 /// The report stage after every run that started (interrupted runs too):
 /// summaries, charts and the spec's report templates, from the run
-/// directory alone. A report failure is printed; the run stays valid and
+/// directory alone. A report failure is printed with the file and the cause
+/// (`ReportError` names both); the run stays valid and resumable, and
 /// `runner report RUN_DIR` can render it again.
-fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
+fn render_report(outcome: &RunOutcome, err: &mut dyn Write) -> ReportState {
     match crate::report::report_command(&outcome.run_dir, &[]) {
         Ok(rendered) => {
             if !rendered.findings.is_empty() {
@@ -128,6 +148,7 @@ fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
                     .or(rendered.files.first())
                     .map_or_else(String::new, |f| f.display().to_string())
             );
+            ReportState::Written
         }
         Err(e) => {
             let _ = writeln!(
@@ -136,6 +157,21 @@ fn render_report(outcome: &RunOutcome, err: &mut dyn Write) {
                  fix the cause and run `runner report {}`",
                 outcome.run_dir.display()
             );
+            ReportState::Failed
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_that_was_not_written_fails_only_a_run_that_would_pass() {
+        assert_eq!(exit_code(0, ReportState::Written), 0);
+        assert_eq!(exit_code(0, ReportState::Failed), 1);
+        assert_eq!(exit_code(1, ReportState::Failed), 1);
+        assert_eq!(exit_code(130, ReportState::Failed), 130);
+        assert_eq!(exit_code(130, ReportState::Written), 130);
     }
 }

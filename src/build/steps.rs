@@ -150,7 +150,7 @@ pub fn run_logged(
         .append(true)
         .open(log)
         .map_err(spawn_err)?;
-    let mut expr = duct::cmd!("sh", "-c", command)
+    let expr = duct::cmd!("sh", "-c", command)
         .dir(dir)
         .stdin_null()
         // Inner redirections apply last: stderr joins stdout *after* stdout
@@ -173,9 +173,10 @@ pub fn run_logged(
             }
             Ok(())
         });
-    for (k, v) in env {
-        expr = expr.env(k, v);
-    }
+    // The whole environment, nothing inherited: `env` comes from
+    // `process::env::command_env` (docs/spec.md, the environment of a
+    // runtime's commands).
+    let expr = expr.full_env(env);
     let handle = expr.start().map_err(spawn_err)?;
     let output = loop {
         if let Some(output) = handle

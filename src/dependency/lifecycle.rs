@@ -64,9 +64,12 @@ impl Dependencies {
     pub fn start_at(&mut self, site: &Site, dep: &DependencyPlan) -> Result<(), DependencyError> {
         let log = site.log.clone();
         let cancelled = site.cancelled;
+        // The caller's passed variables (read where it runs: here, or a
+        // service host's far side) under the dependency's own.
+        let mut env = crate::process::env::command_env(&dep.env, &[]);
         if !self.built.contains(&dep.name) {
             for command in &dep.build {
-                run_logged(&dep.name, &dep.dir, command, &dep.env, &log, &cancelled)
+                run_logged(&dep.name, &dep.dir, command, &env, &log, &cancelled)
                     .map_err(|e| error(dep, format!("build failed: {e}")))?;
             }
             self.built.insert(dep.name.clone());
@@ -87,7 +90,6 @@ impl Dependencies {
                 ),
             )
         })?;
-        let mut env = dep.env.clone();
         env.insert(
             "RUNNER_SCRATCH".into(),
             scratch.path().display().to_string(),

@@ -23,6 +23,10 @@ pub struct VersionProbe {
     /// A spec's own command: when it exits non-zero, what it printed is
     /// recorded as a failure, not as a version.
     pub marks_failure: bool,
+    /// The whole environment it runs with (a spec's command: the one a
+    /// runtime's commands get, `process::env::command_env`); `None`: the
+    /// runner's own, for the standard toolchain probes.
+    pub env: Option<BTreeMap<String, String>>,
 }
 
 impl VersionProbe {
@@ -33,6 +37,7 @@ impl VersionProbe {
             args: args.iter().map(|a| a.to_string()).collect(),
             dir: None,
             marks_failure: false,
+            env: None,
         }
     }
 
@@ -82,6 +87,7 @@ pub fn capture(probes: &[VersionProbe], timeout: Duration) -> Environment {
         versions: BTreeMap::new(),
         labels: BTreeMap::new(),
         sources: BTreeMap::new(),
+        passed_env: BTreeMap::new(),
     }
 }
 
@@ -107,6 +113,9 @@ fn first_line_of(probe: &VersionProbe, timeout: Duration) -> Option<String> {
     let mut command = duct::cmd(probe.program.as_os_str().to_owned(), &probe.args);
     if let Some(dir) = &probe.dir {
         command = command.dir(dir);
+    }
+    if let Some(env) = &probe.env {
+        command = command.full_env(env);
     }
     let handle = command
         .stdin_null()

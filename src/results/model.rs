@@ -102,6 +102,13 @@ pub struct Environment {
     /// sources were at, and whether they had uncommitted changes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sources: BTreeMap<String, crate::results::provenance::GitSource>,
+    /// The names (never the values) of the caller's variables each
+    /// runtime's and dependency's commands got (`runtime NAME`,
+    /// `dependency NAME`): the documented list that was set, and the
+    /// runtime's `pass_env:`; absent before runner stopped passing the
+    /// caller's whole environment.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub passed_env: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

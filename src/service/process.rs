@@ -177,7 +177,10 @@ impl Service {
                 cmd
             }
         };
+        // Nothing inherited: `command.env` is the whole environment, made
+        // by `process::env::command_env`.
         cmd.current_dir(&command.dir)
+            .env_clear()
             .envs(&command.env)
             .stdin(Stdio::null())
             .stdout(stdout)

@@ -225,6 +225,7 @@ fn run_check(
     let mut child = Command::new("sh")
         .args(["-c", command])
         .current_dir(dir)
+        .env_clear()
         .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -113,6 +113,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         build_append: None,
         start: child.start.or(base.start),
         env: merge_map(base.env, child.env),
+        pass_env: child.pass_env.or(base.pass_env),
         jvm_flags: append(child.jvm_flags.or(base.jvm_flags), child.jvm_flags_append),
         jvm_flags_append: None,
         java: merge_with(base.java, child.java, |b, c| JavaSpec {

@@ -141,6 +141,11 @@ pub struct RuntimeSpec {
     pub version: Option<String>,
     /// Environment variables for this runtime (merged by key over the inherited ones).
     pub env: Option<IndexMap<String, String>>,
+    /// Names of the caller's environment variables passed to this runtime's
+    /// commands beyond the documented few (PATH, HOME, the locale, proxies,
+    /// toolchain homes and caches), e.g. `[GOFLAGS]`; a name unset in the
+    /// caller's environment is left unset. Replaces the inherited list.
+    pub pass_env: Option<Vec<String>>,
     /// JVM flags, available in templates as `{{ jvm_flags }}` (space-joined).
     pub jvm_flags: Option<Vec<String>>,
     /// Appended to the inherited `jvm_flags` list.

@@ -249,6 +249,15 @@ fn check_runtime(name: &str, rt: &RuntimeSpec, spec: &Spec, out: &mut Vec<Findin
         ));
     }
     check_env(&at("env"), rt.env.iter().flat_map(|e| e.keys()), out);
+    for (i, name) in rt.pass_env.iter().flatten().enumerate() {
+        if !is_identifier(name) {
+            out.push(finding(
+                at(&format!("pass_env.{i}")),
+                format!("`{name}` is not a valid environment variable name"),
+                "name a variable of the caller's environment: letters, digits and `_`, not starting with a digit",
+            ));
+        }
+    }
     check_env(
         &at("train.env"),
         rt.train

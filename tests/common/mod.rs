@@ -126,6 +126,7 @@ pub fn py_runtime(
         build: vec![],
         start: format!("python3 {}", fixtures().join("service.py").display()),
         env: all,
+        pass_env: vec![],
         jvm_flags: vec![],
         java: None,
         port,

@@ -81,7 +81,10 @@ impl Driver for Processes {
         let versions: Vec<VersionProbe> = plan
             .versions
             .iter()
-            .map(|v| VersionProbe::shell(&v.subject, &v.command, v.dir.clone()))
+            .map(|v| VersionProbe {
+                env: Some(crate::process::env::command_env(&Default::default(), &[])),
+                ..VersionProbe::shell(&v.subject, &v.command, v.dir.clone())
+            })
             .collect();
         env.versions = first_lines(&versions, VERSION_TIMEOUT);
         env.sources = plan
@@ -89,6 +92,7 @@ impl Driver for Processes {
             .iter()
             .filter_map(|rt| Some((rt.name.clone(), git_source(&rt.dir, GIT_TIMEOUT)?)))
             .collect();
+        env.passed_env = passed_env_names(plan);
         env
     }
 
@@ -221,4 +225,19 @@ fn used_toolchains(plan: &Plan, probes: Vec<VersionProbe>) -> Vec<VersionProbe> 
         .into_iter()
         .filter(|p| used.contains(p.name.as_str()) || p.name.starts_with("java ("))
         .collect()
+}
+
+/// environment.json's `passed_env`: the caller's variable names each
+/// runtime's and dependency's commands get here.
+fn passed_env_names(plan: &Plan) -> std::collections::BTreeMap<String, Vec<String>> {
+    let names = |pass: &[String]| -> Vec<String> {
+        crate::process::env::caller_passed(std::env::vars_os(), pass)
+            .into_keys()
+            .collect()
+    };
+    let runtimes =
+        (plan.runtimes.iter()).map(|rt| (format!("runtime {}", rt.name), names(&rt.pass_env)));
+    let dependencies =
+        (plan.dependencies.iter()).map(|d| (format!("dependency {}", d.name), names(&[])));
+    runtimes.chain(dependencies).collect()
 }

@@ -172,6 +172,11 @@ pub struct RuntimePlan {
     /// The full environment added for this runtime: spec-wide env merged with
     /// the runtime's own (runtime wins), plus `PORT`.
     pub env: BTreeMap<String, String>,
+    /// The caller's variables passed by name beyond the documented few
+    /// (`pass_env:`; `process::env::PASSED` lists those): names only, the
+    /// values are read when a command is spawned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     pub jvm_flags: Vec<String>,
     pub java: Option<JavaPlan>,
     /// The port the service listens on (fixed in the spec, or chosen free at plan time).

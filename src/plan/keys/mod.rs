@@ -1,7 +1,10 @@
 //! Per-key resolvers above the contract: limits per cell, the built-in
 //! PostgreSQL recipe, ports, CPU pinning, `--repeats N`, verify vectors,
 //! the `verify:` requests, the `version:` commands, `health:` (one
-//! rendering for runtimes and dependencies) and a request's `expect:`.
+//! rendering for runtimes and dependencies), a request's `expect:` and
+//! which caller variables a runtime's commands get (`pass_env:`,
+//! `command_env`).
+pub mod command_env;
 pub mod expect;
 pub mod health;
 pub mod limits;

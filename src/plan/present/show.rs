@@ -121,8 +121,19 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
                 names.join(", ")
             );
         }
-        let env: Vec<String> = rt.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // Secret-looking values masked (`command_env::shown`); the caller's
+        // documented variables (docs/spec.md) are passed beside these.
+        let env: Vec<String> = (rt.env.iter())
+            .map(|(k, v)| crate::plan::keys::command_env::shown(k, v))
+            .collect();
         let _ = writeln!(out, "    env     {}", env.join(" "));
+        if !rt.pass_env.is_empty() {
+            let _ = writeln!(
+                out,
+                "    passes  {} from the caller's environment, beside the documented few",
+                rt.pass_env.join(" ")
+            );
+        }
         if let Some(scratch) = &rt.scratch {
             let files: Vec<String> = scratch
                 .files

@@ -250,6 +250,7 @@ pub fn plan_runtime<'s>(
         build,
         start,
         env: env_out,
+        pass_env: rt.pass_env.clone().unwrap_or_default(),
         jvm_flags,
         java,
         port,

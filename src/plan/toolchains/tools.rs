@@ -114,6 +114,7 @@ mod tests {
             build: vec!["go build -o /srv/bench/server ./cmd/server".into()],
             start: "/srv/bench/server".into(),
             env: Default::default(),
+            pass_env: vec![],
             jvm_flags: vec![],
             java: None,
             port: 8080,

@@ -212,8 +212,11 @@ impl LoadReport {
     }
 
     /// Writes the HdrHistogram interval log format (readable by HdrHistogram's
-    /// HistogramLogReader and hdrhistogram's `IntervalLogIterator`): one
-    /// interval tagged `latency` and one tagged `service_time`, in microseconds.
+    /// HistogramLogReader and `HistogramLogProcessor`, and hdrhistogram's
+    /// `IntervalLogIterator`), in microseconds: the corrected latency as the
+    /// untagged interval, the format's main histogram, so the reference tools
+    /// read it with no `-tag`; then the service time tagged `service_time`.
+    /// Runs recorded before this tagged the latency `latency` too.
     pub fn write_hlog(&self, mut w: impl Write) -> io::Result<()> {
         let mut serializer = V2DeflateSerializer::new();
         let now = SystemTime::now();
@@ -225,15 +228,18 @@ impl LoadReport {
             .with_max_value_divisor(1.0)
             .begin_log_with(&mut w, &mut serializer)?;
         for (tag, h) in [
-            ("latency", &self.latency),
-            ("service_time", &self.service_time),
+            (None, &self.latency),
+            (Tag::new(SERVICE_TIME_TAG), &self.service_time),
         ] {
-            log.write_histogram(h, Duration::ZERO, self.elapsed, Tag::new(tag))
+            log.write_histogram(h, Duration::ZERO, self.elapsed, tag)
                 .map_err(|e| io::Error::other(e.to_string()))?;
         }
         Ok(())
     }
 }
+
+/// The tag of the service-time interval in a run's hlog.
+const SERVICE_TIME_TAG: &str = "service_time";
 
 pub(crate) fn per_second(count: u64, elapsed: Duration) -> f64 {
     let s = elapsed.as_secs_f64();

@@ -15,7 +15,13 @@ use predicates::prelude::*;
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn json_of(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("--json prints one JSON document")
+    let json: serde_json::Value =
+        serde_json::from_slice(output).expect("--json prints one JSON document");
+    assert_eq!(
+        json["format_version"], 1,
+        "every JSON output carries its version"
+    );
+    json
 }
 
 /// Runs `runner ARGS`, which must succeed, and parses its `--json` output.

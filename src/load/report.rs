@@ -135,6 +135,9 @@ impl Percentiles {
 /// The machine-readable form of a report (`runner load --json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportSummary<'a> {
+    /// The JSON's version, as every JSON output of runner carries
+    /// (results::format; `load` imports nothing of `results`).
+    pub format_version: u32,
     pub elapsed_s: f64,
     /// Successful requests (`errors_total` are the others).
     #[serde(rename = "requests")]
@@ -186,6 +189,7 @@ impl LoadReport {
 
     pub fn summary(&self) -> ReportSummary<'_> {
         ReportSummary {
+            format_version: SUMMARY_FORMAT_VERSION,
             elapsed_s: self.elapsed.as_secs_f64(),
             ok: self.ok,
             throughput: self.throughput(),
@@ -237,6 +241,9 @@ impl LoadReport {
         Ok(())
     }
 }
+
+/// `runner load --json`'s version (docs/schemas/load.schema.json).
+const SUMMARY_FORMAT_VERSION: u32 = 1;
 
 /// The tag of the service-time interval in a run's hlog.
 const SERVICE_TIME_TAG: &str = "service_time";

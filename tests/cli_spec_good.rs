@@ -28,7 +28,14 @@ fn plan_stdout(spec: &str, args: &[&str]) -> String {
 /// `runner plan SPEC ARGS --format json`, which must succeed, parsed.
 fn plan_json_of(spec: &str, args: &[&str]) -> serde_json::Value {
     let args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
-    serde_json::from_str(&plan_stdout(spec, &args)).unwrap()
+    let text = plan_stdout(spec, &args);
+    // The JSON contract (src/results/format.rs): `format_version` first.
+    assert!(
+        text.starts_with("{\n  \"format_version\": 1,"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    serde_json::from_str(&text).unwrap()
 }
 
 #[test]

@@ -41,6 +41,7 @@ fn findings_section(report: &str) -> String {
 /// The kinds of findings.json, per figure, in order.
 fn kinds(run: &Path) -> Vec<(String, Vec<String>)> {
     let json: serde_json::Value = serde_json::from_str(&read(run, "findings.json")).unwrap();
+    assert_eq!(json["format_version"], 1, "findings.json's version");
     json["measures"]
         .as_array()
         .unwrap()

@@ -135,6 +135,9 @@ impl Percentiles {
 /// The machine-readable form of a report (`runner load --json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportSummary<'a> {
+    /// The JSON's version, as every JSON output of runner carries
+    /// (results::format; `load` imports nothing of `results`).
+    pub format_version: u32,
     pub elapsed_s: f64,
     /// Successful requests (`errors_total` are the others).
     #[serde(rename = "requests")]
@@ -186,6 +189,7 @@ impl LoadReport {
 
     pub fn summary(&self) -> ReportSummary<'_> {
         ReportSummary {
+            format_version: SUMMARY_FORMAT_VERSION,
             elapsed_s: self.elapsed.as_secs_f64(),
             ok: self.ok,
             throughput: self.throughput(),
@@ -212,8 +216,11 @@ impl LoadReport {
     }
 
     /// Writes the HdrHistogram interval log format (readable by HdrHistogram's
-    /// HistogramLogReader and hdrhistogram's `IntervalLogIterator`): one
-    /// interval tagged `latency` and one tagged `service_time`, in microseconds.
+    /// HistogramLogReader and `HistogramLogProcessor`, and hdrhistogram's
+    /// `IntervalLogIterator`), in microseconds: the corrected latency as the
+    /// untagged interval, the format's main histogram, so the reference tools
+    /// read it with no `-tag`; then the service time tagged `service_time`.
+    /// Runs recorded before this tagged the latency `latency` too.
     pub fn write_hlog(&self, mut w: impl Write) -> io::Result<()> {
         let mut serializer = V2DeflateSerializer::new();
         let now = SystemTime::now();
@@ -225,15 +232,21 @@ impl LoadReport {
             .with_max_value_divisor(1.0)
             .begin_log_with(&mut w, &mut serializer)?;
         for (tag, h) in [
-            ("latency", &self.latency),
-            ("service_time", &self.service_time),
+            (None, &self.latency),
+            (Tag::new(SERVICE_TIME_TAG), &self.service_time),
         ] {
-            log.write_histogram(h, Duration::ZERO, self.elapsed, Tag::new(tag))
+            log.write_histogram(h, Duration::ZERO, self.elapsed, tag)
                 .map_err(|e| io::Error::other(e.to_string()))?;
         }
         Ok(())
     }
 }
+
+/// `runner load --json`'s version (docs/schemas/load.schema.json).
+const SUMMARY_FORMAT_VERSION: u32 = 1;
+
+/// The tag of the service-time interval in a run's hlog.
+const SERVICE_TIME_TAG: &str = "service_time";
 
 pub(crate) fn per_second(count: u64, elapsed: Duration) -> f64 {
     let s = elapsed.as_secs_f64();

@@ -65,7 +65,8 @@ pub fn render_run(run_dir: &Path, templates: &[PathBuf]) -> Result<RenderedRepor
 
     let mut files = csv_out::write_all(run_dir, &summary)?;
     if let Some(findings) = &summary.findings {
-        let json = serde_json::to_string_pretty(findings).expect("findings serialize");
+        let json = serde_json::to_string_pretty(&crate::results::versioned(findings))
+            .expect("findings serialize");
         files.push(write(&run_dir.join(FINDINGS_FILE), &json)?);
     }
     let charts_dir = run_dir.join(CHARTS_DIR);

@@ -6,6 +6,7 @@
 //! replaced atomically.
 pub mod environment;
 pub mod error;
+pub mod format;
 pub mod host_environment;
 pub mod model;
 pub mod provenance;
@@ -15,6 +16,7 @@ pub mod states;
 pub mod write;
 
 pub use error::ResultsError;
+pub use format::{JSON_FORMAT_VERSION, Versioned, versioned};
 pub use host_environment::{HostEnvironment, HostRole, host_differences};
 pub use model::*;
 pub use read::csv_read::{CsvReadError, read_csv};

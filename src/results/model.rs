@@ -14,7 +14,8 @@
 //!   repeats.csv            RepeatsRow, one per configuration: repeats, interval, why it stopped
 //!   timelines/<cell>.csv   TimelineRow, per-second load figures of one cell
 //!   samples/<cell>.csv     SampleRow, the service's resources during one cell
-//!   histograms/<cell>.hlog HdrHistogram log (corrected latency, microseconds)
+//!   histograms/<cell>.hlog HdrHistogram log (microseconds): corrected latency
+//!                          untagged, service time tagged `service_time`
 //!   search/<cell>.csv      SearchStepRow, every step of a `mode: search` cell
 //!   logs/                  build-<runtime>.log, train-<runtime>.log, <runtime>.log
 //!   summary-by-cell.csv, peak-throughput.csv, wins.csv, pairs.csv, report.md, report.html, charts/

@@ -258,7 +258,9 @@ pub fn run(
         runtimes: &records,
         verdict: &verdict,
     };
-    let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+    let json = serde_json::to_string_pretty(&crate::results::versioned(&report))
+        .unwrap_or_default()
+        + "\n";
     let report_path = folder.join(REPORT_FILE);
     crate::results::write::run_dir::write_atomic(&report_path, json.as_bytes())?;
     let text = match options.format {

@@ -21,11 +21,11 @@ pub struct PlanJson<'a> {
 
 /// The plan as JSON (pretty).
 pub fn json(plan: &Plan, detectability: &Detectability) -> String {
-    serde_json::to_string_pretty(&PlanJson {
+    serde_json::to_string_pretty(&crate::results::versioned(&PlanJson {
         plan,
         estimate: plan.estimate(),
         design: detectability.design(),
-    })
+    }))
     .unwrap_or_default()
 }
 

@@ -308,7 +308,9 @@ fn render(
     let output = match options.format {
         CompareFormat::Md => markdown(comparison),
         CompareFormat::Json => {
-            serde_json::to_string_pretty(comparison).expect("plain data serializes") + "\n"
+            serde_json::to_string_pretty(&crate::results::versioned(comparison))
+                .expect("plain data serializes")
+                + "\n"
         }
     };
     Ok(CompareOutcome {

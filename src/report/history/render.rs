@@ -39,7 +39,9 @@ pub fn html(history: &History) -> Result<String, ReportError> {
 }
 
 pub fn json(history: &History) -> String {
-    serde_json::to_string_pretty(history).expect("plain data serializes") + "\n"
+    serde_json::to_string_pretty(&crate::results::versioned(history))
+        .expect("plain data serializes")
+        + "\n"
 }
 
 /// One configuration's charts, for the HTML page.

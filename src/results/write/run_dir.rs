@@ -99,12 +99,16 @@ impl RunDir {
 
     /// Writes `name` atomically: a temporary file in the same directory,
     /// fsync'd, then renamed over the old one. Readers never see half a file.
+    /// Its first key is `format_version` (results::format).
     pub fn write_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), ResultsError> {
         let path = self.root.join(name);
-        let text = serde_json::to_vec_pretty(value).map_err(|source| ResultsError::Json {
-            path: path.clone(),
-            source,
-        })?;
+        let text =
+            serde_json::to_vec_pretty(&crate::results::versioned(value)).map_err(|source| {
+                ResultsError::Json {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         write_atomic(&path, &text)
     }
 

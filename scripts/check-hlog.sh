@@ -70,7 +70,9 @@ for hlog in "$run"/histograms/*.hlog; do
   process service_time "$hlog" "$work/$stem.service"
 done
 
-old=$(find results -path '*/histograms/*.hlog' | sort | head -n 1)
+# A committed run's log (git ls-files: never a run recorded in this work
+# tree since); sed reads all its input, so no SIGPIPE under pipefail.
+old=$(git ls-files 'results/*/histograms/*.hlog' | sort | sed -n 1p)
 [ -n "$old" ] || fail "no committed run's hlog under results/"
 process latency "$old" "$work/old.latency"
 

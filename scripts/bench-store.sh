@@ -26,7 +26,10 @@ if [ -x /usr/lib/postgresql/15/bin/postgres ] && id runner-pg >/dev/null 2>&1; t
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   $as_pg /usr/lib/postgresql/15/bin/postgres -D "$work/pg" -h 127.0.0.1 -p "$port" -k "$work" -c fsync=off >/dev/null 2>&1 &
   pg_pid=$!
+  # Bounded wait for the port (20 s), then a clear stop rather than timing a store that is not up.
   for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
+  (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null ||
+    { echo "bench-store: PostgreSQL did not accept on 127.0.0.1:$port within 20 s" >&2; exit 1; }
   pg_url="postgres://runner:bench@127.0.0.1:$port/postgres"
 fi
 

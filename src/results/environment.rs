@@ -117,19 +117,9 @@ fn first_line_of(probe: &VersionProbe, timeout: Duration) -> Option<String> {
     if let Some(env) = &probe.env {
         command = command.full_env(env);
     }
-    let handle = command
-        .stdin_null()
-        .stderr_to_stdout()
-        .stdout_capture()
-        .unchecked()
-        .start()
-        .ok()?;
-    let output = match handle.wait_timeout(timeout) {
-        Ok(Some(out)) => out.clone(),
-        _ => {
-            let _ = handle.kill();
-            return Some(format!("(no answer within {}s)", timeout.as_secs()));
-        }
+    let output = match run_bounded(command.stderr_to_stdout(), timeout)? {
+        Bounded::Exited(output) => output,
+        Bounded::TimedOut => return Some(format!("(no answer within {}s)", timeout.as_secs())),
     };
     let text = String::from_utf8_lossy(&output.stdout);
     let line = text
@@ -145,6 +135,32 @@ fn first_line_of(probe: &VersionProbe, timeout: Duration) -> Option<String> {
         ));
     }
     line
+}
+
+/// How a command run by [`run_bounded`] ended.
+pub enum Bounded {
+    Exited(std::process::Output),
+    /// Still running after the timeout: killed.
+    TimedOut,
+}
+
+/// Runs `command` with no stdin and its stdout captured, its exit status
+/// left to the caller, killed after `timeout` (a version or git probe must
+/// never hold up a run). `None`: it could not be started.
+pub fn run_bounded(command: duct::Expression, timeout: Duration) -> Option<Bounded> {
+    let handle = command
+        .stdin_null()
+        .stdout_capture()
+        .unchecked()
+        .start()
+        .ok()?;
+    match handle.wait_timeout(timeout) {
+        Ok(Some(output)) => Some(Bounded::Exited(output.clone())),
+        _ => {
+            let _ = handle.kill();
+            Some(Bounded::TimedOut)
+        }
+    }
 }
 
 /// Removes ANSI escape sequences (`mvn -v` prints bold text).

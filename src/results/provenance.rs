@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::results::environment::{Bounded, run_bounded};
+
 /// A runtime's sources at the run: from `git` run in the runtime's `dir`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
 pub struct GitSource {
@@ -49,21 +51,11 @@ pub fn git_source(dir: &Path, timeout: Duration) -> Option<GitSource> {
 
 /// `git ARGS` in `dir`: its standard output when it exits 0 in time.
 fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<String> {
-    let handle = duct::cmd("git", args)
-        .dir(dir)
-        .stdin_null()
-        .stderr_null()
-        .stdout_capture()
-        .unchecked()
-        .start()
-        .ok()?;
-    match handle.wait_timeout(timeout) {
-        Ok(Some(out)) if out.status.success() => Some(String::from_utf8_lossy(&out.stdout).into()),
-        Ok(Some(_)) => None,
-        _ => {
-            let _ = handle.kill();
-            None
+    match run_bounded(duct::cmd("git", args).dir(dir).stderr_null(), timeout)? {
+        Bounded::Exited(out) if out.status.success() => {
+            Some(String::from_utf8_lossy(&out.stdout).into())
         }
+        _ => None,
     }
 }
 

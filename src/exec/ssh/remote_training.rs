@@ -129,6 +129,7 @@ pub fn check_there(
         runtime: rt.name.clone(),
         dir: far_dir.into(),
         env: crate::process::runtime_env(rt),
+        pass_env: rt.pass_env.clone(),
         inputs: far_paths(rt, far_dir, &tp.inputs),
         produces: far_paths(rt, far_dir, &tp.produces),
         probe: tp.probe.clone(),

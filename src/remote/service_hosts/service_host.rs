@@ -185,7 +185,10 @@ impl ServiceHost {
             runtime: w.runtime.clone(),
             dir: home_relative(&w.dir),
             command: w.command.clone(),
-            env: w.env.clone(),
+            // This host's own passed variables (its PATH, HOME) under the
+            // declared ones, as a start on the controlling host gets that
+            // host's: nothing of the controlling host's environment crosses.
+            env: crate::process::env::command_env(&w.env, &w.pass_env),
             port: w.port,
             cpus: None,
             limits: Limits {
@@ -412,7 +415,8 @@ fn build_here(
             i + 1,
             w.commands.len()
         ));
-        if let Err(e) = run_logged(&w.runtime, dir, command, &w.env, log, cancelled) {
+        let run_env = crate::process::env::command_env(&w.env, &w.pass_env);
+        if let Err(e) = run_logged(&w.runtime, dir, command, &run_env, log, cancelled) {
             return failed(&e.to_string());
         }
     }

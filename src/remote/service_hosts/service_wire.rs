@@ -90,6 +90,11 @@ pub struct WireBuild {
     pub commands: Vec<String>,
     /// The runtime's environment (hashed with the sources, as locally).
     pub env: BTreeMap<String, String>,
+    /// The runtime's `pass_env:`: names the far side passes from its own
+    /// session's environment, beside the documented list
+    /// (`process::env::command_env`, applied there).
+    #[serde(default)]
+    pub pass_env: Vec<String>,
     /// The build's output, relative to `dir`, checked and sized after the build.
     pub artifact: Option<String>,
     /// Where the far side keeps its build cache and logs (relative: to home).
@@ -114,7 +119,12 @@ pub struct WireStart {
     pub runtime: String,
     pub dir: String,
     pub command: String,
+    /// The runtime's declared environment; the far side adds its own
+    /// session's passed variables (`process::env::command_env`), as a
+    /// start here adds this host's.
     pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub pass_env: Vec<String>,
     pub port: u16,
     pub limit_cpus: Option<f64>,
     pub limit_memory_bytes: Option<u64>,
@@ -148,6 +158,8 @@ pub struct WireTrainCheck {
     pub runtime: String,
     pub dir: String,
     pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub pass_env: Vec<String>,
     pub inputs: Vec<String>,
     pub produces: Vec<String>,
     pub probe: Option<String>,

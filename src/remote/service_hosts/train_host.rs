@@ -127,7 +127,8 @@ fn probe(w: &WireTrainCheck, probe: &str) -> Result<(), String> {
     let limit = Duration::from_millis(w.probe_within_ms);
     let over = || started.elapsed() > limit;
     let dir = home_relative(&w.dir);
-    match run_logged(&w.runtime, &dir, probe, &w.env, &log, &over) {
+    let env = crate::process::env::command_env(&w.env, &w.pass_env);
+    match run_logged(&w.runtime, &dir, probe, &env, &log, &over) {
         Ok(()) => Ok(()),
         Err(BuildError::Cancelled { .. }) => Err(format!(
             "train.probe `{probe}` did not finish within {} s on the service host (log {} there)",

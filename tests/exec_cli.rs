@@ -21,6 +21,22 @@ fn exec_spec(spec: &std::path::Path, code: i32) -> Output {
     out
 }
 
+/// One runtime (`py-a`) over the small matrix, run to completion in `dir`:
+/// the spec and the run directory, for the tests that then alter the run.
+fn one_complete_run(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let spec = write_spec(
+        dir,
+        &[PyRuntime {
+            name: "py-a",
+            env: &[],
+            extra: "",
+        }],
+        SMALL_MATRIX,
+    );
+    exec_spec(&spec, 0);
+    (spec, run_dir(dir))
+}
+
 fn text(out: &Output) -> String {
     format!(
         "status {:?}\nstdout:\n{}\nstderr:\n{}",
@@ -583,17 +599,7 @@ fn sigint_mid_run_then_resume_completes_without_duplicates() {
 #[test]
 fn resume_refuses_a_changed_spec_unless_forced() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = write_spec(
-        tmp.path(),
-        &[PyRuntime {
-            name: "py-a",
-            env: &[],
-            extra: "",
-        }],
-        SMALL_MATRIX,
-    );
-    exec_spec(&spec, 0);
-    let run = run_dir(tmp.path());
+    let (spec, run) = one_complete_run(tmp.path());
     let out = exec(&[
         spec.to_str().unwrap(),
         "--resume",
@@ -1073,17 +1079,7 @@ fn resume_retries_a_runtime_whose_build_failed() {
 #[test]
 fn a_report_that_cannot_be_written_is_a_failure_naming_the_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = write_spec(
-        tmp.path(),
-        &[PyRuntime {
-            name: "py-a",
-            env: &[],
-            extra: "",
-        }],
-        SMALL_MATRIX,
-    );
-    exec_spec(&spec, 0);
-    let run = run_dir(tmp.path());
+    let (spec, run) = one_complete_run(tmp.path());
     assert_eq!(measurements(&run).len(), 4);
     let report_md = run.join("report.md");
     std::fs::remove_file(&report_md).unwrap();

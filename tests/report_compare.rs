@@ -512,23 +512,6 @@ fn compare_verdicts(json: &serde_json::Value) -> Vec<(String, String, String)> {
     out
 }
 
-fn history_verdicts(json: &serde_json::Value) -> Vec<(String, String, String)> {
-    let mut out: Vec<(String, String, String)> = json["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["config_id"].as_str().unwrap().to_string(),
-                s["metric"].as_str().unwrap().to_string(),
-                s["newest"]["verdict"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// Issue 27: compare, compare against history and history's judgement of
 /// the newest run are one rule, so the same runs get the same verdicts:
 /// two runs (`compare A B` and a two-run history) and five (`--baseline

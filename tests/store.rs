@@ -14,7 +14,7 @@ use std::process::{Child, Command, Output};
 use std::time::Duration;
 
 use common::{PyRuntime, SMALL_MATRIX, free_port, runner, wait_for, write_spec};
-use report_support::{copy_dir, fixtures};
+use report_support::{copy_dir, fixtures, history_verdicts};
 use serde_json::Value;
 
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -230,22 +230,6 @@ fn scale(run: &Path, run_index: usize, factor: f64) {
     writer.flush().unwrap();
 }
 
-/// (config, metric, verdict) of every series of a history JSON.
-fn verdicts(history: &Value) -> Vec<(String, String, String)> {
-    history["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["config_id"].as_str().unwrap().to_string(),
-                s["metric"].as_str().unwrap().to_string(),
-                s["newest"]["verdict"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
 /// What a compare JSON concludes: its outcome and every cell's figures and
 /// verdict (the run references differ: a folder and a store).
 fn compare_verdicts(compare: &Value) -> (Value, Value) {
@@ -319,7 +303,10 @@ fn same_as_the_folders(url: &str, root: &Path) {
         ],
     );
     assert_eq!(from_store.0, from_folder.0, "exit codes");
-    assert_eq!(verdicts(&from_store.1), verdicts(&from_folder.1));
+    assert_eq!(
+        history_verdicts(&from_store.1),
+        history_verdicts(&from_folder.1)
+    );
     assert_eq!(from_store.1["series"], from_folder.1["series"]);
     assert_eq!(from_store.1["runs"].as_array().unwrap().len(), 7);
 

@@ -93,3 +93,22 @@ pub fn keep_lines(run: &Path, file: &str, keep: impl Fn(&str) -> bool) {
     }
     std::fs::write(&path, out).unwrap();
 }
+
+/// (config, metric, verdict) of every series of a history JSON, sorted:
+/// what two ways of judging the same runs must agree on.
+pub fn history_verdicts(json: &serde_json::Value) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["config_id"].as_str().unwrap().to_string(),
+                s["metric"].as_str().unwrap().to_string(),
+                s["newest"]["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}

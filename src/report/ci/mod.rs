@@ -108,3 +108,18 @@ impl Suite {
         self.cases.iter().filter(|c| f(&c.outcome)).count()
     }
 }
+
+/// `B/A 0.810 [0.770, 0.850]`: a verdict line's ratio with its interval,
+/// written once for compare's and history's cases (`name`: `B/A`,
+/// `newest/baseline`).
+pub fn ratio_interval(name: &str, effect: Option<&crate::stats::effect::Effect>) -> String {
+    effect.map_or_else(
+        || format!("{name} {}", crate::report::analysis::format::MISSING),
+        |e| format!("{name} {:.3} [{:.3}, {:.3}]", e.ratio, e.lo, e.hi),
+    )
+}
+
+/// `, p worse 0.0012 (Holm)`, or nothing without a p.
+pub fn holm_p(p_worse: Option<f64>) -> String {
+    p_worse.map_or_else(String::new, |p| format!(", p worse {p:.4} (Holm)"))
+}

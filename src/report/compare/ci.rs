@@ -5,7 +5,7 @@
 //! which is the comparison's own Markdown ([`super::markdown`]).
 use super::{Comparison, markdown};
 use crate::report::analysis::format;
-use crate::report::ci::{Case, CaseOutcome, Suite};
+use crate::report::ci::{Case, CaseOutcome, Suite, holm_p, ratio_interval};
 use crate::stats::{Judged, Verdict};
 
 /// The comparison's test cases, in the table's order.
@@ -114,13 +114,8 @@ fn case_outcome(j: &Judged, line: &str) -> Option<CaseOutcome> {
 /// (Holm), threshold 5.0%: REGRESSION`.
 fn verdict_line(metric: &str, j: &Judged, value: fn(f64) -> String, threshold: f64) -> String {
     let side = |v: Option<f64>| v.map_or_else(|| format::MISSING.to_string(), value);
-    let ratio = j.effect.map_or_else(
-        || format!("B/A {}", format::MISSING),
-        |e| format!("B/A {:.3} [{:.3}, {:.3}]", e.ratio, e.lo, e.hi),
-    );
-    let p = j
-        .p_worse
-        .map_or_else(String::new, |p| format!(", p worse {p:.4} (Holm)"));
+    let ratio = ratio_interval("B/A", j.effect.as_ref());
+    let p = holm_p(j.p_worse);
     format!(
         "{metric} {} -> {}, {ratio}{p}, threshold {}: {}",
         side(j.a_mean),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{History, SeriesReport, Verdict};
 use crate::report::analysis::format;
-use crate::report::ci::{Case, CaseOutcome, Suite};
+use crate::report::ci::{Case, CaseOutcome, Suite, holm_p, ratio_interval};
 
 /// One test case per series, in history's order.
 pub fn suite(h: &History) -> Suite {
@@ -71,13 +71,8 @@ fn outcome(h: &History, s: &SeriesReport) -> CaseOutcome {
 /// 0.0012 (Holm), threshold 5.0%: regression`.
 fn verdict_line(h: &History, s: &SeriesReport) -> String {
     let n = &s.newest;
-    let ratio = n.effect.map_or_else(
-        || format!("newest/baseline {}", format::MISSING),
-        |e| format!("newest/baseline {:.3} [{:.3}, {:.3}]", e.ratio, e.lo, e.hi),
-    );
-    let p = n
-        .p_worse_adjusted
-        .map_or_else(String::new, |p| format!(", p worse {p:.4} (Holm)"));
+    let ratio = ratio_interval("newest/baseline", n.effect.as_ref());
+    let p = holm_p(n.p_worse_adjusted);
     let verdict = serde_json::to_value(n.verdict).expect("an enum serializes");
     format!(
         "{} {ratio} over a baseline of {} run(s){p}, threshold {}: {}",

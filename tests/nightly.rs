@@ -66,21 +66,30 @@ fn first_night_has_no_history_then_the_next_is_judged() {
     let first = nightly(&spec);
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert_eq!(first.status.code(), Some(4), "{stderr}");
-    assert!(stderr.contains("no history yet: 0 earlier comparable run(s)"), "{stderr}");
+    assert!(
+        stderr.contains("no history yet: 0 earlier comparable run(s)"),
+        "{stderr}"
+    );
     let run = newest_run(tmp.path());
     let v = verdict(&run);
     assert_eq!(v["format_version"], 1);
     assert_eq!(v["outcome"], "no-history-yet");
     assert_eq!(v["exit_code"], 4);
     let md = std::fs::read_to_string(run.join("verdict.md")).unwrap();
-    assert!(md.starts_with("compared with 0 earlier runs: no history yet"), "{md}");
+    assert!(
+        md.starts_with("compared with 0 earlier runs: no history yet"),
+        "{md}"
+    );
 
     // Run ids are to the second: the second night must be a new directory.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let second = nightly(&spec);
     let stderr = String::from_utf8_lossy(&second.stderr);
     let code = second.status.code();
-    assert!(matches!(code, Some(0 | 1 | 3)), "a judged outcome: {stderr}");
+    assert!(
+        matches!(code, Some(0 | 1 | 3)),
+        "a judged outcome: {stderr}"
+    );
     let run2 = newest_run(tmp.path());
     assert_ne!(run, run2);
     let v = verdict(&run2);

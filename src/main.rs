@@ -173,6 +173,24 @@ enum Command {
         #[command(flatten)]
         store: StoreArg,
     },
+    /// Tonight's run of a spec, exactly as `runner exec`, then judged against the
+    /// earlier runs of the experiment directory it was written to, by `runner
+    /// compare --baseline history`'s rule; writes verdict.json and verdict.md into
+    /// the run. Exit 0 no regression (the only 0), 1 regression, 2 not comparable
+    /// (host, toolchain or spec changed), 3 could not tell, 4 no history yet, 5 the
+    /// run failed or is incomplete, 6 no run started, 7 could not judge, 130
+    /// interrupted (docs/compare.md).
+    Nightly {
+        /// Spec file (YAML).
+        spec: PathBuf,
+        /// What the run measured, recorded in environment.json (as `runner exec`).
+        #[arg(long = "label", value_name = "KEY=VALUE", value_parser = runner::results::provenance::parse_label)]
+        labels: Vec<(String, String)>,
+        #[command(flatten)]
+        choices: PlanArgs,
+        #[command(flatten)]
+        store: StoreArg,
+    },
     /// The results store (docs/store.md).
     #[command(subcommand)]
     Store(StoreCommand),
@@ -450,6 +468,27 @@ fn main() -> ExitCode {
                     plan: choices.options(),
                     labels: labels.into_iter().collect(),
                     store,
+                },
+                &mut err,
+            ))
+        }
+        Command::Nightly {
+            spec,
+            labels,
+            choices,
+            store,
+        } => {
+            let store = match store.parse() {
+                Ok(store) => store,
+                Err(code) => return code,
+            };
+            ExitCode::from(runner::app::nightly_command(
+                &runner::app::ExecOptions {
+                    spec,
+                    plan: choices.options(),
+                    labels: labels.into_iter().collect(),
+                    store,
+                    ..Default::default()
                 },
                 &mut err,
             ))

@@ -48,6 +48,30 @@ fn load_and_run(opts: &ExecOptions, events: Sender<Event>) -> Result<RunOutcome,
 /// 2 nothing started (spec or preflight problems, refused resume),
 /// 130 interrupted.
 pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
+    exec_run(opts, err).exit_code
+}
+
+/// What `runner exec` ended with, for a command that goes on after it
+/// (`runner nightly` judges the run it wrote).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecDone {
+    /// See [`exec_command`].
+    pub exit_code: u8,
+    /// The run directory, when a run started (`None`: nothing started).
+    pub run_dir: Option<PathBuf>,
+}
+
+impl ExecDone {
+    fn nothing_started(exit_code: u8) -> Self {
+        ExecDone {
+            exit_code,
+            run_dir: None,
+        }
+    }
+}
+
+/// [`exec_command`], keeping where the run was written.
+pub fn exec_run(opts: &ExecOptions, err: &mut dyn Write) -> ExecDone {
     let (events, rx) = channel();
     let worker_opts = opts.clone();
     let worker = std::thread::Builder::new()
@@ -57,7 +81,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
         Ok(w) => w,
         Err(e) => {
             let _ = writeln!(err, "error: cannot start the executor thread: {e}");
-            return 1;
+            return ExecDone::nothing_started(1);
         }
     };
     report_events(rx, err);
@@ -73,7 +97,7 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
                 err,
                 "error: the executor panicked; the run directory keeps what was recorded"
             );
-            return 1;
+            return ExecDone::nothing_started(1);
         }
     };
     match result {
@@ -91,16 +115,19 @@ pub fn exec_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
                     outcome.run_dir.display()
                 );
             }
-            exit_code(outcome.exit_code(), report)
+            ExecDone {
+                exit_code: exit_code(outcome.exit_code(), report),
+                run_dir: Some(outcome.run_dir),
+            }
         }
         // Spec problems carry their own `error:` headers and positions.
         Err(e @ ExecError::Spec(_)) => {
             let _ = writeln!(err, "{e}");
-            e.exit_code()
+            ExecDone::nothing_started(e.exit_code())
         }
         Err(e) => {
             let _ = writeln!(err, "error: {e}");
-            e.exit_code()
+            ExecDone::nothing_started(e.exit_code())
         }
     }
 }

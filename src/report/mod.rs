@@ -22,7 +22,8 @@ use crate::results::RunData;
 pub use analysis::summary::Summary;
 pub use compare::{
     CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
-    compare_history_store_command, parse_latency_threshold, parse_threshold,
+    compare_history_store_command, judge_run_against_history, parse_latency_threshold,
+    parse_threshold,
 };
 pub use error::ReportError;
 use render::{context, csv_out, templating};

@@ -22,6 +22,12 @@ pub struct AgainstHistory {
     pub rb: RunRepeats,
     /// History's own: estimated from the regimes' runs (the floor below three).
     pub run_level: RunLevelNoise,
+    /// The run ids side A pooled, oldest first (empty: no earlier run).
+    pub baseline_runs: Vec<String>,
+    /// How many complete runs comparable with the newest came before it.
+    pub earlier_runs: usize,
+    /// The complete runs set apart as not comparable, with what differs.
+    pub breaks: Vec<history::Break>,
 }
 
 /// The run-level noise for a comparison whose baseline is the run `a`:
@@ -91,6 +97,7 @@ pub fn against_history_from(
         });
     }
     let dir = source.describe();
+    let earlier_runs = runs.len().saturating_sub(1);
     // The runs the history judged, by directory: read once, by the history.
     let loaded: BTreeMap<String, RunData> = runs
         .into_iter()
@@ -163,6 +170,9 @@ pub fn against_history_from(
         b,
         rb,
         run_level: regimes.run_level,
+        baseline_runs: ids,
+        earlier_runs,
+        breaks: regimes.breaks,
     })
 }
 

@@ -282,18 +282,52 @@ fn judge_against_history(
     options: &CompareOptions,
     warnings: Vec<String>,
 ) -> Result<CompareOutcome, ReportError> {
-    let comparison = compare(
+    render(&against_history(&sides, options), options, warnings)
+}
+
+/// The comparison of the newest run with its history's last stable regime.
+fn against_history(sides: &baseline::AgainstHistory, options: &CompareOptions) -> Comparison {
+    compare(
         Sides {
             a: &sides.a,
             b: &sides.rb,
             run_level: &sides.run_level,
         },
-        sides.a_ref,
+        sides.a_ref.clone(),
         run_ref(&sides.b),
         options,
         Vec::new(),
-    );
-    render(&comparison, options, warnings)
+    )
+}
+
+/// A run judged against the earlier runs of its experiment by the rule of
+/// `compare --baseline history`, with what a caller needs to tell "judged"
+/// from "nothing to judge against yet" and "nothing comparable left".
+#[derive(Debug, Clone)]
+pub struct RunAgainstHistory {
+    pub comparison: Comparison,
+    /// Runs side A pooled, oldest first; empty when there was no earlier run.
+    pub baseline_runs: Vec<String>,
+    /// Complete runs comparable with this one that came before it.
+    pub earlier_runs: usize,
+    /// Complete runs set apart as not comparable, with what differs.
+    pub breaks: Vec<crate::report::history::Break>,
+}
+
+/// `runner nightly`'s judgement: `run_dir` must be the newest run of its
+/// experiment directory (its parent). Same code as `compare --baseline
+/// history`, so the two never disagree; no CI outputs are written.
+pub fn judge_run_against_history(
+    run_dir: &Path,
+    options: &CompareOptions,
+) -> Result<RunAgainstHistory, ReportError> {
+    let sides = baseline::against_history(run_dir, options)?;
+    Ok(RunAgainstHistory {
+        comparison: against_history(&sides, options),
+        baseline_runs: sides.baseline_runs,
+        earlier_runs: sides.earlier_runs,
+        breaks: sides.breaks,
+    })
 }
 
 /// The output in the requested format; the CI outputs written on the way.

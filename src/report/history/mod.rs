@@ -289,6 +289,9 @@ pub struct StableRegimes {
     /// The run-level noise history judges the newest run with (estimated
     /// from the regimes' runs, the floor below three).
     pub run_level: RunLevelNoise,
+    /// Complete runs left out as not comparable with the newest, each with
+    /// what differs (`runner nightly` names them when nothing else is left).
+    pub breaks: Vec<Break>,
 }
 
 /// The last stable regime of every configuration of the experiment in
@@ -341,6 +344,7 @@ pub fn last_stable_regime_from(
         newest_at: history.runs.len() - 1,
         regimes,
         run_level: history.run_level,
+        breaks: history.breaks,
     };
     Ok((regimes, runs))
 }

@@ -1,0 +1,122 @@
+//! `runner nightly SPEC`: tonight's run exactly as `runner exec` makes it,
+//! then that run judged against the earlier runs of its own experiment
+//! directory by `runner compare --baseline history`'s rule, in-process.
+//! The directory judged is the one exec wrote to, so a spec whose
+//! `results:` points elsewhere cannot be judged against the wrong folder;
+//! and every way the night can end has its own non-zero exit code except a
+//! judged "no regression" (`outcome`), so a scheduler fails closed.
+use std::io::Write;
+use std::path::Path;
+
+mod outcome;
+mod verdict;
+
+pub use outcome::NightlyOutcome;
+pub use verdict::{EARLIER_RUNS_NEEDED, VERDICT_JSON, VERDICT_MD, Verdict};
+
+use super::exec::{ExecOptions, exec_run};
+use crate::report::ci::CiOutputs;
+use crate::report::compare::{CompareFormat, CompareOptions, judge_run_against_history};
+use crate::stats::DEFAULT_FLOOR;
+
+/// Runs the night; returns its exit code ([`NightlyOutcome::exit_code`]).
+/// The last line on `err` is the verdict's message.
+pub fn nightly_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
+    let done = exec_run(opts, err);
+    let verdict = match (NightlyOutcome::of_exec(done.exit_code), &done.run_dir) {
+        (Some(outcome), run) => unjudged_run(outcome, done.exit_code, &opts.spec, run.as_deref()),
+        (None, Some(run)) => judge(run),
+        (None, None) => Verdict::unjudged(
+            NightlyOutcome::CouldNotJudge,
+            "nightly: runner exec reported success but named no run directory; \
+             nothing was judged, report this as a bug"
+                .to_string(),
+            None,
+        ),
+    };
+    finish(verdict, err)
+}
+
+/// Compare's defaults (docs/compare.md): 5% throughput, 10% p99, the
+/// run-level noise floor until the history estimates it.
+fn compare_options() -> CompareOptions {
+    CompareOptions {
+        threshold: 0.05,
+        latency_threshold: Some(0.10),
+        run_noise: DEFAULT_FLOOR,
+        force: false,
+        format: CompareFormat::Md,
+        ci: CiOutputs::default(),
+    }
+}
+
+/// The complete run read against its experiment's history.
+fn judge(run: &Path) -> Verdict {
+    match judge_run_against_history(run, &compare_options()) {
+        Ok(judged) => Verdict::of_history(run, judged),
+        Err(e) => Verdict::unjudged(
+            NightlyOutcome::CouldNotJudge,
+            format!(
+                "nightly: the run {} is complete but could not be judged: {e}; fix that, then \
+                 `runner compare --baseline history {}`",
+                run.display(),
+                run.parent().unwrap_or(run).display()
+            ),
+            Some(run),
+        ),
+    }
+}
+
+/// A night whose run did not complete: nothing is judged.
+fn unjudged_run(
+    outcome: NightlyOutcome,
+    exec_code: u8,
+    spec: &Path,
+    run: Option<&Path>,
+) -> Verdict {
+    let message = match (outcome, run) {
+        (NightlyOutcome::NotStarted, _) => format!(
+            "nightly: no run started for {} (runner exec exit {exec_code}): fix the problem \
+             printed above; nothing was judged",
+            spec.display()
+        ),
+        (NightlyOutcome::Interrupted, Some(run)) => format!(
+            "nightly: the run {} was interrupted; nothing was judged: resume it with \
+             `runner exec {} --resume {}`",
+            run.display(),
+            spec.display(),
+            run.display()
+        ),
+        (_, Some(run)) => format!(
+            "nightly: the run {} failed or is incomplete (runner exec exit {exec_code}); \
+             nothing was judged: see the errors above and its configurations.csv",
+            run.display()
+        ),
+        (_, None) => format!(
+            "nightly: the run of {} could not go on (runner exec exit {exec_code}); nothing \
+             was judged: see the error above",
+            spec.display()
+        ),
+    };
+    Verdict::unjudged(outcome, message, run)
+}
+
+/// Writes the verdict files (when there is a run directory) and prints the
+/// message; a verdict that cannot be written is itself "could not judge".
+fn finish(verdict: Verdict, err: &mut dyn Write) -> u8 {
+    let Some(run) = verdict.run.clone() else {
+        let _ = writeln!(err, "{}", verdict.message);
+        return verdict.exit_code;
+    };
+    match verdict.write(Path::new(&run)) {
+        Ok(()) => {
+            let _ = writeln!(err, "{}", verdict.message);
+            verdict.exit_code
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{}", verdict.message);
+            let _ = writeln!(err, "error: {e}");
+            NightlyOutcome::CouldNotJudge.exit_code()
+        }
+    }
+}

@@ -31,8 +31,10 @@ pub struct Spec {
     pub experiment: Experiment,
     /// Environment variables given to every runtime (a runtime's own `env` wins).
     #[serde(default)]
+    #[schemars(with = "IndexMap<String, crate::spec::values::EnvValue>")]
     pub env: IndexMap<String, String>,
     /// The services under test, by name, in the order they run.
+    #[schemars(extend("minProperties" = 1))]
     pub runtimes: IndexMap<String, RuntimeSpec>,
     /// Services the run starts for the runtimes (a database, a downstream
     /// stub), by name: started before the first runtime that `needs` them,
@@ -108,6 +110,7 @@ pub struct Spec {
 #[serde(deny_unknown_fields, expecting = "a map with name, title, description")]
 pub struct Experiment {
     /// A safe file name: letters, digits, `-`, `_`, `.`; no `/`, no `..`.
+    #[schemars(regex(pattern = r"^(?!.*\.\.)[A-Za-z0-9._-]+$"))]
     pub name: String,
     #[serde(default)]
     pub title: String,
@@ -140,6 +143,7 @@ pub struct RuntimeSpec {
     /// makes two runs not comparable (compare and history name it).
     pub version: Option<String>,
     /// Environment variables for this runtime (merged by key over the inherited ones).
+    #[schemars(with = "Option<IndexMap<String, crate::spec::values::EnvValue>>")]
     pub env: Option<IndexMap<String, String>>,
     /// Names of the caller's environment variables passed to this runtime's
     /// commands beyond the documented few (PATH, HOME, the locale, proxies,
@@ -278,6 +282,7 @@ pub struct TrainSpec {
     /// Start command while training (default: the runtime's `start`).
     pub start: Option<String>,
     /// Extra environment while training (merged over the runtime's).
+    #[schemars(with = "Option<IndexMap<String, crate::spec::values::EnvValue>>")]
     pub env: Option<IndexMap<String, String>>,
     /// Names of workload requests to drive (default: all).
     pub workload: Option<Vec<String>>,
@@ -413,6 +418,7 @@ pub struct LoadSpec {
     /// `http1` (default), `https`, `h2` (HTTP/2 over TLS) or `h2c`, or a
     /// template such as `"{{ protocol }}"` (the `protocol` axis is used
     /// when this is left out).
+    #[schemars(with = "Option<crate::spec::values::ProtocolOrTemplate>")]
     pub protocol: Option<String>,
     /// HTTP/2: concurrent streams per connection (default 1); the
     /// concurrency is connections x streams.
@@ -454,6 +460,7 @@ pub struct WarmupSpec {
 /// When a measurement ends: after `duration`, or after `requests` answers.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, expecting = "a map with duration or requests")]
+#[schemars(extend("minProperties" = 1))]
 pub struct MeasureSpec {
     pub duration: Option<HumanDuration>,
     pub requests: Option<u64>,

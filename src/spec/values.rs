@@ -50,7 +50,7 @@ impl JsonSchema for HumanDuration {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": ["string", "number"],
-            "pattern": "^([0-9]+\\.?[0-9]*|\\.[0-9]+)(us|µs|ms|s|m|h)?$",
+            "pattern": "^\\s*([0-9]+\\.?[0-9]*|\\.[0-9]+)(us|µs|ms|s|m|h)?\\s*$",
             "minimum": 0,
             "description": "A duration: 250ms, 5s, 2m, 1h, 1.5s, 250us; a bare number is seconds",
             "examples": ["250ms", "5s", "2m"]
@@ -231,6 +231,44 @@ impl JsonSchema for Workload {
         let one = generator.subschema_for::<RequestSpec>();
         let many = generator.subschema_for::<Vec<RequestSpec>>();
         json_schema!({ "oneOf": [one, many] })
+    }
+}
+
+/// The schema of an environment variable's value: YAML gives `4` and
+/// `false` as numbers and booleans, and runner takes their text (the spec's
+/// reader reads a scalar as a string), so the schema accepts all three
+/// rather than refuse what runner runs (`env: { WORK_FACTOR: 10 }`).
+pub struct EnvValue;
+
+impl JsonSchema for EnvValue {
+    fn schema_name() -> Cow<'static, str> {
+        "EnvValue".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": ["string", "number", "boolean"],
+            "description": "A variable's value; a number or boolean is passed as its text"
+        })
+    }
+}
+
+/// The schema of `load.protocol`: one of the protocols the generator
+/// speaks, or a template (the `protocol` axis), so that an editor refuses
+/// `http3` as `runner validate` does.
+pub struct ProtocolOrTemplate;
+
+impl JsonSchema for ProtocolOrTemplate {
+    fn schema_name() -> Cow<'static, str> {
+        "ProtocolOrTemplate".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "enum": ["http1", "https", "h2", "h2c"] },
+                { "type": "string", "pattern": "\\{\\{" }
+            ],
+            "description": "http1 (default), https, h2 (HTTP/2 over TLS), h2c, or a template such as \"{{ protocol }}\""
+        })
     }
 }
 

@@ -37,6 +37,7 @@ pub struct DependencySpec {
     /// makes two runs not comparable (compare and history name it).
     pub version: Option<String>,
     /// Environment variables of its commands (`PORT` is added).
+    #[schemars(with = "Option<IndexMap<String, crate::spec::values::EnvValue>>")]
     pub env: Option<IndexMap<String, String>>,
     /// Files rendered for each start into its scratch folder
     /// (`{{ scratch }}`, also `$RUNNER_SCRATCH`), as a runtime's `files`:

@@ -207,6 +207,26 @@ struct StoreArg {
     store: Option<String>,
 }
 
+/// What `runner exec` and `runner nightly` run, from their shared
+/// arguments (`resume`: exec's `--resume` and `--force`); a bad store URL is
+/// printed and exits 2.
+fn exec_options(
+    spec: PathBuf,
+    (resume, force): (Option<PathBuf>, bool),
+    labels: Vec<(String, String)>,
+    choices: PlanArgs,
+    store: &StoreArg,
+) -> Result<runner::app::ExecOptions, ExitCode> {
+    Ok(runner::app::ExecOptions {
+        spec,
+        resume,
+        force,
+        plan: choices.options(),
+        labels: labels.into_iter().collect(),
+        store: store.parse()?,
+    })
+}
+
 impl StoreArg {
     /// The parsed URL; a bad one is printed (masked) and exits 2.
     fn parse(&self) -> Result<Option<runner::store::StoreUrl>, ExitCode> {
@@ -455,44 +475,19 @@ fn main() -> ExitCode {
             labels,
             choices,
             store,
-        } => {
-            let store = match store.parse() {
-                Ok(store) => store,
-                Err(code) => return code,
-            };
-            ExitCode::from(runner::app::exec_command(
-                &runner::app::ExecOptions {
-                    spec,
-                    resume,
-                    force,
-                    plan: choices.options(),
-                    labels: labels.into_iter().collect(),
-                    store,
-                },
-                &mut err,
-            ))
-        }
+        } => match exec_options(spec, (resume, force), labels, choices, &store) {
+            Ok(options) => ExitCode::from(runner::app::exec_command(&options, &mut err)),
+            Err(code) => code,
+        },
         Command::Nightly {
             spec,
             labels,
             choices,
             store,
-        } => {
-            let store = match store.parse() {
-                Ok(store) => store,
-                Err(code) => return code,
-            };
-            ExitCode::from(runner::app::nightly_command(
-                &runner::app::ExecOptions {
-                    spec,
-                    plan: choices.options(),
-                    labels: labels.into_iter().collect(),
-                    store,
-                    ..Default::default()
-                },
-                &mut err,
-            ))
-        }
+        } => match exec_options(spec, (None, false), labels, choices, &store) {
+            Ok(options) => ExitCode::from(runner::app::nightly_command(&options, &mut err)),
+            Err(code) => code,
+        },
         Command::Store(command) => store_command(command, &mut out, &mut err),
     }
 }

@@ -3,9 +3,14 @@
 //! names them) are judged by the library's rule, and the rates printed.
 //! Run it with scripts/calibrate-compare.sh (release build).
 //!
-//!     calibrate-compare [--pairs N] [--power-pairs N] [--nights N] [--seed S] [--only NAME] [RUN_DIR...]
+//!     calibrate-compare [--pairs N] [--power-pairs N] [--nights N] [--seed S] [--only NAME]
+//!                       [--sections compare,nightly,corpus,history] [RUN_DIR...]
 //!
-//! `--only` keeps the structures whose name contains NAME (e.g. `host`).
+//! `--only` keeps the structures whose name contains NAME (e.g. `host`);
+//! `--sections` the parts to run (all four by default; `corpus` replays
+//! results/noise-corpus). Without `--seed`
+//! the seed is drawn afresh from the clock and printed, so a figure comes
+//! from a seed nobody tuned on and can be replayed.
 //!
 //! Matrix: 3 runtimes x 28 configurations (84, the reference run's shape),
 //! 5 repeats per side, 3% between-repeat noise (throughput and p99),
@@ -24,6 +29,14 @@
 //! The bootstrap structure resamples the residuals of the committed runs
 //! given as RUN_DIR (default: every run under results/).
 //!
+//! Then `runner nightly`'s page (app::nightly's confirmation, on drawn
+//! histories of 5 runs, the night before and tonight): how often an
+//! unchanged system pages (tonight's regression confirmed by the night
+//! before on the same configuration and metric) against how often it would
+//! have exited 1 on tonight alone, per structure; and how often a
+//! persistent 20% loss in one configuration from the night before on is
+//! paged tonight, its second night, naming only that configuration.
+//!
 //! Then `runner history` (report::history::judge_repeats on drawn runs):
 //! how often a flat history of 100 series fails a night or confirms a false
 //! regression, how often a 10% step with 5 runs before and 3 after is
@@ -33,7 +46,9 @@ use std::sync::Arc;
 
 use runner::report::compare::outcome;
 use runner::report::compare::simulate::{Change, Residuals, Structure, World, rng, wilson};
-use runner::report::history::{HistorySettings, Verdict as HistoryVerdict, judge_repeats};
+use runner::report::history::{
+    HistorySettings, SeriesReport, Verdict as HistoryVerdict, judge_repeats,
+};
 use runner::results::RunData;
 use runner::stats::{
     ALPHA, DEFAULT_FLOOR, Floor, Rule, RunLevelNoise, RunRepeats, Verdict, judge_all, run_repeats,
@@ -53,6 +68,7 @@ struct Args {
     seed: u64,
     /// Only the structures whose name contains this (all when empty).
     only: String,
+    sections: Vec<String>,
     runs: Vec<PathBuf>,
 }
 
@@ -61,8 +77,11 @@ fn args() -> Args {
         pairs: 2000,
         power_pairs: 500,
         nights: 500,
-        seed: 20261204,
+        seed: fresh_seed(),
         only: String::new(),
+        sections: ["compare", "nightly", "corpus", "history"]
+            .map(String::from)
+            .to_vec(),
         runs: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -77,6 +96,10 @@ fn args() -> Args {
             "--nights" => out.nights = number(it.next(), "--nights") as usize,
             "--seed" => out.seed = number(it.next(), "--seed"),
             "--only" => out.only = it.next().expect("--only takes part of a structure's name"),
+            "--sections" => {
+                let list = it.next().expect("--sections takes compare,nightly,history");
+                out.sections = list.split(',').map(str::to_string).collect();
+            }
             path => out.runs.push(PathBuf::from(path)),
         }
     }
@@ -84,6 +107,13 @@ fn args() -> Args {
         out.runs = committed_runs();
     }
     out
+}
+
+/// A seed nobody chose: the clock's nanoseconds.
+fn fresh_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_007)
 }
 
 /// Every run directory under results/<experiment>/.
@@ -217,6 +247,172 @@ fn power(world: &World, how: Judge, loss: f64, pairs: usize, seed: u64) -> f64 {
     found as f64 / pairs as f64
 }
 
+/// A night's page by `runner nightly`'s rule on a drawn history (the last
+/// run is tonight): the tests tonight's judgement calls a regression (or
+/// failed), and those the night before, judged on the runs before it,
+/// agrees with.
+struct Night {
+    tonight: Vec<(String, &'static str)>,
+    paged: Vec<(String, &'static str)>,
+    /// Some series of tonight's could not tell (nightly's exit 3 when nothing regressed).
+    inconclusive: bool,
+}
+
+fn night(runs: &[RunRepeats], settings: &HistorySettings) -> Night {
+    let fails = |series: Vec<SeriesReport>| -> Vec<(String, &'static str, HistoryVerdict)> {
+        series
+            .into_iter()
+            .filter(|s| s.newest.verdict.fails())
+            .map(|s| (s.config_id, s.metric.label(), s.newest.verdict))
+            .collect()
+    };
+    let series = judge_repeats(runs, settings);
+    let inconclusive = series
+        .iter()
+        .any(|s| s.newest.verdict == HistoryVerdict::Inconclusive);
+    let tonight = fails(series);
+    let before = if tonight.is_empty() {
+        Vec::new()
+    } else {
+        fails(judge_repeats(&runs[..runs.len() - 1], settings))
+    };
+    let paged = tonight
+        .iter()
+        .filter(|(c, m, v)| {
+            *v == HistoryVerdict::Failed || before.iter().any(|(bc, bm, _)| bc == c && bm == m)
+        })
+        .map(|(c, m, _)| (c.clone(), *m))
+        .collect();
+    Night {
+        tonight: tonight.into_iter().map(|(c, m, _)| (c, m)).collect(),
+        paged,
+        inconclusive,
+    }
+}
+
+/// `runner nightly`'s calibration: per structure, unchanged histories of
+/// 5 + 2 runs (the night before and tonight) and changed ones, on the
+/// matrix of the history calibration at nightly's thresholds (5% / 10%).
+fn nightly_calibration(
+    structures: &[(usize, Structure)],
+    nights: usize,
+    power_nights: usize,
+    seed: u64,
+) {
+    let settings = settings(0.05, Some(0.10));
+    println!(
+        "\n# runner nightly: a page only for a confirmed change\n\n\
+         100 series per night (2 runtimes x 25 configurations x throughput and p99), 5 repeats \
+         per run, 3% base repeat noise, thresholds 5% / 10%, a history of 5 runs before the \
+         night before and tonight; {nights} unchanged histories and {power_nights} changed \
+         ones per structure, seed {seed}.\n"
+    );
+    println!(
+        "| structure | tonight alone exits 1 [95%] | pages (confirmed) [95%] | \
+         20% loss from the night before: paged tonight, only it |"
+    );
+    println!("|---|---|---|---|");
+    for (s, structure) in structures {
+        let world = World {
+            structure: structure.clone(),
+            runtimes: 2,
+            configs_per_runtime: 25,
+            repeats: 5,
+            sigma: 0.03,
+            p99_sigma: 0.03,
+        };
+        let mut rng = rng(seed + 1000 * *s as u64);
+        let (mut alone, mut paged) = (0, 0);
+        for _ in 0..nights {
+            let n = night(&world.draw_history(&mut rng, HISTORY + 2, None), &settings);
+            alone += usize::from(!n.tonight.is_empty());
+            paged += usize::from(!n.paged.is_empty());
+        }
+        let change = Change {
+            runtime: 1,
+            config: 3,
+            factor: 0.8,
+        };
+        let id = world.config_id(1, 3);
+        let found = (0..power_nights)
+            .filter(|_| {
+                let runs =
+                    world.draw_history_with(&mut rng, HISTORY + 2, Some((change, HISTORY)), 0.0);
+                let n = night(&runs, &settings);
+                !n.paged.is_empty() && n.paged.iter().all(|(c, _)| *c == id)
+            })
+            .count();
+        println!(
+            "| {} | {} | {} | {:.0}% |",
+            structure.name(),
+            wilson(alone, nights),
+            wilson(paged, nights),
+            100.0 * found as f64 / power_nights as f64
+        );
+    }
+}
+
+/// The real corpus replayed (results/noise-corpus: runs of one unchanged
+/// spec on this host, spread over hours): every time-ordered choice of
+/// 5 + 2 of its runs is a history, judged by the nightly rule. Real
+/// run-to-run behaviour, which no structure above draws.
+fn corpus_replay(dir: &std::path::Path) {
+    let mut runs: Vec<(String, RunRepeats)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("status.json").is_file())
+        .filter_map(|e| {
+            let run = RunData::load(&e.path()).ok()?;
+            Some((run.status.run_id.clone(), run_repeats(&run.measurements)))
+        })
+        .collect();
+    runs.sort_by(|a, b| a.0.cmp(&b.0));
+    let settings = settings(0.05, Some(0.10));
+    let k = HISTORY + 2;
+    let (mut histories, mut alone, mut paged, mut cannot_tell) = (0, 0, 0, 0);
+    for chosen in combinations(runs.len(), k) {
+        let history: Vec<RunRepeats> = chosen.iter().map(|&i| runs[i].1.clone()).collect();
+        let n = night(&history, &settings);
+        histories += 1;
+        alone += usize::from(!n.tonight.is_empty());
+        paged += usize::from(!n.paged.is_empty());
+        cannot_tell += usize::from(n.tonight.is_empty() && n.inconclusive);
+    }
+    println!(
+        "\n# runner nightly on the real corpus\n\n\
+         {} runs of {} ({} to {}), every time-ordered choice of {k} as a history of 5, the \
+         night before and tonight: {histories} histories, thresholds 5% / 10%.\n",
+        runs.len(),
+        dir.display(),
+        runs.first().map_or("-", |r| r.0.as_str()),
+        runs.last().map_or("-", |r| r.0.as_str()),
+    );
+    println!("| question | rate [95%] |\n|---|---|");
+    println!("| tonight alone exits 1 | {} |", wilson(alone, histories));
+    println!("| pages (confirmed) | {} |", wilson(paged, histories));
+    println!(
+        "| could not tell (exit 3) | {} |",
+        wilson(cannot_tell, histories)
+    );
+}
+
+/// Every increasing choice of `k` of `0..n`.
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    if n < k {
+        return Vec::new();
+    }
+    let mut out = combinations(n - 1, k);
+    for mut c in combinations(n - 1, k - 1) {
+        c.push(n - 1);
+        out.push(c);
+    }
+    out
+}
+
 /// `runner history`'s calibration: per night, 100 series (2 runtimes x
 /// 25 configurations x throughput and p99), 5 repeats per run at 3% noise.
 fn history_calibration(nights: usize, seed: u64) {
@@ -320,29 +516,55 @@ fn main() {
         Structure::HostShift,
         Structure::Drift,
         Structure::Bootstrap(Arc::new(residuals.clone())),
+        Structure::NightlyNoise,
+        Structure::SlowNights,
     ];
+    // Each keeps its place in the list, which its seeds derive from, so
+    // `--only` and a structure added at the end change no other figure.
+    let structures: Vec<(usize, Structure)> = structures
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| s.name().contains(&args.only))
+        .collect();
+    let section = |name: &str| args.sections.iter().any(|s| s == name);
     println!(
-        "# runner compare: calibration on noise it does not assume\n\n\
-         3 runtimes x 28 configurations, 5 repeats per side, 3% repeat noise, \
-         --threshold 10% --latency-threshold 20%, alpha {ALPHA}; {} unchanged pairs \
-         (or histories of {HISTORY}+1 runs) per cell, {} for each power figure, seed {}. \
-         Bootstrap: noise levels of {} real configurations with 3+ repeats, {} residual shapes from those with 5+, from {} runs.\n",
-        args.pairs,
-        args.power_pairs,
+        "seed {} (replay with --seed {}); bootstrap: noise levels of {} real configurations with \
+         3+ repeats, {} residual shapes from those with 5+, from {} runs.",
+        args.seed,
         args.seed,
         residuals.levels.len(),
         residuals.shapes.len(),
         args.runs.len()
     );
+    if section("compare") {
+        compare_calibration(&structures, &args);
+    }
+    if section("nightly") {
+        nightly_calibration(&structures, args.pairs, args.power_pairs, args.seed + 3);
+    }
+    if section("corpus") {
+        corpus_replay(std::path::Path::new("results/noise-corpus"));
+    }
+    if section("history") {
+        history_calibration(args.nights, args.seed + 7);
+    }
+}
+
+/// `runner compare`'s table: per structure, three ways to judge.
+fn compare_calibration(structures: &[(usize, Structure)], args: &Args) {
+    println!(
+        "# runner compare: calibration on noise it does not assume\n\n\
+         3 runtimes x 28 configurations, 5 repeats per side, 3% repeat noise, \
+         --threshold 10% --latency-threshold 20%, alpha {ALPHA}; {} unchanged pairs \
+         (or histories of {HISTORY}+1 runs) per cell, {} for each power figure, seed {}.\n",
+        args.pairs, args.power_pairs, args.seed,
+    );
     println!(
         "| structure | judged as | false alarms per run [95%] | exit 3 | power, 10% loss | power, 20% loss |"
     );
     println!("|---|---|---|---|---|---|");
-    for (s, structure) in structures.into_iter().enumerate() {
-        let world = World::reference(structure);
-        if !world.structure.name().contains(&args.only) {
-            continue;
-        }
+    for (s, structure) in structures {
+        let world = World::reference(structure.clone());
         for (j, (how, label)) in [
             (Judge::PairAtStructureFloor, "pair, floor = its run noise"),
             (Judge::PairAtDefaultFloor, "pair, default floor 5%/12%"),
@@ -351,7 +573,7 @@ fn main() {
         .into_iter()
         .enumerate()
         {
-            let seed = args.seed + 100 * s as u64 + 10 * j as u64;
+            let seed = args.seed + 100 * *s as u64 + 10 * j as u64;
             let null = unchanged(&world, how, args.pairs, seed);
             let p10 = power(&world, how, 0.10, args.power_pairs, seed + 1);
             let p20 = power(&world, how, 0.20, args.power_pairs, seed + 2);
@@ -365,5 +587,4 @@ fn main() {
             );
         }
     }
-    history_calibration(args.nights, args.seed + 7);
 }

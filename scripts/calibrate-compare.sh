@@ -7,10 +7,14 @@
 # of exit 3 and the power to find a 10% / 20% loss in one configuration,
 # judged as `compare A B` (two floors) and `compare --baseline history`;
 # then history's rates on flat, stepped and drifting series.
-#   scripts/calibrate-compare.sh [--pairs N] [--power-pairs N] [--nights N] [--seed S] [RUN_DIR...]
-# Defaults: 2000 pairs, 500 for each power figure, 500 nights, a fixed seed
-# (the figures are reproducible), every run under results/ for the
-# bootstrap. About 10 minutes in a release build on this 2-CPU host.
+# Then runner nightly's page (a regression confirmed by the night before)
+# on the same structures and two more (noise of its own each night, slow
+# nights), and on the real corpus replayed (results/noise-corpus).
+#   scripts/calibrate-compare.sh [--pairs N] [--power-pairs N] [--nights N] [--seed S]
+#                                [--only NAME] [--sections compare,nightly,corpus,history] [RUN_DIR...]
+# Defaults: 2000 pairs, 500 for each power figure, 500 nights, a seed drawn
+# afresh and printed (replay it with --seed), every run under results/ for
+# the bootstrap. About 15 minutes in a release build on this 2-CPU host.
 # PROFILE=debug runs the debug build instead (CI: `cargo test` has already
 # built it; use small counts there, e.g. --pairs 20 --power-pairs 5 --nights 10).
 set -euo pipefail

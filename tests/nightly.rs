@@ -1,12 +1,20 @@
 //! `runner nightly` end to end: the real binary, a tiny python service on
 //! 127.0.0.1. A first night has no history (exit 4, verdict.json written),
 //! a mistyped spec never exits 0, and a second unchanged night is judged.
+//! Then the night's judgement on histories made from the committed fixture
+//! run: one slow night is unconfirmed (exit 8, not a page), two in a row
+//! page (exit 1) naming the configuration, a slow night followed by a
+//! normal one pages nothing, and the night before must agree on the same
+//! configuration.
 mod common;
+mod report_support;
 
 use std::path::Path;
 use std::process::Output;
 
 use common::*;
+use report_support::experiment::{Experiment, run_id};
+use runner::app::nightly::NightlyOutcome;
 
 /// One runtime, one configuration, two tiny repeats.
 const TINY: &str = r#"workload: { method: GET, path: "/work/16", expect: { status: 200 } }
@@ -87,8 +95,9 @@ fn first_night_has_no_history_then_the_next_is_judged() {
     let stderr = String::from_utf8_lossy(&second.stderr);
     let code = second.status.code();
     assert!(
-        matches!(code, Some(0 | 1 | 3)),
-        "a judged outcome: {stderr}"
+        matches!(code, Some(0 | 3 | 8)),
+        "a judged outcome, never a page (the first night had no history to be \
+         judged against, so nothing can confirm a regression): {stderr}"
     );
     let run2 = newest_run(tmp.path());
     assert_ne!(run, run2);
@@ -98,4 +107,119 @@ fn first_night_has_no_history_then_the_next_is_judged() {
     assert_eq!(v["earlier_runs"], 1);
     assert_eq!(v["baseline_runs"].as_array().unwrap().len(), 1);
     assert!(v["comparison"]["cells"].is_array(), "{v}");
+}
+
+/// Throughput x0.7 in `config` on the nights `slow` (run indices).
+fn slow_nights(runs: usize, config: &'static str, slow: &'static [usize]) -> Experiment {
+    Experiment::with(runs, move |i, c| {
+        if c == config && slow.contains(&i) {
+            0.7
+        } else {
+            1.0
+        }
+    })
+}
+
+const GO_8K: &str = "go-stdlib/payload=8192/concurrency=12";
+const GO_SMALL: &str = "go-stdlib/payload=7/concurrency=1";
+
+fn tests(list: &[runner::app::nightly::Test]) -> Vec<(String, &'static str)> {
+    list.iter()
+        .map(|t| (t.config_id.clone(), t.metric))
+        .collect()
+}
+
+#[test]
+fn one_slow_night_is_unconfirmed_and_does_not_page() {
+    let experiment = slow_nights(7, GO_8K, &[6]);
+    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
+    assert_eq!(
+        verdict.outcome,
+        NightlyOutcome::Unconfirmed,
+        "{}",
+        verdict.message
+    );
+    assert_eq!(verdict.exit_code, 8);
+    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
+    assert_eq!(
+        confirmation.previous_run.as_deref(),
+        Some(run_id(5).as_str())
+    );
+    assert_eq!(
+        tests(&confirmation.unconfirmed),
+        [(GO_8K.to_string(), "throughput")]
+    );
+    assert!(confirmation.confirmed.is_empty());
+    assert!(
+        verdict.message.contains("not confirmed"),
+        "{}",
+        verdict.message
+    );
+    assert!(verdict.message.contains(GO_8K), "{}", verdict.message);
+}
+
+#[test]
+fn two_slow_nights_in_a_row_page_naming_the_configuration() {
+    let experiment = slow_nights(7, GO_8K, &[5, 6]);
+    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
+    assert_eq!(
+        verdict.outcome,
+        NightlyOutcome::Regression,
+        "{}",
+        verdict.message
+    );
+    assert_eq!(verdict.exit_code, 1);
+    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
+    assert_eq!(
+        tests(&confirmation.confirmed),
+        [(GO_8K.to_string(), "throughput")]
+    );
+    assert!(
+        verdict.message.contains("confirmed by the night before"),
+        "{}",
+        verdict.message
+    );
+    let md = verdict.markdown();
+    assert!(
+        md.starts_with("compared with 5 earlier runs: slower (confirmed)"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("- paged, the night before ({}) agrees", run_id(5))),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_slow_night_followed_by_a_normal_one_pages_nothing() {
+    let experiment = slow_nights(7, GO_8K, &[5]);
+    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
+    assert!(
+        !matches!(
+            verdict.outcome,
+            NightlyOutcome::Regression | NightlyOutcome::Unconfirmed
+        ),
+        "{}",
+        verdict.message
+    );
+}
+
+#[test]
+fn the_night_before_must_agree_on_the_same_configuration() {
+    let experiment = Experiment::with(7, |i, c| match (i, c) {
+        (5, GO_SMALL) | (6, GO_8K) => 0.7,
+        _ => 1.0,
+    });
+    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
+    assert_eq!(
+        verdict.outcome,
+        NightlyOutcome::Unconfirmed,
+        "{}",
+        verdict.message
+    );
+    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
+    assert_eq!(
+        tests(&confirmation.unconfirmed),
+        [(GO_8K.to_string(), "throughput")]
+    );
 }

@@ -7,48 +7,28 @@
 mod common;
 mod report_support;
 
-use std::path::{Path, PathBuf};
-
 use assert_cmd::prelude::*;
 use common::{assert_golden, runner};
+use report_support::experiment::*;
 use report_support::*;
 use serde_json::Value;
 
 /// The configuration whose throughput steps down by 20%.
 const STEPPED: &str = "go-stdlib/payload=8192/concurrency=12";
 
-/// An experiment directory in a temporary directory that lives as long as it.
-struct Experiment {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
+/// `runs` copies of the base run, one a day from 2026-12-01, with STEPPED's
+/// throughput x0.8 from run index `step_from` on.
+fn stepped(runs: usize, step_from: Option<usize>) -> Experiment {
+    Experiment::with(runs, |i, config| {
+        if config == STEPPED && step_from.is_some_and(|k| i >= k) {
+            0.8
+        } else {
+            1.0
+        }
+    })
 }
 
 impl Experiment {
-    /// `runs` copies of the base run, one a day from 2026-12-01, with STEPPED's
-    /// throughput x0.8 from run index `step_from` on.
-    fn new(runs: usize, step_from: Option<usize>) -> Self {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let dir = tmp.path().join("go-java-go-2026");
-        for i in 0..runs {
-            let run = dir.join(run_id(i));
-            copy_dir(&fixtures().join("base"), &run);
-            set_status(&run, i, "complete");
-            let factor = |config: &str| {
-                if config == STEPPED && step_from.is_some_and(|k| i >= k) {
-                    0.8
-                } else {
-                    1.0
-                }
-            };
-            scale_measurements(&run, i, factor);
-        }
-        Experiment { _tmp: tmp, dir }
-    }
-
-    fn run_dir(&self, i: usize) -> PathBuf {
-        self.dir.join(run_id(i))
-    }
-
     fn history(&self, args: &[&str]) -> assert_cmd::assert::Assert {
         runner().arg("history").arg(&self.dir).args(args).assert()
     }
@@ -58,71 +38,6 @@ impl Experiment {
         let out = self.history(&["--format", "json"]).code(code);
         serde_json::from_slice(&out.get_output().stdout).expect("JSON on stdout")
     }
-}
-
-fn run_id(i: usize) -> String {
-    format!("202612{:02}T020000Z", i + 1)
-}
-
-fn set_status(run: &Path, i: usize, state: &str) {
-    let path = run.join("status.json");
-    let mut status: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    status["run_id"] = run_id(i).into();
-    status["started_at"] = format!("2026-12-{:02}T02:00:00Z", i + 1).into();
-    status["state"] = state.into();
-    std::fs::write(&path, serde_json::to_string_pretty(&status).unwrap()).unwrap();
-}
-
-/// Multiplies every row's throughput by `factor(config) * (1 + 3% noise)`
-/// and its p99 by its own `1 + 3% noise`.
-fn scale_measurements(run: &Path, run_index: usize, factor: impl Fn(&str) -> f64) {
-    let path = run.join("measurements.csv");
-    let mut reader = csv::Reader::from_path(&path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let (config, rps, p99) = (
-        column("config_id"),
-        column("throughput_rps"),
-        column("latency_p99_ms"),
-    );
-    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    let mut writer = csv::Writer::from_path(&path).unwrap();
-    writer.write_record(&headers).unwrap();
-    for (r, row) in rows.iter().enumerate() {
-        let key = (run_index * 1000 + r) as u64 * 2;
-        let scaled = |col: usize, f: f64| {
-            let v: f64 = row[col].parse().unwrap();
-            format!("{:.3}", v * f)
-        };
-        let new_rps = scaled(rps, factor(&row[config]) * (1.0 + 0.03 * normal(key)));
-        let new_p99 = scaled(p99, 1.0 + 0.03 * normal(key + 1));
-        let fields: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| match c {
-                c if c == rps => new_rps.clone(),
-                c if c == p99 => new_p99.clone(),
-                _ => v.to_string(),
-            })
-            .collect();
-        writer.write_record(&fields).unwrap();
-    }
-    writer.flush().unwrap();
-}
-
-/// A deterministic draw with mean 0 and standard deviation ~1 (a sum of
-/// four uniforms from a SplitMix64 step of `key`).
-fn normal(key: u64) -> f64 {
-    let uniform = |k: u64| {
-        let mut z = k
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .wrapping_add(0x632b_e59b_d9b4_e019);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) as f64 / u64::MAX as f64
-    };
-    let sum: f64 = (0..4).map(|j| uniform(key * 4 + j)).sum();
-    (sum - 2.0) / (1.0f64 / 3.0).sqrt()
 }
 
 fn series<'a>(json: &'a Value, config: &str, metric: &str) -> &'a Value {
@@ -173,7 +88,7 @@ fn notable_verdicts(json: &Value) -> Vec<(String, String, String)> {
 
 #[test]
 fn a_step_is_found_at_its_run_only_in_its_configuration_and_an_old_step_exits_0() {
-    let experiment = Experiment::new(10, Some(5));
+    let experiment = stepped(10, Some(5));
     let json = experiment.json(0);
     assert_eq!(json["runs"].as_array().unwrap().len(), 10);
     assert_eq!(json["series"].as_array().unwrap().len(), 36);
@@ -196,7 +111,7 @@ fn a_step_is_found_at_its_run_only_in_its_configuration_and_an_old_step_exits_0(
 
 #[test]
 fn history_md_of_a_step_matches_the_golden_file() {
-    let experiment = Experiment::new(10, Some(5));
+    let experiment = stepped(10, Some(5));
     let out = experiment.history(&[]).code(0);
     let written = std::fs::read_to_string(experiment.dir.join("history.md")).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), written);
@@ -207,7 +122,7 @@ fn history_md_of_a_step_matches_the_golden_file() {
 /// the page says on each line why run 2, a good night, is left out.
 #[test]
 fn a_baseline_that_leaves_out_a_run_says_why_on_the_page() {
-    let experiment = Experiment::new(3, None);
+    let experiment = stepped(3, None);
     experiment.history(&[]).code(0);
     let written = std::fs::read_to_string(experiment.dir.join("history.md")).unwrap();
     assert_golden("tests/fixtures/runs/golden/history-left-out.md", &written);
@@ -258,7 +173,7 @@ fn chart_xs(svg: &str) -> (Vec<f64>, Vec<f64>) {
 /// is named on the chart.
 #[test]
 fn history_charts_run_over_dates_and_draw_a_regime_only_through_its_runs() {
-    let experiment = Experiment::new(8, Some(7));
+    let experiment = stepped(8, Some(7));
     let out = tempfile::tempdir().unwrap();
     experiment
         .history(&["--out", out.path().to_str().unwrap()])
@@ -295,7 +210,7 @@ fn history_charts_run_over_dates_and_draw_a_regime_only_through_its_runs() {
 
 #[test]
 fn a_step_at_the_newest_run_fails_the_job_unconfirmed() {
-    let experiment = Experiment::new(8, Some(7));
+    let experiment = stepped(8, Some(7));
     let json = experiment.json(1);
     // One point after the step: no change point can be confirmed yet.
     assert_eq!(change_points(&json), []);
@@ -313,7 +228,7 @@ fn a_step_at_the_newest_run_fails_the_job_unconfirmed() {
 
 #[test]
 fn a_step_confirmed_by_the_newest_run_fails_the_job_confirmed() {
-    let experiment = Experiment::new(10, Some(7));
+    let experiment = stepped(10, Some(7));
     let json = experiment.json(1);
     assert_eq!(
         change_points(&json),
@@ -339,7 +254,7 @@ fn a_step_confirmed_by_the_newest_run_fails_the_job_confirmed() {
 
 #[test]
 fn no_step_no_change_point_and_exit_0() {
-    let experiment = Experiment::new(8, None);
+    let experiment = stepped(8, None);
     let json = experiment.json(0);
     assert_eq!(change_points(&json), []);
     assert_eq!(notable_verdicts(&json), []);
@@ -351,7 +266,7 @@ fn no_step_no_change_point_and_exit_0() {
 
 #[test]
 fn another_hosts_run_is_a_break_and_a_partial_run_is_left_out() {
-    let experiment = Experiment::new(8, None);
+    let experiment = stepped(8, None);
     std::fs::copy(
         fixtures().join("otherhost/environment.json"),
         experiment.run_dir(3).join("environment.json"),
@@ -398,7 +313,7 @@ fn another_hosts_run_is_a_break_and_a_partial_run_is_left_out() {
 
 #[test]
 fn the_html_is_self_contained_with_a_chart_per_configuration_and_metric() {
-    let experiment = Experiment::new(8, Some(7));
+    let experiment = stepped(8, Some(7));
     let out = tempfile::tempdir().unwrap();
     experiment
         .history(&["--out", out.path().to_str().unwrap()])
@@ -417,7 +332,7 @@ fn the_html_is_self_contained_with_a_chart_per_configuration_and_metric() {
 
 #[test]
 fn the_same_history_gives_the_same_answer() {
-    let experiment = Experiment::new(9, Some(4));
+    let experiment = stepped(9, Some(4));
     let first = experiment.history(&["--format", "json"]).code(0);
     let second = experiment.history(&["--format", "json"]).code(0);
     assert_eq!(first.get_output().stdout, second.get_output().stdout);
@@ -426,7 +341,7 @@ fn the_same_history_gives_the_same_answer() {
 #[test]
 fn the_last_stable_regime_leaves_out_the_unconfirmed_tail() {
     use runner::report::history::{HistorySettings, Metric, last_stable_regime};
-    let experiment = Experiment::new(10, Some(5));
+    let experiment = stepped(10, Some(5));
     let stable = last_stable_regime(&experiment.dir, &HistorySettings::default()).unwrap();
     assert_eq!(stable.newest.run_id, run_id(9));
     let ids = |config: &str, metric: Metric| -> Vec<String> {
@@ -460,7 +375,7 @@ fn unusable_input_exits_2_and_says_what_to_pass() {
         .stderr(predicates::str::contains(
             "cannot list the experiment directory",
         ));
-    let experiment = Experiment::new(2, None);
+    let experiment = stepped(2, None);
     runner()
         .arg("history")
         .arg(experiment.run_dir(0))
@@ -477,7 +392,7 @@ fn unusable_input_exits_2_and_says_what_to_pass() {
 
 #[test]
 fn an_unreadable_run_is_left_out_with_a_warning() {
-    let experiment = Experiment::new(6, None);
+    let experiment = stepped(6, None);
     std::fs::remove_file(experiment.run_dir(2).join("measurements.csv")).unwrap();
     let out = experiment.history(&["--format", "json"]).code(0);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr);
@@ -495,7 +410,7 @@ fn an_unreadable_run_is_left_out_with_a_warning() {
 /// what was there with the verdict, the moved series and the reports' paths.
 #[test]
 fn junit_and_step_summary_carry_the_newest_runs_verdict() {
-    let experiment = Experiment::new(8, Some(7));
+    let experiment = stepped(8, Some(7));
     let tmp = tempfile::tempdir().unwrap();
     let (junit, summary) = (
         tmp.path().join("history.xml"),

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 use std::path::{Path, PathBuf};
 
+pub mod experiment;
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
 }

@@ -8,15 +8,21 @@
 use std::io::Write;
 use std::path::Path;
 
+mod confirm;
 mod outcome;
 mod verdict;
 
+pub use confirm::{Confirmation, Test};
 pub use outcome::NightlyOutcome;
 pub use verdict::{EARLIER_RUNS_NEEDED, VERDICT_JSON, VERDICT_MD, Verdict};
 
 use super::exec::{ExecOptions, exec_run};
+use crate::report::ReportError;
 use crate::report::ci::CiOutputs;
-use crate::report::compare::{CompareFormat, CompareOptions, judge_run_against_history};
+use crate::report::compare::{
+    CompareFormat, CompareOptions, Outcome, RunAgainstHistory, judge_previous_run,
+    judge_run_against_history,
+};
 use crate::stats::DEFAULT_FLOOR;
 
 /// Runs the night; returns its exit code ([`NightlyOutcome::exit_code`]).
@@ -50,10 +56,12 @@ fn compare_options() -> CompareOptions {
     }
 }
 
-/// The complete run read against its experiment's history.
-fn judge(run: &Path) -> Verdict {
-    match judge_run_against_history(run, &compare_options()) {
-        Ok(judged) => Verdict::of_history(run, judged),
+/// The complete run read against its experiment's history; a regression
+/// is then checked against the night before (`confirm`). Public so that a
+/// run made apart from `nightly_command` is judged by the same code.
+pub fn judge(run: &Path) -> Verdict {
+    match judge_with_confirmation(run) {
+        Ok((judged, confirmation)) => Verdict::of_history(run, judged, confirmation),
         Err(e) => Verdict::unjudged(
             NightlyOutcome::CouldNotJudge,
             format!(
@@ -65,6 +73,21 @@ fn judge(run: &Path) -> Verdict {
             Some(run),
         ),
     }
+}
+
+/// Tonight judged and, when it regressed, the night before judged against
+/// the runs before it.
+fn judge_with_confirmation(
+    run: &Path,
+) -> Result<(RunAgainstHistory, Option<Confirmation>), ReportError> {
+    let options = compare_options();
+    let judged = judge_run_against_history(run, &options)?;
+    if judged.comparison.outcome != Outcome::Regression {
+        return Ok((judged, None));
+    }
+    let previous = judge_previous_run(run, &options)?;
+    let confirmation = Confirmation::of(&judged.comparison, previous.as_ref());
+    Ok((judged, Some(confirmation)))
 }
 
 /// A night whose run did not complete: nothing is judged.

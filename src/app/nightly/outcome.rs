@@ -11,8 +11,12 @@ use serde::Serialize;
 pub enum NightlyOutcome {
     /// Judged: no regression, and every interval rules one out.
     NoRegression,
-    /// Judged: at least one configuration regressed.
+    /// Judged: at least one configuration regressed, and the night before
+    /// agreed (or every repeat failed): a confirmed change, the one page.
     Regression,
+    /// Judged: something regressed tonight that the night before did not
+    /// show: not paged; the next night confirms or clears it.
+    Unconfirmed,
     /// Every earlier run differs from tonight's (host, toolchain, spec).
     NotComparable,
     /// Judged, but some interval still reaches a threshold-sized change.
@@ -44,6 +48,7 @@ impl NightlyOutcome {
             NightlyOutcome::RunFailed => 5,
             NightlyOutcome::NotStarted => 6,
             NightlyOutcome::CouldNotJudge => 7,
+            NightlyOutcome::Unconfirmed => 8,
             NightlyOutcome::Interrupted => 130,
         }
     }
@@ -74,7 +79,8 @@ impl NightlyOutcome {
         match self {
             NightlyOutcome::NoRegression if improvements > 0 => "faster",
             NightlyOutcome::NoRegression => "unchanged",
-            NightlyOutcome::Regression => "slower",
+            NightlyOutcome::Regression => "slower (confirmed)",
+            NightlyOutcome::Unconfirmed => "slower tonight, not confirmed",
             NightlyOutcome::Inconclusive => "could not tell",
             NightlyOutcome::NoHistoryYet => "no history yet",
             NightlyOutcome::NotComparable => "not comparable",
@@ -90,9 +96,10 @@ mod tests {
     use super::*;
     use crate::report::compare::Outcome;
 
-    const ALL: [NightlyOutcome; 9] = [
+    const ALL: [NightlyOutcome; 10] = [
         NightlyOutcome::NoRegression,
         NightlyOutcome::Regression,
+        NightlyOutcome::Unconfirmed,
         NightlyOutcome::NotComparable,
         NightlyOutcome::Inconclusive,
         NightlyOutcome::NoHistoryYet,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use thiserror::Error;
 
+use super::confirm::{Confirmation, list};
 use super::outcome::NightlyOutcome;
 use crate::report::compare::{CellChange, Comparison, RunAgainstHistory, markdown};
 use crate::stats::Verdict as MetricVerdict;
@@ -39,6 +40,9 @@ pub struct Verdict {
     pub moved: Vec<CellChange>,
     /// `runner compare --baseline history --format json`'s comparison.
     pub comparison: Option<Comparison>,
+    /// When something regressed tonight: which of it the night before
+    /// agrees with (those page) and which not (not yet).
+    pub confirmation: Option<Confirmation>,
 }
 
 /// verdict.json or verdict.md could not be written.
@@ -64,15 +68,27 @@ impl Verdict {
             differences: Vec::new(),
             moved: Vec::new(),
             comparison: None,
+            confirmation: None,
         }
     }
 
     /// The verdict of a run read against its history: no history yet, not
-    /// comparable, or compare's own outcome.
-    pub fn of_history(run: &Path, judged: RunAgainstHistory) -> Self {
+    /// comparable, or compare's own outcome, a regression paged only where
+    /// `confirmation` (present when tonight regressed) confirms it.
+    pub fn of_history(
+        run: &Path,
+        judged: RunAgainstHistory,
+        confirmation: Option<Confirmation>,
+    ) -> Self {
         let experiment_dir = run.parent().unwrap_or(run).display().to_string();
-        let (outcome, differences) = classify(&judged);
-        let message = message(outcome, run, &experiment_dir, &judged, &differences);
+        let (outcome, differences) = classify(&judged, confirmation.as_ref());
+        let night = Night {
+            run,
+            experiment_dir: &experiment_dir,
+            judged: &judged,
+            confirmation: confirmation.as_ref(),
+        };
+        let message = message(outcome, &night, &differences);
         let moved = judged
             .comparison
             .cells
@@ -84,6 +100,7 @@ impl Verdict {
             outcome,
             NightlyOutcome::NoRegression
                 | NightlyOutcome::Regression
+                | NightlyOutcome::Unconfirmed
                 | NightlyOutcome::Inconclusive
         );
         Verdict {
@@ -97,6 +114,7 @@ impl Verdict {
             differences,
             moved,
             comparison: judged_fully.then_some(judged.comparison),
+            confirmation: confirmation.filter(|_| judged_fully),
         }
     }
 
@@ -114,6 +132,9 @@ impl Verdict {
             self.outcome.short(improvements),
             self.message
         );
+        if let Some(confirmation) = &self.confirmation {
+            text.push_str(&confirmation_lines(confirmation));
+        }
         if let Some(comparison) = &self.comparison {
             text.push('\n');
             text.push_str(&markdown(comparison));
@@ -131,6 +152,25 @@ impl Verdict {
     }
 }
 
+/// verdict.md's lines on what pages and what waits for the next night.
+fn confirmation_lines(c: &Confirmation) -> String {
+    let previous = c.previous_run.as_deref().unwrap_or("none");
+    let mut text = String::new();
+    if !c.confirmed.is_empty() {
+        text += &format!(
+            "\n- paged, the night before ({previous}) agrees or every repeat failed: {}\n",
+            list(&c.confirmed)
+        );
+    }
+    if !c.unconfirmed.is_empty() {
+        text += &format!(
+            "\n- not confirmed, the night before ({previous}) did not show it: {}\n",
+            list(&c.unconfirmed)
+        );
+    }
+    text
+}
+
 fn write(path: &Path, text: &str) -> Result<(), VerdictWriteError> {
     std::fs::write(path, text).map_err(|source| VerdictWriteError {
         path: path.to_path_buf(),
@@ -140,13 +180,20 @@ fn write(path: &Path, text: &str) -> Result<(), VerdictWriteError> {
 
 /// No comparable earlier run: "not comparable" when complete runs were set
 /// apart for differing (naming the newest one's differences), else "no
-/// history yet"; otherwise compare's outcome.
-fn classify(judged: &RunAgainstHistory) -> (NightlyOutcome, Vec<String>) {
+/// history yet"; otherwise compare's outcome, a regression that nothing
+/// confirms being "unconfirmed".
+fn classify(
+    judged: &RunAgainstHistory,
+    confirmation: Option<&Confirmation>,
+) -> (NightlyOutcome, Vec<String>) {
     if judged.earlier_runs >= EARLIER_RUNS_NEEDED && !judged.baseline_runs.is_empty() {
-        return (
-            NightlyOutcome::of_compare(judged.comparison.outcome),
-            Vec::new(),
-        );
+        let outcome = match NightlyOutcome::of_compare(judged.comparison.outcome) {
+            NightlyOutcome::Regression if !confirmation.is_some_and(Confirmation::pages) => {
+                NightlyOutcome::Unconfirmed
+            }
+            outcome => outcome,
+        };
+        return (outcome, Vec::new());
     }
     match judged.breaks.last() {
         Some(newest_break) if judged.earlier_runs == 0 => (
@@ -163,28 +210,48 @@ fn moved(cell: &CellChange) -> bool {
         .any(|m| m.verdict.is_regression() || m.verdict == MetricVerdict::Improvement)
 }
 
+/// What the message of a judged night is about.
+struct Night<'a> {
+    run: &'a Path,
+    experiment_dir: &'a str,
+    judged: &'a RunAgainstHistory,
+    confirmation: Option<&'a Confirmation>,
+}
+
 /// The one line for an outcome read from the history.
-fn message(
-    outcome: NightlyOutcome,
-    run: &Path,
-    experiment_dir: &str,
-    judged: &RunAgainstHistory,
-    differences: &[String],
-) -> String {
+fn message(outcome: NightlyOutcome, night: &Night, differences: &[String]) -> String {
+    let (run, experiment_dir, judged) = (night.run, night.experiment_dir, night.judged);
     let c = &judged.comparison;
     let n = judged.baseline_runs.len();
     let verdict_md = run.join(VERDICT_MD);
     let verdict_md = verdict_md.display();
+    let previous = night
+        .confirmation
+        .and_then(|c| c.previous_run.clone())
+        .unwrap_or_else(|| "none: tonight's is the first run after the baseline".to_string());
+    let tests = |pick: fn(&Confirmation) -> &Vec<super::confirm::Test>| {
+        night
+            .confirmation
+            .map(|c| list(pick(c)))
+            .unwrap_or_default()
+    };
     match outcome {
         NightlyOutcome::NoRegression => format!(
             "nightly: no regression against {n} earlier run(s) of {experiment_dir}: \
              nothing to do (details in {verdict_md})"
         ),
         NightlyOutcome::Regression => format!(
-            "nightly: REGRESSION in {} configuration(s) against {n} earlier run(s) of \
-             {experiment_dir}: see {verdict_md} for which and by how much, then look at what \
-             changed since the last run",
-            c.regressions
+            "nightly: REGRESSION, confirmed by the night before ({previous}): {} against {n} \
+             earlier run(s) of {experiment_dir}; see {verdict_md} for by how much, then look \
+             at what changed between the runs before and after it",
+            tests(|c| &c.confirmed)
+        ),
+        NightlyOutcome::Unconfirmed => format!(
+            "nightly: slower tonight, not confirmed: {} against {n} earlier run(s) of \
+             {experiment_dir}, which the night before ({previous}) did not show; not paged: \
+             if the next night agrees it pages (exit 1), else it was one slow night \
+             (details in {verdict_md})",
+            tests(|c| &c.unconfirmed)
         ),
         NightlyOutcome::Inconclusive => format!(
             "nightly: could not tell for {} configuration(s) against {n} earlier run(s) of \

@@ -56,7 +56,7 @@ fn settings(options: &CompareOptions) -> HistorySettings {
 
 /// The experiment directory of `path`: `path` itself, or its parent when
 /// `path` is a run directory (then it must be the newest run).
-fn experiment_dir(path: &Path) -> PathBuf {
+pub fn experiment_dir(path: &Path) -> PathBuf {
     if path.join(STATUS_FILE).is_file() {
         path.parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)

@@ -20,6 +20,7 @@ pub use markdown::markdown;
 use super::error::ReportError;
 use crate::report::analysis::comparable::differences;
 use crate::report::ci::CiOutputs;
+use crate::report::history;
 use crate::results::RunData;
 use crate::stats::{
     ALPHA, ConfigJudged, Floor, Judged, Metric, Rule, RunLevelNoise, RunRepeats, Verdict,
@@ -322,12 +323,35 @@ pub fn judge_run_against_history(
     options: &CompareOptions,
 ) -> Result<RunAgainstHistory, ReportError> {
     let sides = baseline::against_history(run_dir, options)?;
-    Ok(RunAgainstHistory {
-        comparison: against_history(&sides, options),
-        baseline_runs: sides.baseline_runs,
-        earlier_runs: sides.earlier_runs,
-        breaks: sides.breaks,
-    })
+    Ok(RunAgainstHistory::judged(sides, options))
+}
+
+impl RunAgainstHistory {
+    fn judged(sides: baseline::AgainstHistory, options: &CompareOptions) -> Self {
+        RunAgainstHistory {
+            comparison: against_history(&sides, options),
+            baseline_runs: sides.baseline_runs,
+            earlier_runs: sides.earlier_runs,
+            breaks: sides.breaks,
+        }
+    }
+}
+
+/// The run before the newest of `run_dir`'s experiment, judged against the
+/// runs before it by the same rule: what `runner nightly` said, or would
+/// have said, the night before. `None` when tonight's run has no comparable
+/// earlier run.
+pub fn judge_previous_run(
+    run_dir: &Path,
+    options: &CompareOptions,
+) -> Result<Option<RunAgainstHistory>, ReportError> {
+    let history_error = |e| ReportError::History(Box::new(e));
+    let source = history::RunSource::Folder(baseline::experiment_dir(run_dir));
+    let Some(before) = history::before_newest(&source).map_err(history_error)? else {
+        return Ok(None);
+    };
+    let sides = baseline::against_history_from(&before, None, options)?;
+    Ok(Some(RunAgainstHistory::judged(sides, options)))
 }
 
 /// The output in the requested format; the CI outputs written on the way.

@@ -20,6 +20,12 @@
 //!   common 3% (a host change between runtime blocks);
 //! - `drift`: the system wanders from run to run (a random walk of 1% per
 //!   run per configuration), so no two runs share a level;
+//! - `nightly-noise`: each run's repeat noise is its own, the base level
+//!   times `exp(0.6 z)` (some nights two or three times noisier than the
+//!   others: another tenant on the host);
+//! - `slow-nights`: a mixture, not a Gaussian: on 15% of nights one
+//!   runtime's whole block is 10-15% slower (throughput down, p99 up by the
+//!   same), every other night normal (a host with occasional slow nights);
 //! - `bootstrap`: the committed runs' own noise: each simulated
 //!   configuration takes the noise level of one real configuration and
 //!   draws its repeats from the pooled standardized residuals of every real
@@ -43,6 +49,8 @@ pub enum Structure {
     RunOffsets,
     HostShift,
     Drift,
+    NightlyNoise,
+    SlowNights,
     Bootstrap(Arc<Residuals>),
 }
 
@@ -56,6 +64,8 @@ impl Structure {
             Structure::RunOffsets => "run offset per configuration (1 sigma)",
             Structure::HostShift => "host shift per runtime and run (3%)",
             Structure::Drift => "drift: random walk of 1% per run",
+            Structure::NightlyNoise => "repeat noise of its own each night (x exp(0.6 z))",
+            Structure::SlowNights => "slow nights: 15% of nights one runtime 10-15% slower",
             Structure::Bootstrap(_) => "bootstrap of the committed runs' residuals",
         }
     }
@@ -75,6 +85,13 @@ impl Structure {
             Structure::RunOffsets => (world.sigma, world.p99_sigma),
             Structure::HostShift => (HOST_SHIFT, HOST_SHIFT),
             Structure::Drift => (DRIFT_STEP, DRIFT_STEP),
+            Structure::SlowNights => {
+                // The mixture's SD for one runtime: a 12.5% slowdown on a
+                // share `SLOW_NIGHTS / runtimes` of its nights.
+                let share = SLOW_NIGHTS / world.runtimes as f64;
+                let sd = (share * (1.0 - share)).sqrt() * 0.125f64.ln_1p();
+                (sd, sd)
+            }
             _ => (0.0, 0.0),
         };
         (throughput.exp_m1(), p99.exp_m1())
@@ -84,6 +101,10 @@ impl Structure {
 const HOST_SHIFT: f64 = 0.03;
 const DRIFT_STEP: f64 = 0.01;
 const OUTLIER_RATE: f64 = 0.03;
+/// The share of nights on which one runtime is slow (`slow-nights`).
+const SLOW_NIGHTS: f64 = 0.15;
+/// The SD of a night's log noise scale (`nightly-noise`).
+const NIGHTLY_NOISE: f64 = 0.6;
 /// Fewest repeats of a real configuration whose residuals enter the shapes.
 const MIN_REPEATS_FOR_SHAPE: usize = 5;
 
@@ -244,12 +265,11 @@ impl World {
         let mut walk = vec![(0.0, 0.0); n];
         (0..runs)
             .map(|r| {
-                let shifts: Vec<f64> = (0..self.runtimes)
-                    .map(|_| match self.structure {
-                        Structure::HostShift => HOST_SHIFT * normal(rng),
-                        _ => 0.0,
-                    })
-                    .collect();
+                let shifts = self.shifts(rng);
+                let scale = match self.structure {
+                    Structure::NightlyNoise => (NIGHTLY_NOISE * normal(rng)).exp(),
+                    _ => 1.0,
+                };
                 let mut run = RunRepeats::new();
                 for (i, step) in walk.iter_mut().enumerate() {
                     let (rt, c) = (i / self.configs_per_runtime, i % self.configs_per_runtime);
@@ -271,13 +291,8 @@ impl World {
                         _ => 0.0,
                     } + if i == 0 { trend * r as f64 } else { 0.0 };
                     let level = (1000.0 + 250.0 * c as f64).ln() + shifts[rt] + factor;
-                    let config = self.config(
-                        rng,
-                        &system,
-                        i,
-                        level + offset.0,
-                        offset.1 - factor - shifts[rt],
-                    );
+                    let levels = (level + offset.0, offset.1 - factor - shifts[rt]);
+                    let config = self.config(rng, &system, i, levels, scale);
                     run.insert(
                         self.config_id(rt, c),
                         ConfigRepeats {
@@ -290,6 +305,23 @@ impl World {
                 run
             })
             .collect()
+    }
+
+    /// Each runtime's log shift in one run: a Gaussian host shift, or a
+    /// slow night for one runtime now and then.
+    fn shifts(&self, rng: &mut StdRng) -> Vec<f64> {
+        let mut shifts = vec![0.0; self.runtimes];
+        match self.structure {
+            Structure::HostShift => shifts
+                .iter_mut()
+                .for_each(|s| *s = HOST_SHIFT * normal(rng)),
+            Structure::SlowNights if rng.random_bool(SLOW_NIGHTS) => {
+                let slow = rng.random_range(0..self.runtimes);
+                shifts[slow] = (1.0 - rng.random_range(0.10..0.15f64)).ln();
+            }
+            _ => {}
+        }
+        shifts
     }
 
     fn system(&self, rng: &mut StdRng) -> System {
@@ -307,10 +339,17 @@ impl World {
         System { sd }
     }
 
-    /// One configuration's repeats around log levels `t` (throughput) and
-    /// `p` (p99, on top of its nominal level).
-    fn config(&self, rng: &mut StdRng, system: &System, i: usize, t: f64, p: f64) -> ConfigRepeats {
-        let (sd_t, sd_p) = system.sd[i];
+    /// One configuration's repeats around log levels `(t, p)` (throughput,
+    /// and p99 on top of its nominal level), its noise times `scale`.
+    fn config(
+        &self,
+        rng: &mut StdRng,
+        system: &System,
+        i: usize,
+        (t, p): (f64, f64),
+        scale: f64,
+    ) -> ConfigRepeats {
+        let (sd_t, sd_p) = (system.sd[i].0 * scale, system.sd[i].1 * scale);
         let p_level = p + 2.0;
         let t3 = StudentT::new(3.0).expect("3 degrees of freedom");
         let mut values: [Vec<f64>; 3] = Default::default();

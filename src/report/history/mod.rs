@@ -202,6 +202,23 @@ pub fn analyse_source(
     Ok((history, loaded.runs))
 }
 
+/// The history as it stood the night before: the comparable runs of
+/// `source` less its newest, as a source of their own (their newest is then
+/// the run before tonight's). `None` when tonight's run is the only one.
+/// `runner nightly` judges that run again to confirm tonight's verdict.
+pub fn before_newest(source: &RunSource) -> Result<Option<RunSource>, HistoryError> {
+    let mut loaded = runs::load_from(source)?;
+    loaded.runs.pop();
+    if loaded.runs.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(RunSource::Stored {
+        experiment: loaded.experiment,
+        origin: source.describe(),
+        runs: loaded.runs,
+    }))
+}
+
 /// The judgement of runs already grouped into repeats (oldest first; the
 /// last is the newest): what `analyse` does after reading, for the
 /// calibration (examples/calibrate-compare.rs) to run on drawn histories.

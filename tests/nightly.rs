@@ -188,6 +188,30 @@ fn two_slow_nights_in_a_row_page_naming_the_configuration() {
         md.contains(&format!("- paged, the night before ({}) agrees", run_id(5))),
         "{md}"
     );
+
+    // The report of a judged run opens with its verdict and what moved.
+    verdict.write(&experiment.run_dir(6)).unwrap();
+    let out = runner()
+        .arg("report")
+        .arg(experiment.run_dir(6))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(experiment.run_dir(6).join("report.md")).unwrap();
+    assert!(
+        report.contains("**compared with 5 earlier runs: slower (confirmed)**"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("- {GO_8K} throughput 0.7")),
+        "{report}"
+    );
+    let html = std::fs::read_to_string(experiment.run_dir(6).join("report.html")).unwrap();
+    assert!(html.contains("class=\"warn verdict\""), "the page marks it");
 }
 
 #[test]

@@ -133,6 +133,7 @@ fn finish(verdict: Verdict, err: &mut dyn Write) -> u8 {
     };
     match verdict.write(Path::new(&run)) {
         Ok(()) => {
+            rerender_with_verdict(Path::new(&run), err);
             let _ = writeln!(err, "{}", verdict.message);
             verdict.exit_code
         }
@@ -141,5 +142,22 @@ fn finish(verdict: Verdict, err: &mut dyn Write) -> u8 {
             let _ = writeln!(err, "error: {e}");
             NightlyOutcome::CouldNotJudge.exit_code()
         }
+    }
+}
+
+/// Renders the run's report again (its own templates), now that the
+/// verdict files exist, so report.md and report.html open with the
+/// verdict. A report that cannot be rendered leaves the verdict and the
+/// exit code as they are: the judgement stands, and the warning says how
+/// to retry.
+fn rerender_with_verdict(run: &Path, err: &mut dyn Write) {
+    if let Err(e) = crate::report::report_command(run, &[]) {
+        let _ = writeln!(
+            err,
+            "warning: the report of {} does not show the verdict: {e}; `runner report {}` \
+             renders it again",
+            run.display(),
+            run.display()
+        );
     }
 }

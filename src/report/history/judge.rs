@@ -90,6 +90,12 @@ pub struct Newest {
     pub p_better_adjusted: Option<f64>,
     /// The same runs as indices into the history's runs.
     pub baseline_runs: Vec<usize>,
+    /// The newest run's own verdict against the baseline by the compare
+    /// rule, before the confirmation family: what `runner compare
+    /// --baseline history` and `runner nightly` judge. Not in the JSON,
+    /// whose `verdict` is history's (either family).
+    #[serde(skip)]
+    pub alone: Option<RuleVerdict>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -453,6 +459,7 @@ fn report(
         p_better: effect.map(|e| metric.stats().one_sided_p(&e, false)),
         p_better_adjusted: newest.as_ref().and_then(|j| j.p_better),
         baseline_runs,
+        alone: newest.as_ref().map(|j| j.verdict),
     };
     SeriesReport {
         config_id: p.series.config_id,

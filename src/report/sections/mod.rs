@@ -13,3 +13,4 @@ pub mod registry;
 pub mod request_mix;
 pub mod scenarios;
 pub mod search;
+pub mod verdict;

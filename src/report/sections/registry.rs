@@ -12,7 +12,7 @@ use crate::report::charts::draw::Chart;
 use crate::report::error::ReportError;
 use crate::report::sections::{
     adaptive, connections, dependencies, first_requests, memory_phases, nmt, outliers, profiles,
-    protocols, request_mix, scenarios, search,
+    protocols, request_mix, scenarios, search, verdict,
 };
 use crate::results::RunData;
 
@@ -50,6 +50,10 @@ macro_rules! summary_section {
 
 /// Every section, in report order.
 pub const SECTIONS: &[Section] = &[
+    Section {
+        name: "verdict",
+        build: |run, _| Built::data(&verdict::VerdictView::of(run)),
+    },
     summary_section!(findings),
     summary_section!(win_counts),
     summary_section!(pairs),

@@ -129,18 +129,27 @@ fn tests(list: &[runner::app::nightly::Test]) -> Vec<(String, &'static str)> {
         .collect()
 }
 
+/// Night 6 of `experiment` judged as nightly judges it, its outcome
+/// asserted, with the confirmation a regression carries.
+fn night_six(
+    experiment: &Experiment,
+    outcome: NightlyOutcome,
+) -> (
+    runner::app::nightly::Verdict,
+    runner::app::nightly::Confirmation,
+) {
+    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
+    assert_eq!(verdict.outcome, outcome, "{}", verdict.message);
+    assert_eq!(verdict.exit_code, outcome.exit_code());
+    let confirmation = verdict.confirmation.clone().expect("tonight regressed");
+    (verdict, confirmation)
+}
+
 #[test]
 fn one_slow_night_is_unconfirmed_and_does_not_page() {
     let experiment = slow_nights(7, GO_8K, &[6]);
-    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
-    assert_eq!(
-        verdict.outcome,
-        NightlyOutcome::Unconfirmed,
-        "{}",
-        verdict.message
-    );
+    let (verdict, confirmation) = night_six(&experiment, NightlyOutcome::Unconfirmed);
     assert_eq!(verdict.exit_code, 8);
-    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
     assert_eq!(
         confirmation.previous_run.as_deref(),
         Some(run_id(5).as_str())
@@ -161,15 +170,7 @@ fn one_slow_night_is_unconfirmed_and_does_not_page() {
 #[test]
 fn two_slow_nights_in_a_row_page_naming_the_configuration() {
     let experiment = slow_nights(7, GO_8K, &[5, 6]);
-    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
-    assert_eq!(
-        verdict.outcome,
-        NightlyOutcome::Regression,
-        "{}",
-        verdict.message
-    );
-    assert_eq!(verdict.exit_code, 1);
-    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
+    let (verdict, confirmation) = night_six(&experiment, NightlyOutcome::Regression);
     assert_eq!(
         tests(&confirmation.confirmed),
         [(GO_8K.to_string(), "throughput")]
@@ -234,14 +235,7 @@ fn the_night_before_must_agree_on_the_same_configuration() {
         (5, GO_SMALL) | (6, GO_8K) => 0.7,
         _ => 1.0,
     });
-    let verdict = runner::app::nightly::judge(&experiment.run_dir(6));
-    assert_eq!(
-        verdict.outcome,
-        NightlyOutcome::Unconfirmed,
-        "{}",
-        verdict.message
-    );
-    let confirmation = verdict.confirmation.as_ref().expect("tonight regressed");
+    let (_, confirmation) = night_six(&experiment, NightlyOutcome::Unconfirmed);
     assert_eq!(
         tests(&confirmation.unconfirmed),
         [(GO_8K.to_string(), "throughput")]

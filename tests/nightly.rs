@@ -10,6 +10,8 @@ mod common;
 mod report_support;
 
 use std::path::Path;
+
+use assert_cmd::prelude::*;
 use std::process::Output;
 
 use common::*;
@@ -192,16 +194,11 @@ fn two_slow_nights_in_a_row_page_naming_the_configuration() {
 
     // The report of a judged run opens with its verdict and what moved.
     verdict.write(&experiment.run_dir(6)).unwrap();
-    let out = runner()
+    runner()
         .arg("report")
         .arg(experiment.run_dir(6))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
     let report = std::fs::read_to_string(experiment.run_dir(6).join("report.md")).unwrap();
     assert!(
         report.contains("**compared with 5 earlier runs: slower (confirmed)**"),

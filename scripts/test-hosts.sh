@@ -680,7 +680,10 @@ PY
 grep -q "dependency db reset" "$tmp/deps.out" || { cat "$tmp/deps.out"; fail "db was not reset on svc between the repeats"; }
 for _ in $(seq 50); do [ -z "$(ssh_pids)" ] && break; sleep 0.1; done
 nothing_but_sshd ctl l1 l2 svc
-left=$(ls -d /tmp/runner-*-dep-db-* /tmp/runner-*-dep-audit-* 2>/dev/null || true)
+# This run's folders (runner-<experiment>-<service>-<port>): svc shares /tmp
+# with this host, where another experiment's run may hold its own, e.g. CI's
+# microservices study in the lane beside this one.
+left=$(ls -d /tmp/runner-hosts-deps-dep-db-* /tmp/runner-hosts-deps-dep-audit-* 2>/dev/null || true)
 [ -z "$left" ] || fail "dependency scratch folders left on svc: $left"
 echo "  nothing left on svc but its sshd: PostgreSQL and the stub stopped, their scratch folders removed"
 if [ "${1:-}" = --figures ]; then

@@ -19,17 +19,5 @@
 # built it; use small counts there, e.g. --pairs 20 --power-pairs 5 --nights 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${PROFILE:-release}" in
-release)
-  cargo build --release --locked --quiet --example calibrate-compare
-  exec target/release/examples/calibrate-compare "$@"
-  ;;
-debug)
-  cargo build --locked --quiet --example calibrate-compare
-  exec target/debug/examples/calibrate-compare "$@"
-  ;;
-*)
-  echo "calibrate-compare: PROFILE is release or debug, not '$PROFILE'" >&2
-  exit 2
-  ;;
-esac
+. scripts/lib/example.sh
+run_example calibrate-compare "$@"

@@ -46,11 +46,13 @@ enum Command {
     /// regression, 2 not comparable, 3 inconclusive (see docs/compare.md).
     Compare {
         /// The baseline run directory, then the run to judge against it. With
-        /// `--baseline history`: one path, the experiment directory (or its newest run).
+        /// `--baseline history`: one path, the experiment directory (or its newest run);
+        /// with `--baseline control`: one run directory.
         #[arg(required = true, num_args = 1..=2, value_name = "RUN")]
         runs: Vec<PathBuf>,
         /// `history`: judge the newest run of an experiment against the last stable
-        /// regime of each configuration that `runner history` finds.
+        /// regime of each configuration that `runner history` finds. `control`: judge
+        /// a run's candidates against the controls measured beside them (`controls:`).
         #[arg(long, value_enum)]
         baseline: Option<Baseline>,
         /// Smallest relative throughput change that is flagged, e.g. 5%.
@@ -173,10 +175,11 @@ enum Command {
         #[command(flatten)]
         store: StoreArg,
     },
-    /// Tonight's run of a spec, exactly as `runner exec`, then judged against the
-    /// earlier runs of the experiment directory it was written to, by `runner
-    /// compare --baseline history`'s rule; writes verdict.json and verdict.md into
-    /// the run. Exit 0 no regression (the only 0), 1 regression, 2 not comparable
+    /// Tonight's run of a spec, exactly as `runner exec`, then judged: against the
+    /// controls measured in it when the spec names `controls:` (`runner compare
+    /// --baseline control`), else against the earlier runs of the experiment
+    /// directory it was written to (`runner compare --baseline history`); writes
+    /// verdict.json and verdict.md into the run. Exit 0 no regression (the only 0), 1 regression, 2 not comparable
     /// (host, toolchain or spec changed), 3 could not tell, 4 no history yet, 5 the
     /// run failed or is incomplete, 6 no run started, 7 could not judge, 130
     /// interrupted (docs/compare.md).
@@ -518,6 +521,9 @@ fn report(run_dir: &std::path::Path, templates: &[PathBuf]) -> ExitCode {
 enum Baseline {
     /// The last stable regime of the experiment's history.
     History,
+    /// The run's own controls (`controls:` in its spec): each candidate
+    /// against the control measured beside it in the same run.
+    Control,
 }
 
 fn compare(
@@ -540,7 +546,14 @@ fn compare(
             ),
             None => runner::report::compare_history_command(path, &options),
         },
+        (Some(Baseline::Control), [run]) => runner::report::compare_control_command(run, &options),
         (None, [run_a, run_b]) => runner::report::compare_command(run_a, run_b, &options),
+        (Some(Baseline::Control), _) => {
+            eprintln!(
+                "error: `--baseline control` takes one path, a run directory whose spec names                  `controls:`"
+            );
+            return ExitCode::from(2);
+        }
         (Some(Baseline::History), _) => {
             eprintln!(
                 "error: `--baseline history` takes one path, the experiment directory \

@@ -10,30 +10,6 @@ use std::time::Duration;
 
 use common::*;
 
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
-/// A copy of the fixture service in `dir`.
-fn service_in(dir: &Path) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::copy(fixtures().join("service.py"), dir.join("service.py")).unwrap();
-}
-
 #[test]
 fn a_labelled_run_records_its_labels_and_each_runtimes_commit() {
     let tmp = tempfile::tempdir().unwrap();

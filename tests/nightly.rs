@@ -40,17 +40,6 @@ fn verdict(run: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn newest_run(dir: &Path) -> std::path::PathBuf {
-    let mut runs: Vec<_> = std::fs::read_dir(dir.join("results/exec-test"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("status.json").is_file())
-        .collect();
-    runs.sort();
-    runs.pop().unwrap()
-}
-
 #[test]
 fn a_mistyped_spec_is_never_zero_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();

@@ -71,6 +71,14 @@ pub enum ReportError {
     NotComparable { differences: Vec<String> },
 
     #[error(
+        "{}: the run's plan names no control, so there is nothing to judge its runtimes against \
+         within it; add `controls: {{ CANDIDATE: CONTROL }}` to the spec (docs/spec.md), or judge \
+         the run against its history with `--baseline history`",
+        run.display()
+    )]
+    NoControl { run: std::path::PathBuf },
+
+    #[error(
         "{given:?}: expected a percentage such as `5%` or `2.5%` (between 0 and 100), or `off` for --latency-threshold"
     )]
     Threshold { given: String },

@@ -21,9 +21,9 @@ use crate::results::RunData;
 
 pub use analysis::summary::Summary;
 pub use compare::{
-    CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_history_command,
-    compare_history_store_command, judge_run_against_history, parse_latency_threshold,
-    parse_threshold,
+    CompareFormat, CompareOptions, CompareOutcome, compare_command, compare_control_command,
+    compare_history_command, compare_history_store_command, judge_run_against_history,
+    parse_latency_threshold, parse_threshold,
 };
 pub use error::ReportError;
 use render::{context, csv_out, templating};

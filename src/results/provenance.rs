@@ -35,22 +35,32 @@ pub const GIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// tree (or git is missing, or does not answer in time).
 pub fn git_source(dir: &Path, timeout: Duration) -> Option<GitSource> {
     let commit = git(dir, &["rev-parse", "--verify", "HEAD"], timeout)?;
+    let status = git(dir, &["status", "--porcelain", "--", "."], timeout)?;
+    Some(GitSource {
+        dirty: !status.trim().is_empty(),
+        ..git_commit(dir, commit.trim(), timeout)
+    })
+}
+
+/// The commit `commit` of the repository holding `dir`, named as
+/// [`GitSource`] names it; not dirty (a commit is what it is).
+pub fn git_commit(dir: &Path, commit: &str, timeout: Duration) -> GitSource {
     let line = |args: &[&str]| {
         git(dir, args, timeout)
             .and_then(|out| out.lines().next().map(str::to_string))
             .unwrap_or_default()
     };
-    let status = git(dir, &["status", "--porcelain", "--", "."], timeout)?;
-    Some(GitSource {
-        commit: commit.trim().to_string(),
-        describe: line(&["describe", "--always", "--tags"]),
-        subject: line(&["log", "-1", "--format=%s"]),
-        dirty: !status.trim().is_empty(),
-    })
+    GitSource {
+        commit: commit.to_string(),
+        describe: line(&["describe", "--always", "--tags", commit]),
+        subject: line(&["log", "-1", "--format=%s", commit]),
+        dirty: false,
+    }
 }
 
-/// `git ARGS` in `dir`: its standard output when it exits 0 in time.
-fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<String> {
+/// `git ARGS` in `dir`: its standard output when it exits 0 in time (also
+/// the plan's resolution of a runtime's `source: { git: REV }`).
+pub fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<String> {
     match run_bounded(duct::cmd("git", args).dir(dir).stderr_null(), timeout)? {
         Bounded::Exited(out) if out.status.success() => {
             Some(String::from_utf8_lossy(&out.stdout).into())
@@ -83,6 +93,20 @@ pub fn parse_label(text: &str) -> Result<(String, String), String> {
     Ok((key.to_string(), value.to_string()))
 }
 
+/// `git ARGS` in `repo` as a fixed author, never signing: for the unit
+/// tests that build a repository (here and plan::keys::source).
+#[cfg(test)]
+pub(crate) fn test_git(repo: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,22 +133,7 @@ mod tests {
     #[test]
     fn a_git_source_names_its_commit_and_whether_its_dir_changed() {
         let repo = tempfile::tempdir().unwrap();
-        let run = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args([
-                    "-c",
-                    "user.name=t",
-                    "-c",
-                    "user.email=t@t",
-                    "-c",
-                    "commit.gpgsign=false",
-                ])
-                .args(args)
-                .current_dir(repo.path())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
+        let run = |args: &[&str]| test_git(repo.path(), args);
         std::fs::create_dir_all(repo.path().join("svc")).unwrap();
         std::fs::write(repo.path().join("svc/main.go"), "package main\n").unwrap();
         std::fs::write(repo.path().join("README"), "x\n").unwrap();

@@ -173,6 +173,7 @@ fn merge(base: RuntimeSpec, child: &RuntimeSpec) -> RuntimeSpec {
         needs: child.needs.or(base.needs),
         protocols: child.protocols.or(base.protocols),
         profile: child.profile.or(base.profile),
+        source: child.source.or(base.source),
     }
 }
 

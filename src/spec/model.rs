@@ -103,6 +103,13 @@ pub struct Spec {
     /// the cells run scenario by scenario. See `spec::scenarios`.
     #[serde(default)]
     pub scenarios: IndexMap<String, crate::spec::keys::scenarios::ScenarioSpec>,
+    /// Candidate runtime -> its control, measured in the same run
+    /// (interleaved), e.g. `controls: { shop: shop-v1.4 }` with `shop-v1.4`
+    /// built from a git revision (`source: { git: v1.4.0 }`): `runner
+    /// nightly` then judges each candidate against its control, which
+    /// run-level noise cannot fake (docs/guides/nightly-regression-checks.md).
+    #[serde(default)]
+    pub controls: IndexMap<String, String>,
 }
 
 /// Names the experiment; `name` becomes a folder under the results dir.
@@ -204,6 +211,25 @@ pub struct RuntimeSpec {
     /// and `h2` starts get the run's certificate (`TLS_CERT_FILE`,
     /// `TLS_KEY_FILE`, `{{ tls.cert }}`, `{{ tls.key }}`).
     pub protocols: Option<Vec<crate::spec::keys::protocol::ProtocolName>>,
+    /// Where its sources come from (default: `dir` as it is on disk):
+    /// `{ git: v1.4.0 }` builds that revision of the git work tree holding
+    /// `dir`, exported by runner into a cache keyed by its commit (the work
+    /// tree is never touched), e.g. the control a candidate is judged
+    /// against (`controls:`).
+    pub source: Option<SourceSpec>,
+}
+
+/// A runtime's sources taken from git rather than from the work tree.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a map with `git`: a revision such as `v1.4.0`, `main~1` or a commit id"
+)]
+pub struct SourceSpec {
+    /// A revision `git rev-parse` resolves to a commit: a tag, a branch,
+    /// `HEAD~1`, a commit id.
+    #[schemars(length(min = 1))]
+    pub git: String,
 }
 
 /// Limits of a runtime's service, applied to the cgroup of each start.

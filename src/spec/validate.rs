@@ -102,6 +102,7 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         &spec.dependencies,
         runtimes,
     ));
+    check_controls(spec, runtimes, &mut out);
     check_axes(spec, &mut out);
     match &spec.workload {
         Some(w) => check_workload_at("workload", &w.0, &mut out),
@@ -191,6 +192,57 @@ pub fn check(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>) -> Vec<Findi
         ));
     }
     out
+}
+
+/// `controls:` names runtimes, never a runtime as its own control or a
+/// control that is itself judged against another, and needs the
+/// interleaved order (what moves the host must move both); a `source.git`
+/// revision is one word git reads as a revision, never as an option.
+fn check_controls(spec: &Spec, runtimes: &IndexMap<String, RuntimeSpec>, out: &mut Vec<Finding>) {
+    let names: Vec<&str> = runtimes.keys().map(String::as_str).collect();
+    for (candidate, control) in &spec.controls {
+        let at = format!("controls.{candidate}");
+        for name in [candidate, control] {
+            if !runtimes.contains_key(name) {
+                out.push(finding(
+                    at.clone(),
+                    format!("`controls` names `{name}`, which is not a runtime"),
+                    suggestion(name, &names, "runtimes"),
+                ));
+            }
+        }
+        if candidate == control {
+            out.push(finding(
+                at.clone(),
+                format!("runtime `{candidate}` is named as its own control"),
+                "name the runtime it is judged against, e.g. one built from an earlier revision with `source: { git: v1.4.0 }`",
+            ));
+        } else if spec.controls.contains_key(control) {
+            out.push(finding(
+                at.clone(),
+                format!("the control `{control}` is itself judged against a control"),
+                "judge each candidate against a runtime that is only a control",
+            ));
+        }
+    }
+    if !spec.controls.is_empty() && spec.order == crate::spec::model::OrderSpec::Sequential {
+        out.push(finding(
+            "order",
+            "`controls` needs the interleaved order: `order: sequential` measures the candidate and its control at different times, so what moves the host between them reads as a change",
+            "remove `order: sequential` (interleaved is the default)",
+        ));
+    }
+    for (name, rt) in runtimes {
+        let Some(source) = &rt.source else { continue };
+        let rev = source.git.as_str();
+        if rev.is_empty() || rev.starts_with('-') || rev.contains(char::is_whitespace) {
+            out.push(finding(
+                format!("runtimes.{name}.source.git"),
+                format!("`{rev}` is not a git revision"),
+                "give a tag, a branch, a commit id or e.g. `HEAD~1`: one word, not starting with `-`",
+            ));
+        }
+    }
 }
 
 /// A C-style identifier: a letter or `_`, then letters, digits and `_`.

@@ -43,7 +43,12 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), StoreE
     };
     for entry in std::fs::read_dir(dir).map_err(list_error)? {
         let path = entry.map_err(list_error)?.path();
-        if path.is_dir() {
+        // `.sources` holds exported trees, which may hold committed runs of
+        // their own; `.build-cache` and the like are runner's, not runs.
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_dir() && !hidden {
             walk(&path, depth + 1, found)?;
         }
     }

@@ -154,6 +154,7 @@ pub fn py_runtime(
         protocols: vec![runner::plan::Protocol::Http1],
         profile: None,
         first_requests: 0,
+        source: None,
     }
 }
 
@@ -387,4 +388,42 @@ pub fn stub_runtime(dir: &Path, name: &str, delay: &str) -> String {
         stub = stub.display(),
         bin = bin.display(),
     )
+}
+
+/// `git ARGS` in `repo` as a fixed author, never signing: its trimmed
+/// standard output (a repository a test builds, so its commits are known).
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A copy of the fixture service in `dir`.
+pub fn service_in(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::copy(fixtures().join("service.py"), dir.join("service.py")).unwrap();
+}
+
+/// The newest run under `dir/results/exec-test` (run ids sort by time).
+pub fn newest_run(dir: &Path) -> PathBuf {
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(dir.join("results/exec-test"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("status.json").is_file())
+        .collect();
+    runs.sort();
+    runs.pop().unwrap()
 }

@@ -9,19 +9,20 @@ use std::io::Write;
 use std::path::Path;
 
 mod confirm;
+mod control;
 mod outcome;
 mod verdict;
 
 pub use confirm::{Confirmation, Test};
 pub use outcome::NightlyOutcome;
-pub use verdict::{EARLIER_RUNS_NEEDED, VERDICT_JSON, VERDICT_MD, Verdict};
+pub use verdict::{Basis, Controlled, EARLIER_RUNS_NEEDED, VERDICT_JSON, VERDICT_MD, Verdict};
 
 use super::exec::{ExecOptions, exec_run};
 use crate::report::ReportError;
 use crate::report::ci::CiOutputs;
 use crate::report::compare::{
-    CompareFormat, CompareOptions, Outcome, RunAgainstHistory, judge_previous_run,
-    judge_run_against_history,
+    CompareFormat, CompareOptions, Outcome, RunAgainstHistory, judge_against_control,
+    judge_previous_run, judge_run_against_history,
 };
 use crate::stats::DEFAULT_FLOOR;
 
@@ -44,8 +45,9 @@ pub fn nightly_command(opts: &ExecOptions, err: &mut dyn Write) -> u8 {
 }
 
 /// Compare's defaults (docs/compare.md): 5% throughput, 10% p99, the
-/// run-level noise floor until the history estimates it.
-fn compare_options() -> CompareOptions {
+/// run-level noise floor until the history estimates it. Public so that
+/// examples/calibrate-control.rs judges with exactly these.
+pub fn compare_options() -> CompareOptions {
     CompareOptions {
         threshold: 0.05,
         latency_threshold: Some(0.10),
@@ -56,10 +58,17 @@ fn compare_options() -> CompareOptions {
     }
 }
 
-/// The complete run read against its experiment's history; a regression
-/// is then checked against the night before (`confirm`). Public so that a
-/// run made apart from `nightly_command` is judged by the same code.
+/// The complete run read against the controls measured in it when its
+/// plan names any (`control`), else against its experiment's history, a
+/// regression then checked against the night before (`confirm`). Public so
+/// that a run made apart from `nightly_command` is judged by the same code.
 pub fn judge(run: &Path) -> Verdict {
+    // A run that cannot be read falls through: the history's reader names the problem.
+    if let Ok(data) = crate::results::RunData::load(run)
+        && let Some(comparison) = judge_against_control(&data, &compare_options())
+    {
+        return Verdict::of_control(run, &data, comparison);
+    }
     match judge_with_confirmation(run) {
         Ok((judged, confirmation)) => Verdict::of_history(run, judged, confirmation),
         Err(e) => Verdict::unjudged(

@@ -10,6 +10,7 @@ use thiserror::Error;
 use super::confirm::{Confirmation, list};
 use super::outcome::NightlyOutcome;
 use crate::report::compare::{CellChange, Comparison, RunAgainstHistory, markdown};
+use crate::results::provenance::GitSource;
 use crate::stats::Verdict as MetricVerdict;
 
 /// The file names in the run directory.
@@ -43,6 +44,32 @@ pub struct Verdict {
     /// When something regressed tonight: which of it the night before
     /// agrees with (those page) and which not (not yet).
     pub confirmation: Option<Confirmation>,
+    /// What tonight was judged against: its history, or the controls
+    /// measured beside its candidates (then `controls` names them).
+    pub basis: Basis,
+    /// Each candidate and its control, with the commits they measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<Controlled>,
+}
+
+/// A candidate and its control, each with the commit it measured
+/// (environment.json's `sources`; `None`: not built from git).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Controlled {
+    pub candidate: String,
+    pub control: String,
+    pub candidate_source: Option<GitSource>,
+    pub control_source: Option<GitSource>,
+}
+
+/// What a night is judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The earlier runs of its experiment directory (`compare --baseline history`).
+    History,
+    /// The controls measured in the same run (`compare --baseline control`).
+    Control,
 }
 
 /// verdict.json or verdict.md could not be written.
@@ -69,6 +96,8 @@ impl Verdict {
             moved: Vec::new(),
             comparison: None,
             confirmation: None,
+            basis: Basis::History,
+            controls: Vec::new(),
         }
     }
 
@@ -115,23 +144,31 @@ impl Verdict {
             moved,
             comparison: judged_fully.then_some(judged.comparison),
             confirmation: confirmation.filter(|_| judged_fully),
+            basis: Basis::History,
+            controls: Vec::new(),
         }
     }
 
     /// verdict.md: the one-line summary, the message, then compare's Markdown.
     pub fn markdown(&self) -> String {
         let improvements = self.comparison.as_ref().map_or(0, |c| c.improvements);
-        let mut text = format!(
-            "compared with {} earlier run{}: {}\n\n{}\n",
-            self.baseline_runs.len(),
-            if self.baseline_runs.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
-            self.outcome.short(improvements),
-            self.message
-        );
+        let against = match self.basis {
+            Basis::Control => "judged against the controls measured in the same run".to_string(),
+            Basis::History => format!(
+                "compared with {} earlier run{}",
+                self.baseline_runs.len(),
+                if self.baseline_runs.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ),
+        };
+        let short = match (self.basis, self.outcome) {
+            (Basis::Control, NightlyOutcome::Regression) => "slower than its control",
+            (_, outcome) => outcome.short(improvements),
+        };
+        let mut text = format!("{against}: {short}\n\n{}\n", self.message);
         if let Some(confirmation) = &self.confirmation {
             text.push_str(&confirmation_lines(confirmation));
         }
@@ -204,7 +241,7 @@ fn classify(
     }
 }
 
-fn moved(cell: &CellChange) -> bool {
+pub(super) fn moved(cell: &CellChange) -> bool {
     [&cell.throughput, &cell.p99]
         .iter()
         .any(|m| m.verdict.is_regression() || m.verdict == MetricVerdict::Improvement)

@@ -90,7 +90,15 @@ impl Driver for Processes {
         env.sources = plan
             .runtimes
             .iter()
-            .filter_map(|rt| Some((rt.name.clone(), git_source(&rt.dir, GIT_TIMEOUT)?)))
+            .filter_map(|rt| {
+                // A runtime built from a revision measured that commit, not
+                // the work tree its export was taken from.
+                let source = match &rt.source {
+                    Some(s) => s.commit.clone(),
+                    None => git_source(&rt.dir, GIT_TIMEOUT)?,
+                };
+                Some((rt.name.clone(), source))
+            })
             .collect();
         env.passed_env = passed_env_names(plan);
         env

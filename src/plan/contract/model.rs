@@ -38,6 +38,10 @@ pub struct Plan {
     pub affinity: Option<Affinity>,
     /// `<results dir>/<experiment name>`; the run id is added by exec.
     pub results_dir: PathBuf,
+    /// Candidates judged against a control measured in this run
+    /// (`controls:`), in spec order; empty: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<ControlPlan>,
     /// Report templates (absolute paths); empty = the built-in defaults.
     pub report_templates: Vec<PathBuf>,
     /// Metric names requested by the spec (informational for reports).
@@ -220,6 +224,32 @@ pub struct RuntimePlan {
     /// The first workload requests timed one by one on each fresh start
     /// (`startup.first_requests`; 0: none), into first-requests.csv.
     pub first_requests: u32,
+    /// Its sources taken from a git revision (`source: { git: REV }`):
+    /// `dir` is then inside the exported tree. `None`: `dir` as on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourcePlan>,
+}
+
+/// A runtime built from a git revision: what was asked, what it resolved
+/// to, and where runner exported it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourcePlan {
+    /// The revision the spec names, e.g. `v1.4.0`.
+    pub git: String,
+    /// The work tree it was resolved in (the one holding the spec's `dir`).
+    pub repository: PathBuf,
+    /// The commit it resolved to, with its describe and subject.
+    pub commit: crate::results::provenance::GitSource,
+    /// The exported tree (`<results>/<experiment>/.sources/<commit>`),
+    /// shared by every runtime and run at that commit.
+    pub export: PathBuf,
+}
+
+/// A candidate runtime and the control it is judged against (`controls:`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ControlPlan {
+    pub candidate: String,
+    pub control: String,
 }
 
 /// The JDK a runtime asked for and where it was found.

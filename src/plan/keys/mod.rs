@@ -3,7 +3,7 @@
 //! the `verify:` requests, the `version:` commands, `health:` (one
 //! rendering for runtimes and dependencies), a request's `expect:` and
 //! which caller variables a runtime's commands get (`pass_env:`,
-//! `command_env`).
+//! `command_env`) and a runtime built from a git revision (`source:`).
 pub mod command_env;
 pub mod expect;
 pub mod health;
@@ -13,6 +13,7 @@ pub mod ports;
 pub mod postgres;
 pub mod protocol;
 pub mod repeats_cap;
+pub mod source;
 pub mod vectors;
 pub mod verify_requests;
 pub mod versions;

@@ -54,6 +54,13 @@ fn write_header(out: &mut String, plan: &Plan) {
     }
     let _ = writeln!(out, "  spec sha256 {}", plan.spec_hash);
     let _ = writeln!(out, "  results in {}", plan.results_dir.display());
+    for c in &plan.controls {
+        let _ = writeln!(
+            out,
+            "  control: {} is judged against {}, measured in the same run",
+            c.candidate, c.control
+        );
+    }
     if let Some(factor) = plan.quick_factor {
         let _ = writeln!(out, "  quick: every duration divided by {factor}");
     }
@@ -84,6 +91,16 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
     for rt in &plan.runtimes {
         let _ = writeln!(out, "  {}", rt.name);
         let _ = writeln!(out, "    dir     {}", rt.dir.display());
+        if let Some(source) = &rt.source {
+            let _ = writeln!(
+                out,
+                "    source  git {} = {} ({}), exported from {}",
+                source.git,
+                source.commit.describe,
+                source.commit.subject,
+                source.repository.display()
+            );
+        }
         for b in &rt.build {
             let _ = writeln!(out, "    build   {b}");
         }

@@ -51,12 +51,15 @@ pub fn assemble(
             .and_then(|s| s.interval)
             .map_or(DEFAULT_SAMPLE_INTERVAL, |d| d.0),
         affinity,
-        results_dir: absolute(
-            &loaded
-                .base_dir
-                .join(spec.results.as_deref().unwrap_or("results"))
-                .join(&spec.experiment.name),
-        ),
+        results_dir: crate::plan::keys::source::experiment_results(loaded),
+        controls: spec
+            .controls
+            .iter()
+            .map(|(candidate, control)| crate::plan::ControlPlan {
+                candidate: candidate.clone(),
+                control: control.clone(),
+            })
+            .collect(),
         report_templates: spec
             .report
             .iter()

@@ -17,9 +17,9 @@ use crate::plan::templating::template::{Hints, Vars};
 use crate::plan::{
     Collector, HealthCheck, JavaPlan, Restart, RuntimePlan, StopPlan, toolchains::tools,
 };
+use crate::spec::LoadedSpec;
 use crate::spec::model::{RestartSpec, RuntimeSpec};
 use crate::spec::validate::signal_number;
-use crate::spec::{LoadedSpec, absolute};
 
 /// The runtime's `lifecycle.restart`, else the spec's, else [`DEFAULT_RESTART`].
 fn restart_policy(rt: &RuntimeSpec, loaded: &LoadedSpec) -> Restart {
@@ -60,14 +60,14 @@ pub fn plan_runtime<'s>(
         dependencies,
         points,
     } = placed;
-    let dir = absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")));
+    let (dir, source) = crate::plan::keys::source::resolve(loaded, name, rt, problems);
     // Start fields that use an axis are rendered per cell (crate::plan::steps::variant),
     // and so are the starts of a runtime serving TLS in some cells only.
     let own_points: Vec<&[(String, crate::spec::values::AxisValue)]> =
         points.iter().map(|p| p.as_slice()).collect();
     let protocol = crate::plan::keys::protocol::constant(loaded, &own_points);
     let serves_tls = crate::plan::keys::protocol::offers_tls(rt);
-    let start_varies = crate::plan::steps::variant::varies(loaded, rt, env);
+    let start_varies = crate::plan::steps::variant::varies(loaded, rt, &dir, env);
     let tls_varies = serves_tls && protocol.is_none();
     crate::plan::steps::variant::check_training(loaded, name, rt, start_varies, problems);
     if tls_varies && !start_varies {
@@ -273,6 +273,7 @@ pub fn plan_runtime<'s>(
         ),
         profile: None,
         first_requests: crate::plan::contract::gates::first_requests(&loaded.spec, rt),
+        source,
     };
     RuntimeDraft::new(runtime, RuntimeContext { vars, hints }, train)
 }

@@ -82,12 +82,13 @@ pub fn templated_version(rt: &RuntimeSpec) -> bool {
 }
 
 /// Whether the start fields of `rt` vary per cell: `start`, `jvm_flags`,
-/// an `env` value (its own or the spec-wide one) or `java.version` use an axis.
-pub fn varies(loaded: &LoadedSpec, rt: &RuntimeSpec, env: &Environment) -> bool {
+/// an `env` value (its own or the spec-wide one), `java.version` or a
+/// `files:` template in `dir` (the runtime's resolved folder) use an axis.
+pub fn varies(loaded: &LoadedSpec, rt: &RuntimeSpec, dir: &Path, env: &Environment) -> bool {
     let axes: Vec<String> = loaded.spec.axes.keys().cloned().collect();
     let mut sources = crate::plan::templating::template::start_templates(loaded, rt);
     sources.extend(rt.java.as_ref().and_then(|j| j.version.as_deref()));
-    let files = crate::plan::templating::files::sources(loaded, rt);
+    let files = crate::plan::templating::files::sources(dir, rt);
     sources.extend(files.iter().map(String::as_str));
     crate::plan::templating::template::uses_any(env, sources, &axes)
 }

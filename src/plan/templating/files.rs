@@ -11,7 +11,6 @@ use crate::plan::templating::render::Renderer;
 use crate::plan::templating::template::{self, Vars};
 use crate::plan::{RenderedFile, ScratchPlan};
 use crate::spec::model::RuntimeSpec;
-use crate::spec::{LoadedSpec, absolute};
 
 /// The template variable naming a start's scratch folder.
 pub const SCRATCH_VAR: &str = "scratch";
@@ -25,15 +24,10 @@ pub fn scratch_path(experiment: &str, service: &str, port: u16) -> PathBuf {
     std::env::temp_dir().join(format!("runner-{experiment}-{service}-{port}"))
 }
 
-/// The runtime's working directory, as the plan resolves it.
-fn runtime_dir(loaded: &LoadedSpec, rt: &RuntimeSpec) -> PathBuf {
-    absolute(&loaded.base_dir.join(rt.dir.as_deref().unwrap_or(".")))
-}
-
-/// The text of every template of `rt` that can be read (for the check of
-/// whether its start varies per cell; one that cannot is reported when rendered).
-pub fn sources(loaded: &LoadedSpec, rt: &RuntimeSpec) -> Vec<String> {
-    let dir = runtime_dir(loaded, rt);
+/// The text of every template of `rt` that can be read from `dir`, the
+/// runtime's folder as the plan resolved it (for the check of whether its
+/// start varies per cell; one that cannot is reported when rendered).
+pub fn sources(dir: &Path, rt: &RuntimeSpec) -> Vec<String> {
     rt.files
         .iter()
         .flatten()
@@ -70,7 +64,9 @@ pub fn render_scratch(
         return None;
     }
     let path = PathBuf::from(vars.get(SCRATCH_VAR)?.as_str()?);
-    let dir = runtime_dir(r.loaded, rt);
+    // `{{ work_dir }}`: the runtime's folder as the plan resolved it (inside
+    // the export of its `source:` revision when it has one).
+    let dir = PathBuf::from(vars.get("work_dir")?.as_str()?);
     let field = format!("runtimes.{name}.files");
     let scratch = render_files(r, &field, &dir, rt.files.as_ref(), path, vars);
     Some(ScratchPlan { tls, ..scratch })

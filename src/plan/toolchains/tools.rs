@@ -142,6 +142,7 @@ mod tests {
             protocols: vec![crate::plan::Protocol::Http1],
             profile: None,
             first_requests: 0,
+            source: None,
         };
         assert_eq!(needed_before_build(&rt), ["go"]);
         assert_eq!(needed_after_build(&rt), ["/srv/bench/server"]);

@@ -185,7 +185,11 @@ fn design_row(d: &DesignRow) -> String {
 /// Where the run-level noise came from, in words.
 fn run_level_sentence(c: &Comparison) -> String {
     let floor = &c.run_level.floor;
-    if c.run_level.history_runs >= 3 {
+    if c.within_run {
+        "none: both sides were measured in the same run, repeat beside repeat, so what moves \
+         the host between runs moves both"
+            .to_string()
+    } else if c.run_level.history_runs >= 3 {
         format!(
             "estimated from {} comparable runs of the baseline's experiment (the floor, {} \
              throughput and {} p99, where a runtime has fewer than 3)",

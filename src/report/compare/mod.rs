@@ -10,10 +10,12 @@ use serde::Serialize;
 
 mod baseline;
 mod ci;
+mod control;
 mod design;
 mod markdown;
 pub mod simulate;
 
+pub use control::{compare_control_command, judge_against_control, judge_control};
 pub use design::{DesignRow, design};
 pub use markdown::markdown;
 
@@ -143,7 +145,7 @@ impl CellChange {
         }
     }
 
-    fn regressed(&self) -> bool {
+    pub fn regressed(&self) -> bool {
         self.throughput.verdict.is_regression() || self.p99.verdict.is_regression()
     }
 
@@ -174,6 +176,9 @@ pub struct Comparison {
     /// The run-level noise every interval carries: its floor, and how many
     /// comparable runs estimated it (0: the floor was used).
     pub run_level: RunLevelNoise,
+    /// Both sides were measured in one run (candidates against their
+    /// controls, `--baseline control`): the run-level noise is none.
+    pub within_run: bool,
     /// What makes the runs not comparable (empty when comparable).
     pub differences: Vec<String>,
     pub forced: bool,
@@ -237,6 +242,7 @@ pub fn compare_command(
         a: &ra,
         b: &rb,
         run_level: &run_level,
+        within_run: false,
     };
     let comparison = compare(sides, run_ref(&a), run_ref(&b), options, differences);
     render(&comparison, options, warnings)
@@ -293,6 +299,7 @@ fn against_history(sides: &baseline::AgainstHistory, options: &CompareOptions) -
             a: &sides.a,
             b: &sides.rb,
             run_level: &sides.run_level,
+            within_run: false,
         },
         sides.a_ref.clone(),
         run_ref(&sides.b),
@@ -384,6 +391,9 @@ struct Sides<'a> {
     a: &'a RunRepeats,
     b: &'a RunRepeats,
     run_level: &'a RunLevelNoise,
+    /// Both sides come from one run (a candidate and its control): no
+    /// run-level term, and the report says why.
+    within_run: bool,
 }
 
 fn compare(
@@ -422,6 +432,7 @@ fn compare(
         alpha: ALPHA,
         tests,
         run_level: sides.run_level.clone(),
+        within_run: sides.within_run,
         differences,
         forced: options.force,
         design,

@@ -293,6 +293,7 @@ mod tests {
             },
             environment: Environment::default(),
             schedule: Default::default(),
+            controls: Vec::new(),
             pinning: None,
             derived_rates: None,
             trainings: Vec::new(),

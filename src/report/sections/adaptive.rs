@@ -108,6 +108,7 @@ mod tests {
             repeats,
             title: None,
             schedule: Default::default(),
+            controls: Vec::new(),
             description: None,
             report_templates: vec![],
             pinning: None,

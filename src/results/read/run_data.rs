@@ -41,6 +41,9 @@ pub struct RunData {
     pub report_templates: Vec<PathBuf>,
     /// The CPU pinning recorded in plan.json, in words; `None`: unpinned.
     pub pinning: Option<String>,
+    /// plan.json's `controls`: (candidate, control) runtime names, each
+    /// candidate judged against a control measured in this run.
+    pub controls: Vec<(String, String)>,
     /// derived-rates.json: the rates of the `equal_load` cells, when it ran them.
     pub derived_rates: Option<DerivedRates>,
     /// training/<runtime>.json of every trained runtime.
@@ -99,6 +102,7 @@ impl RunData {
             description: plan.description,
             report_templates: plan.report_templates,
             pinning: plan.pinning,
+            controls: plan.controls,
             derived_rates: read_optional_json(files, DERIVED_RATES_FILE)?,
             trainings: trainings_in(files)?,
             profiled,
@@ -204,6 +208,7 @@ struct PlanExtract {
     description: Option<String>,
     report_templates: Vec<PathBuf>,
     pinning: Option<String>,
+    controls: Vec<(String, String)>,
 }
 
 /// plan.json's `affinity` in words: `service on CPUs 0,1,2, load generator
@@ -231,6 +236,20 @@ fn pinning(plan: &serde_json::Value) -> Option<String> {
         cpus("service"),
         cpus("load")
     ))
+}
+
+/// plan.json's `controls: [{candidate, control}]`; empty in runs planned
+/// without one (or before the key existed).
+fn controls(plan: &serde_json::Value) -> Vec<(String, String)> {
+    let name = |pair: &serde_json::Value, key: &str| {
+        pair.get(key).and_then(|v| v.as_str()).map(str::to_string)
+    };
+    plan.get("controls")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|pair| Some((name(pair, "candidate")?, name(pair, "control")?)))
+        .collect()
 }
 
 fn read_plan(files: &dyn RunFiles) -> Result<PlanExtract, RunReadError> {
@@ -273,6 +292,7 @@ fn read_plan(files: &dyn RunFiles) -> Result<PlanExtract, RunReadError> {
         description: field("description"),
         report_templates,
         pinning: pinning(&plan),
+        controls: controls(&plan),
     })
 }
 

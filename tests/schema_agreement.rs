@@ -81,6 +81,10 @@ const CANNOT: &[(&str, &str)] = &[
     ("train-with-varying-start.yaml", "a rule across fields"),
     ("until-decided-problems.yaml", "a rule across fields"),
     ("scenario-problems.yaml", "a rule across fields"),
+    (
+        "bad-controls.yaml",
+        "`controls` names runtimes, and needs the interleaved order: rules across fields",
+    ),
     // What YAML readers do before any schema.
     (
         "duplicate-yaml-key.yaml",

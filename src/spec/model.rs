@@ -227,8 +227,8 @@ pub struct RuntimeSpec {
 )]
 pub struct SourceSpec {
     /// A revision `git rev-parse` resolves to a commit: a tag, a branch,
-    /// `HEAD~1`, a commit id.
-    #[schemars(length(min = 1))]
+    /// `HEAD~1`, a commit id: one word, not starting with `-`.
+    #[schemars(regex(pattern = r"^[^-\s]\S*$"))]
     pub git: String,
 }
 

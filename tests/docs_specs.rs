@@ -90,6 +90,7 @@ fn every_spec_in_the_readme_and_docs_is_accepted() {
                     let on_disk = std::fs::read_to_string(&file)
                         .unwrap_or_else(|e| panic!("{at}: names {}: {e}", file.display()));
                     assert_eq!(block, on_disk, "{at}: differs from {}", file.display());
+                    let file = common::plannable(&file, tmp.path());
                     run_ok(&["plan", file.to_str().unwrap()], &at);
                     named += 1;
                     file

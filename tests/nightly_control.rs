@@ -6,7 +6,9 @@
 //! paged on three nights in a row; a candidate whose commit makes it about
 //! 25% slower pages the same night
 //! (exit 1), naming the configuration, both commits and the run's labels, with no history at
-//! all; a revision the repository lacks is a plan error at its field.
+//! all; `runner history` then follows the candidate/control ratio as a
+//! series of its own; a revision the repository lacks is a plan error at
+//! its field.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -180,6 +182,20 @@ fn a_slower_commit_pages_the_same_night_against_its_control_and_an_unchanged_one
     );
     let report = std::fs::read_to_string(run2.join("report.md")).unwrap();
     assert!(report.contains("slower than its control"), "{report}");
+
+    // History follows the candidate/control ratio as a series of its own.
+    let out = runner_within(Duration::from_secs(120))
+        .arg("history")
+        .arg(tmp.path().join("results/exec-test"))
+        .output()
+        .unwrap();
+    let history = String::from_utf8_lossy(&out.stdout);
+    let ratio_row = history
+        .lines()
+        .find(|l| l.starts_with("| `candidate vs control/concurrency=1` | throughput |"))
+        .unwrap_or_else(|| panic!("no ratio series: {history}"));
+    let newest = ratio_row.split(" | ").nth(2).unwrap();
+    assert!(newest.ends_with('x'), "a ratio, not req/s: {ratio_row}");
 
     // The same judgement by hand, from the run directory alone.
     let out = compare_against_control(&run2);

@@ -427,3 +427,41 @@ pub fn newest_run(dir: &Path) -> PathBuf {
     runs.sort();
     runs.pop().unwrap()
 }
+
+/// Where `file` can be planned: itself, or, when its runtimes are built
+/// from git revisions (`source: { git: REV }`, which resolve only in the
+/// repository that has them, as scripts/test-guides.sh runs the guide's),
+/// a copy at the root of a throwaway repository under `tmp` whose one
+/// commit carries every revision it names as a tag (a revision git refuses
+/// as a tag name stays unresolved, as it would anywhere).
+pub fn plannable(file: &Path, tmp: &Path) -> PathBuf {
+    // A file that is not text names no revision (the bad-spec corpus has one).
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return file.to_path_buf();
+    };
+    let revisions: Vec<&str> = text
+        .split("source: { git: ")
+        .skip(1)
+        .filter_map(|rest| rest.split(['}', ' ']).next())
+        .collect();
+    if revisions.is_empty() {
+        return file.to_path_buf();
+    }
+    let repo = tmp.join(format!(
+        "repo-of-{}",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&repo).unwrap();
+    let copy = repo.join(file.file_name().unwrap());
+    std::fs::write(&copy, &text).unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "the spec"]);
+    for rev in revisions {
+        let _ = std::process::Command::new("git")
+            .args(["tag", rev])
+            .current_dir(&repo)
+            .output();
+    }
+    copy
+}

@@ -118,7 +118,12 @@ pub fn trend(series: &SeriesReport, axis: &TimeAxis) -> Result<String, ReportErr
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut title = format!("{} ({})", series.metric.label(), series.metric.unit());
+        let unit = if series.ratio {
+            "candidate / control"
+        } else {
+            series.metric.unit()
+        };
+        let mut title = format!("{} ({unit})", series.metric.label());
         if !left_out.is_empty() {
             let runs: Vec<String> = left_out
                 .iter()
@@ -150,6 +155,7 @@ pub fn trend(series: &SeriesReport, axis: &TimeAxis) -> Result<String, ReportErr
             .x_labels(axis.days.len().clamp(2, 8))
             .x_label_formatter(&|x| axis.label(*x, span))
             .y_label_formatter(&|y| match metric {
+                _ if series.ratio => format!("{y:.2}x"),
                 Metric::Throughput => format::rps(*y),
                 Metric::P99 => format::ms(*y),
             })

@@ -134,6 +134,9 @@ pub struct SeriesReport {
     pub newest: Newest,
     /// A significant trend over the series, when its change reaches the threshold.
     pub drift: Option<Drift>,
+    /// A candidate/control ratio (a run with `controls:`): its values are
+    /// ratios, not req/s or ms.
+    pub ratio: bool,
 }
 
 /// A slow trend over a series.
@@ -471,6 +474,7 @@ fn report(
         regimes,
         newest,
         drift,
+        ratio: p.series.ratio,
     }
 }
 

@@ -15,6 +15,7 @@ mod ci;
 pub mod edivisive;
 pub mod hosts;
 mod judge;
+mod ratio;
 mod render;
 mod runs;
 mod series;

@@ -89,12 +89,15 @@ fn render(template: (&str, &str), ctx: Value) -> Result<String, ReportError> {
         output: templating::output_name(name),
     };
     let mut env = templating::environment(std::slice::from_ref(&source))?;
-    env.add_filter("fmt_value", |v: f64, metric: String| {
-        match metric.as_str() {
-            "throughput" => format::rps(v),
+    // `fmt_value(metric, ratio)`: a candidate/control ratio is a plain factor.
+    env.add_filter(
+        "fmt_value",
+        |v: f64, metric: String, ratio: Option<bool>| match (metric.as_str(), ratio) {
+            (_, Some(true)) => format!("{v:.3}x"),
+            ("throughput", _) => format::rps(v),
             _ => format::ms(v),
-        }
-    });
+        },
+    );
     env.add_filter("metric_label", |metric: String| match metric.as_str() {
         "throughput" => Metric::Throughput.label(),
         _ => Metric::P99.label(),

@@ -106,6 +106,8 @@ pub struct Series {
     /// Measured in open loop (the newest run's mode): throughput is then
     /// the offered rate and is not judged.
     pub open_loop: bool,
+    /// A candidate/control ratio (`ratio`), not a runtime's own figure.
+    pub ratio: bool,
 }
 
 impl Series {
@@ -121,19 +123,29 @@ fn usable(row: &MeasurementRow) -> bool {
 /// Every configuration of the runs (the newest run's order first, then
 /// configurations only older runs had), each metric a series.
 pub fn build(runs: &[RunData]) -> Vec<Series> {
-    let mut configs: IndexMap<&str, (&str, &str, bool)> = IndexMap::new();
+    // config id -> (runtime, axes, open loop, a ratio)
+    let mut configs: IndexMap<String, (String, String, bool, bool)> = IndexMap::new();
     for run in runs.iter().rev() {
         for row in &run.measurements {
-            configs.entry(row.config_id.as_str()).or_insert((
-                row.runtime.as_str(),
-                row.axes.as_str(),
+            configs.entry(row.config_id.clone()).or_insert((
+                row.runtime.clone(),
+                row.axes.clone(),
                 row.mode == crate::results::model::LoopMode::Open,
+                false,
             ));
+        }
+    }
+    // Then the candidate/control ratios of runs with `controls:` (`ratio`).
+    for run in runs.iter().rev() {
+        for ratio in super::ratio::configs(run) {
+            configs
+                .entry(ratio.config_id)
+                .or_insert((ratio.runtime, ratio.axes, false, true));
         }
     }
     let per_run: Vec<RunValues> = runs.iter().map(RunValues::of).collect();
     let mut series = Vec::new();
-    for (config_id, (runtime, axes, open_loop)) in &configs {
+    for (config_id, (runtime, axes, open_loop, ratio)) in &configs {
         for metric in Metric::ALL {
             let points = runs
                 .iter()
@@ -148,6 +160,7 @@ pub fn build(runs: &[RunData]) -> Vec<Series> {
                 metric,
                 points,
                 open_loop: *open_loop,
+                ratio: *ratio,
             });
         }
     }
@@ -187,6 +200,7 @@ pub fn from_repeats(runs: &[RunRepeats]) -> Vec<Series> {
                 metric,
                 points,
                 open_loop: config.open_loop,
+                ratio: false,
             });
         }
     }
@@ -215,12 +229,18 @@ impl RunValues {
                         .push(v);
                 }
             }
-            for ((config, runtime), values) in by_config {
+            let ratios = super::ratio::values(run, |r| metric.value(r))
+                .into_iter()
+                .map(|(ratio, values)| ((ratio.config_id, ratio.runtime), values));
+            let own = by_config.into_iter().map(|((config, runtime), values)| {
+                ((config.to_string(), runtime.to_string()), values)
+            });
+            for ((config, runtime), values) in own.chain(ratios) {
                 runtime_groups
-                    .entry((runtime.to_string(), metric))
+                    .entry((runtime, metric))
                     .or_default()
                     .push(values.clone());
-                repeats.insert((config.to_string(), metric), values);
+                repeats.insert((config, metric), values);
             }
         }
         let noise = runtime_groups
@@ -379,5 +399,43 @@ mod tests {
             series[0].points.iter().map(|p| p.run).collect::<Vec<_>>(),
             [0, 1]
         );
+    }
+
+    fn ratio_row(runtime: &str, axes: &str, repeat: u32, rps: f64) -> MeasurementRow {
+        MeasurementRow {
+            config_id: format!("{runtime}/{axes}"),
+            runtime: runtime.into(),
+            axes: axes.into(),
+            repeat,
+            throughput_rps: rps,
+            latency_p99_ms: 1000.0 / rps,
+            status: CellStatus::Ok,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_candidate_over_its_control_is_a_series_of_ratios_repeat_by_repeat() {
+        let mut night = run(
+            "r",
+            vec![
+                ratio_row("new", "c=1", 1, 90.0),
+                ratio_row("new", "c=1", 2, 80.0),
+                ratio_row("old", "c=1", 1, 100.0),
+                ratio_row("old", "c=1", 2, 100.0),
+                ratio_row("new", "c=8", 1, 50.0),
+            ],
+        );
+        night.controls = vec![("new".into(), "old".into())];
+        let found = super::super::ratio::values(&night, |r| Metric::Throughput.value(r));
+        assert_eq!(found.len(), 1, "c=8 has no control");
+        assert_eq!(found[0].0.config_id, "new vs old/c=1");
+        assert_eq!(found[0].1, vec![0.9, 0.8]);
+        let series = build(&[night]);
+        let ratio: Vec<&Series> = series.iter().filter(|s| s.ratio).collect();
+        assert_eq!(ratio.len(), 2, "throughput and p99");
+        assert_eq!(ratio[0].config_id, "new vs old/c=1");
+        assert_eq!(ratio[0].points[0].repeats, vec![0.9, 0.8]);
+        assert!((ratio[1].points[0].repeats[0] - 100.0 / 90.0).abs() < 1e-12);
     }
 }

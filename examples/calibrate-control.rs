@@ -7,16 +7,17 @@
 //!
 //!     calibrate-control [--nights N] [--power-nights N] [--seed S]
 //!
-//! A night is measured as exec measures it with the interleaved order:
-//! round after round, the candidate's configurations one after another,
-//! then the control's, each measurement one slot in time. What moves a
+//! A night is measured as exec measures a spec with `controls:` (the
+//! alternating order): round after round, the candidate's configurations
+//! one after another, then the control's, every other round the control
+//! first, each measurement one slot in time. What moves a
 //! measurement (none of it is what the rule assumes, a Gaussian noise per
 //! repeat on the log scale):
 //! - `quiet`: 3% lognormal noise per measurement, p99 7.5%, p50 2%;
 //! - `host shift`: the whole night 15% faster or slower, uniformly drawn;
 //! - `drift`: a linear trend over the night of up to +-10% and a slow AR(1)
-//!   wander (0.5% per slot, phi 0.95): the candidate, always measured
-//!   first in a round, sees a different part of it than the control;
+//!   wander (0.5% per slot, phi 0.95): within a round the side measured
+//!   first sees a different part of it than the other;
 //! - `slow repeats`: 5% of measurements 10-30% slower (p99 twice that);
 //! - `slow spell`: on 3 nights in 10 a contiguous 15% of the night 15%
 //!   slower, wherever it falls;
@@ -29,9 +30,11 @@
 //! and how often a 10% and a 20% loss in one configuration (throughput
 //! x0.9, p99 /0.9) pages that configuration the same night.
 //!
-//! Seeds: the figures in docs/compare.md come from `--seed 20261208`, fixed
-//! before the first run of this program; it was debugged with `--seed 1`
-//! only. Without `--seed` a seed is drawn from the clock and printed.
+//! Seeds: the figures in docs/compare.md come from `--seed 20261209`,
+//! fixed before the alternating order's first run (the fixed order's
+//! figures came from `--seed 20261208`, fixed before this program first
+//! ran); it was debugged with `--seed 1` only. Without `--seed` a seed is
+//! drawn from the clock and printed.
 use rand::RngExt;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, Normal, StudentT};
@@ -131,7 +134,7 @@ fn noise(structure: Structure, sd: f64, r: &mut StdRng) -> f64 {
 }
 
 /// One night: the candidate's `configs` and the control's, `repeats` each,
-/// interleaved; the candidate's configuration `lossy` loses `loss`.
+/// in the alternating order; the candidate's configuration `lossy` loses `loss`.
 fn night(
     structure: Structure,
     (configs, repeats): (usize, usize),
@@ -148,12 +151,14 @@ fn night(
     let mut run = RunRepeats::new();
     for round in 0..repeats {
         for (side, name) in ["candidate", "control"].into_iter().enumerate() {
+            // The alternating order: every other round the control first.
+            let place = if round % 2 == 0 { side } else { 1 - side };
             let scale = match noisier {
                 Some(candidate_noisier) if candidate_noisier == (side == 0) => 2.0,
                 _ => 1.0,
             };
             for config in 0..configs {
-                let t = (round * 2 + side) * configs + config;
+                let t = (round * 2 + place) * configs + config;
                 let base_rps = (1000.0 * (1 + config) as f64).ln();
                 let loss = match lossy {
                     Some((c, loss)) if side == 0 && c == config => (1.0 - loss).ln(),
@@ -246,7 +251,7 @@ fn main() {
     }
     println!(
         "# The control verdict: calibration on nights it does not model\n\n\
-         A candidate against its control in the same run, interleaved; nightly's thresholds \
+         A candidate against its control in the same run, in the alternating order; nightly's thresholds \
          (5% throughput, 10% p99); {nights} unchanged nights per row, {power_nights} for each \
          power figure; seed {seed} (replay with --seed {seed}).\n"
     );

@@ -135,6 +135,8 @@ fn a_slower_commit_pages_the_same_night_against_its_control_and_an_unchanged_one
     let plan_json = json(&run.join("plan.json"));
     assert_eq!(plan_json["controls"][0]["candidate"], "candidate");
     assert_eq!(plan_json["controls"][0]["control"], "control");
+    // Every other round the control first: a trend over the night reaches both alike.
+    assert_eq!(plan_json["order"], "alternating");
     let environment = json(&run.join("environment.json"));
     assert_eq!(environment["sources"]["control"]["commit"], v1.as_str());
     assert_eq!(environment["sources"]["candidate"]["commit"], docs.as_str());

@@ -126,6 +126,11 @@ pub enum Order {
     Sequential,
     /// Repeat 1 of every runtime, then repeat 2, ...
     Interleaved,
+    /// Interleaved, every other round in the reverse runtime order (A B, B
+    /// A, A B, ...): a spec with `controls:`, so that a trend over the
+    /// night reaches each candidate and its control alike instead of always
+    /// the one measured first in a round.
+    Alternating,
 }
 
 /// When a runtime's service is started anew, beyond the starts every

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::plan::analysis::design::{self, Design, Detectability};
 use crate::plan::analysis::estimate::human;
-use crate::plan::{CellWarmup, Estimate, LoadMode, Measure, Plan, RepeatPolicy, Restart};
+use crate::plan::{CellWarmup, Estimate, LoadMode, Measure, Order, Plan, RepeatPolicy, Restart};
 
 /// The JSON shape of `runner plan --format json`: the plan plus its
 /// estimate, and what it can detect when a previous run says.
@@ -208,7 +208,11 @@ fn write_runtimes(out: &mut String, plan: &Plan) {
 /// Every cell in run order with its load, warmup and measure, and the
 /// cells the plan skips.
 fn write_cells(out: &mut String, plan: &Plan) {
-    let order = format!("{:?}", plan.order).to_lowercase();
+    let order = match plan.order {
+        Order::Sequential => "sequential",
+        Order::Interleaved => "interleaved",
+        Order::Alternating => "interleaved, every other round in reverse runtime order",
+    };
     let _ = writeln!(
         out,
         "\ncells ({}, {order}, {} repeats):",

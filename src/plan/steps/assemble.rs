@@ -10,10 +10,12 @@ use crate::plan::{
 use crate::spec::model::OrderSpec;
 use crate::spec::{LoadedSpec, absolute};
 
-/// The cell order the spec asks for.
+/// The cell order the spec asks for; interleaved rounds alternate their
+/// runtime order when the spec judges candidates against controls.
 pub fn order(loaded: &LoadedSpec) -> Order {
     match loaded.spec.order {
         OrderSpec::Sequential => Order::Sequential,
+        OrderSpec::Interleaved if !loaded.spec.controls.is_empty() => Order::Alternating,
         OrderSpec::Interleaved => Order::Interleaved,
     }
 }

@@ -102,7 +102,8 @@ pub fn config_id(runtime: &str, point: &Point) -> String {
 /// (runtime index, point index, repeat) in execution order, runtime `r`
 /// up to `repeats[r]` (adaptive repeats: their max, exec skips the rest).
 /// Sequential: runtime by runtime, repeat by repeat inside each runtime.
-/// Interleaved: repeat 1 of every runtime, then repeat 2, ...
+/// Interleaved: repeat 1 of every runtime, then repeat 2, ...; alternating:
+/// the same with every even repeat's runtimes in reverse order.
 pub fn order(kept: &[Vec<usize>], repeats: &[u32], order: Order) -> Vec<(usize, usize, u32)> {
     let mut out = Vec::new();
     match order {
@@ -113,12 +114,16 @@ pub fn order(kept: &[Vec<usize>], repeats: &[u32], order: Order) -> Vec<(usize, 
                 }
             }
         }
-        Order::Interleaved => {
+        Order::Interleaved | Order::Alternating => {
             let most = repeats.iter().copied().max().unwrap_or(0);
             for repeat in 1..=most {
-                for (r, points) in kept.iter().enumerate() {
+                let mut runtimes: Vec<usize> = (0..kept.len()).collect();
+                if order == Order::Alternating && repeat % 2 == 0 {
+                    runtimes.reverse();
+                }
+                for r in runtimes {
                     if repeat <= repeats[r] {
-                        out.extend(points.iter().map(|&p| (r, p, repeat)));
+                        out.extend(kept[r].iter().map(|&p| (r, p, repeat)));
                     }
                 }
             }
@@ -207,6 +212,25 @@ mod tests {
         assert_eq!(
             order(&kept, &[2, 1], Order::Sequential),
             [(0, 0, 1), (0, 0, 2), (1, 0, 1)]
+        );
+    }
+
+    #[test]
+    fn alternating_rounds_reverse_the_runtimes_every_other_repeat() {
+        let kept = vec![vec![0, 1], vec![0]];
+        assert_eq!(
+            order(&kept, &[3, 3], Order::Alternating),
+            [
+                (0, 0, 1),
+                (0, 1, 1),
+                (1, 0, 1),
+                (1, 0, 2),
+                (0, 0, 2),
+                (0, 1, 2),
+                (0, 0, 3),
+                (0, 1, 3),
+                (1, 0, 3)
+            ]
         );
     }
 }

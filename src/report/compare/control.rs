@@ -5,14 +5,16 @@
 //!
 //! Why no run-level term: the run-level noise of `compare A B` is what
 //! moves a whole run against another (a host's slow night, a kernel, a
-//! neighbour). Candidate and control share the run, and with the
-//! interleaved order (validation refuses `controls` with `order:
-//! sequential`) every repeat of one is measured beside a repeat of the
-//! other, so a host shift moves both and cancels in the ratio; what moves
-//! one repeat and not its neighbour is in the repeat variance the rule
-//! already counts. examples/calibrate-compare.rs's `control` section
-//! checks that claim on structures the rule does not model (host shifts,
-//! drift within the night, slow repeats, unequal noise) on a held-out seed.
+//! neighbour). Candidate and control share the run, and in the
+//! alternating order (the plan's order for a spec with `controls`;
+//! validation refuses `order: sequential`) every repeat of one is measured
+//! beside a repeat of the other, each first in every other round, so a
+//! host shift or a trend over the night moves both and cancels in the
+//! ratio; what moves one repeat and not its neighbour is in the repeat
+//! variance the rule already counts. examples/calibrate-control.rs checks
+//! that claim on structures the rule does not model (host shifts, drift
+//! within the night, slow repeats and spells, unequal noise, heavy tails)
+//! on a held-out seed.
 use std::path::Path;
 
 use super::{CompareOptions, Comparison, ReportError, RunRef, Sides, compare, run_ref};

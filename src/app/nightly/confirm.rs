@@ -70,7 +70,7 @@ impl Confirmation {
 }
 
 /// The judged tests of a comparison that regressed (or failed), in order.
-fn regressed(comparison: &Comparison) -> Vec<(Test, MetricVerdict)> {
+pub(super) fn regressed(comparison: &Comparison) -> Vec<(Test, MetricVerdict)> {
     comparison
         .cells
         .iter()

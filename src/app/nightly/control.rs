@@ -11,6 +11,7 @@
 //! (judge it with `runner compare --baseline history`).
 use std::path::Path;
 
+use super::confirm::{list, regressed};
 use super::outcome::NightlyOutcome;
 use super::verdict::{Basis, Controlled, VERDICT_MD, Verdict, moved};
 use crate::report::compare::Comparison;
@@ -79,48 +80,35 @@ fn pair_words(c: &Controlled) -> String {
     )
 }
 
-/// The pairs a set of configuration ids belongs to, in words; every pair
-/// when `configs` is empty.
-fn pairs_of(controls: &[Controlled], configs: &[&str]) -> String {
+/// The pairs whose candidate is one of `runtimes`, in words; every pair
+/// when `runtimes` is empty.
+fn pairs_of(controls: &[Controlled], runtimes: &[&str]) -> String {
     controls
         .iter()
-        .filter(|c| configs.is_empty() || configs.iter().any(|id| runtime_of(id) == c.candidate))
+        .filter(|c| runtimes.is_empty() || runtimes.contains(&c.candidate.as_str()))
         .map(pair_words)
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-/// A configuration id's runtime: the part before the first `/`.
-fn runtime_of(config_id: &str) -> &str {
-    config_id.split('/').next().unwrap_or(config_id)
 }
 
 /// The one line for a night judged against its controls.
 fn message(outcome: NightlyOutcome, run: &Path, c: &Comparison, controls: &[Controlled]) -> String {
     let verdict_md = run.join(VERDICT_MD);
     let verdict_md = verdict_md.display();
-    let regressed: Vec<String> = c
-        .cells
-        .iter()
-        .flat_map(|cell| {
-            [("throughput", &cell.throughput), ("p99", &cell.p99)]
-                .into_iter()
-                .filter(|(_, j)| j.verdict.is_regression())
-                .map(|(metric, _)| format!("{} {metric}", cell.config_id))
-        })
-        .collect();
-    let regressed_ids: Vec<&str> = c
+    let regressed: Vec<_> = regressed(c).into_iter().map(|(test, _)| test).collect();
+    // A cell's runtime is its candidate (the control's side is renamed to it).
+    let regressed_runtimes: Vec<&str> = c
         .cells
         .iter()
         .filter(|cell| cell.regressed())
-        .map(|cell| cell.config_id.as_str())
+        .map(|cell| cell.runtime.as_str())
         .collect();
     match outcome {
         NightlyOutcome::Regression => format!(
             "nightly: REGRESSION against the control measured in the same run: {} ({}); see \
              {verdict_md} for by how much, then look at the commits between the two",
-            regressed.join(", "),
-            pairs_of(controls, &regressed_ids)
+            list(&regressed),
+            pairs_of(controls, &regressed_runtimes)
         ),
         NightlyOutcome::NoRegression => format!(
             "nightly: no regression against the control measured in the same run ({}): \

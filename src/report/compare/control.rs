@@ -83,7 +83,7 @@ fn paired(repeats: &RunRepeats, pairs: &[(String, String)]) -> (RunRepeats, RunR
     (controls, candidates)
 }
 
-/// `runner compare --control RUN`: the run's candidates against their
+/// `runner compare --baseline control RUN`: the run's candidates against their
 /// controls, rendered as compare renders.
 pub fn compare_control_command(
     run_dir: &Path,

@@ -2,12 +2,14 @@
 //! nights like a configuration of its own: per candidate configuration and
 //! metric, one value per repeat, the candidate's repeat over the control's
 //! repeat of the same number at the same axes. The two were measured side
-//! by side (the interleaved order that `controls` requires), so what moves
-//! the host from one night to the next cancels in every value, and the
-//! series is far steadier than either runtime's own. It is named
+//! by side (the alternating order a spec with `controls` runs in), so what
+//! moves the host from one night to the next cancels in every value. It is
+//! named
 //! `<candidate> vs <control>/<axes>`; throughput's ratio is better higher,
 //! p99's lower, as the metrics themselves. Its tests are series.rs's (they
 //! need a run).
+use std::collections::HashMap;
+
 use indexmap::IndexMap;
 
 use crate::results::RunData;
@@ -18,25 +20,37 @@ pub fn ratio_runtime(candidate: &str, control: &str) -> String {
     format!("{candidate} vs {control}")
 }
 
-/// One ratio series of a run: its configuration id, runtime and axes.
+/// One ratio series of a run: its configuration id, runtime and axes, and
+/// the pair it divides.
 pub struct RatioConfig {
     pub config_id: String,
     pub runtime: String,
     pub axes: String,
+    candidate: String,
+    control: String,
+}
+
+/// The run's rows by (runtime, axes, repeat), read once: both functions
+/// below look rows up by that key for every ratio and repeat.
+fn rows_by_key(run: &RunData) -> HashMap<(&str, &str, u32), &MeasurementRow> {
+    run.measurements
+        .iter()
+        .map(|r| ((r.runtime.as_str(), r.axes.as_str(), r.repeat), r))
+        .collect()
 }
 
 /// Every ratio the run's controls make: one per candidate configuration
 /// whose axes the control measured too, in the run's order.
 pub fn configs(run: &RunData) -> Vec<RatioConfig> {
+    let measured: std::collections::HashSet<(&str, &str)> = run
+        .measurements
+        .iter()
+        .map(|r| (r.runtime.as_str(), r.axes.as_str()))
+        .collect();
     let mut out: IndexMap<String, RatioConfig> = IndexMap::new();
     for (candidate, control) in &run.controls {
-        let measured = |runtime: &str, axes: &str| {
-            run.measurements
-                .iter()
-                .any(|r| r.runtime == runtime && r.axes == axes)
-        };
         for row in run.measurements.iter().filter(|r| &r.runtime == candidate) {
-            if !measured(control, &row.axes) {
+            if !measured.contains(&(control.as_str(), row.axes.as_str())) {
                 continue;
             }
             let runtime = ratio_runtime(candidate, control);
@@ -45,6 +59,8 @@ pub fn configs(run: &RunData) -> Vec<RatioConfig> {
                 config_id,
                 runtime,
                 axes: row.axes.clone(),
+                candidate: candidate.clone(),
+                control: control.clone(),
             });
         }
     }
@@ -58,34 +74,25 @@ pub fn values(
     run: &RunData,
     metric: impl Fn(&MeasurementRow) -> f64,
 ) -> Vec<(RatioConfig, Vec<f64>)> {
+    let rows = rows_by_key(run);
     let value = |runtime: &str, axes: &str, repeat: u32| {
-        run.measurements
-            .iter()
-            .find(|r| r.runtime == runtime && r.axes == axes && r.repeat == repeat)
+        rows.get(&(runtime, axes, repeat))
             .filter(|r| usable(r))
-            .map(&metric)
+            .map(|r| metric(r))
             .filter(|v| *v > 0.0 && v.is_finite())
     };
     let mut out = Vec::new();
     for config in configs(run) {
-        let Some((candidate, control)) = run
-            .controls
-            .iter()
-            .find(|(a, b)| ratio_runtime(a, b) == config.runtime)
-        else {
-            continue;
-        };
-        let mut repeats: Vec<u32> = run
-            .measurements
-            .iter()
-            .filter(|r| &r.runtime == candidate && r.axes == config.axes)
-            .map(|r| r.repeat)
+        let mut repeats: Vec<u32> = rows
+            .keys()
+            .filter(|(runtime, axes, _)| *runtime == config.candidate && *axes == config.axes)
+            .map(|(_, _, repeat)| *repeat)
             .collect();
         repeats.sort_unstable();
-        repeats.dedup();
         let ratios: Vec<f64> = repeats
             .into_iter()
             .filter_map(|n| {
+                let (candidate, control) = (config.candidate.as_str(), config.control.as_str());
                 Some(value(candidate, &config.axes, n)? / value(control, &config.axes, n)?)
             })
             .collect();
